@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import type { Config } from './config.ts';
+import { Authenticator } from './auth/authenticator.ts';
+import { IdentityService } from './auth/identity.ts';
+import { PasswordHasher } from './auth/passwords.ts';
+import { authRoutes } from './auth/routes.ts';
+import { IDENTITY_SCHEMAS } from './auth/schemas.ts';
+import { TokenIssuer } from './auth/tokens.ts';
+import { deriveKeys, loadMasterKey } from './crypto/master-key.ts';
+import { openDatabase, type Database } from './db/connect.ts';
+import { migrate } from './db/migrate.ts';
+import { buildOpenApi } from './http/openapi.ts';
+import { Router } from './http/router.ts';
+import { createHttpServer } from './http/server.ts';
+import { createLogger, type Logger } from './log.ts';
+import { RateLimits } from './ratelimit/limiter.ts';
+import { systemRoutes } from './system/routes.ts';
+
+export interface Service {
+  url: string;
+  port: number;
+  db: Database;
+  router: Router;
+  rateLimits: RateLimits;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  log?: Logger;
+  /** A database opened by the caller (tests sharing one database between instances); not closed by close(). */
+  database?: Database;
+}
+
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** Wires every component together and starts listening. The composition root. */
+export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const db = options.database ?? (await openDatabase(config, log));
+  try {
+    await migrate(db.sql, log);
+    const keys = deriveKeys(await loadMasterKey(config, log));
+    const hasher = new PasswordHasher(config.auth.scryptLogN, config.auth.scryptMaxConcurrent, config.auth.scryptMaxQueue);
+    const authenticator = new Authenticator(db.sql, keys['jwt-signing'], config.auth, log);
+    const tokens = new TokenIssuer(db.sql, keys['jwt-signing'], config.auth, log);
+    const identity = new IdentityService(db.sql, hasher, tokens, authenticator, log);
+    const rateLimits = new RateLimits(config.rateLimits);
+
+    const router = new Router();
+    let openapi: Record<string, unknown> | null = null;
+    const routes = [
+      ...systemRoutes({
+        sql: db.sql,
+        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS } })),
+      }),
+      ...authRoutes({ config, identity, tokens, authenticator }),
+    ];
+    for (const route of routes) router.add(route);
+
+    const http = createHttpServer({ config, log, router, authenticator, rateLimits });
+    const { url, port } = await http.listen();
+    log.info('listening', { url, database: db.kind, version: VERSION });
+    return {
+      url, port, db, router, rateLimits,
+      close: async () => {
+        await http.close();
+        if (options.database === undefined) await db.close();
+        log.info('stopped');
+      },
+    };
+  } catch (err) {
+    if (options.database === undefined) await db.close().catch(() => {});
+    throw err;
+  }
+}

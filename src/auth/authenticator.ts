@@ -1,0 +1,119 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Config } from '../config.ts';
+import type { Sql } from '../db/connect.ts';
+import { AppError } from '../errors.ts';
+import { TtlCache } from '../lib/ttl-cache.ts';
+import type { Logger } from '../log.ts';
+import type { AuthMode, Headers } from '../http/types.ts';
+import { header } from '../http/types.ts';
+import { apiKeyPublicId, hashApiKey } from './api-keys.ts';
+import { verifyJwt, type Claims } from './jwt.ts';
+import type { Principal } from './principal.ts';
+import { findApiKeyByPublicId, findSession, touchApiKey } from './queries.ts';
+
+interface CachedKey {
+  id: string;
+  tenantId: number;
+  hash: Buffer;
+  revoked: boolean;
+}
+
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * Turns request credentials into a Principal. API keys and sessions are cached for a
+ * few seconds (CREDENTIAL_CACHE_MS) so the hot path costs no query; a revocation made on
+ * this instance evicts the entry at once, other instances notice within the TTL.
+ */
+export class Authenticator {
+  private readonly keys: TtlCache<CachedKey>;
+  private readonly sessions: TtlCache<boolean>;
+  private readonly touched = new TtlCache<true>(TOUCH_EVERY_MS, 100_000);
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly jwtKey: Buffer,
+    private readonly config: Config['auth'],
+    private readonly log: Logger,
+  ) {
+    this.keys = new TtlCache(config.credentialCacheMs, 100_000);
+    this.sessions = new TtlCache(config.credentialCacheMs, 100_000);
+  }
+
+  async authenticate(mode: Exclude<AuthMode, 'none'>, headers: Headers): Promise<Principal> {
+    const apiKey = header(headers, 'x-api-key');
+    const authorization = header(headers, 'authorization');
+    const wantsKey = mode === 'apiKey' || mode === 'apiKeyOrBearer';
+    const wantsBearer = mode === 'bearer' || mode === 'apiKeyOrBearer';
+    const bearer = wantsBearer ? bearerToken(authorization) : null;
+    const key = wantsKey && apiKey !== undefined ? await this.verifyApiKey(apiKey) : null;
+    const claims = bearer !== null ? await this.verifyAccessToken(bearer) : null;
+
+    if (key === null && claims === null) {
+      const hint = mode === 'apiKey' ? 'an X-API-KEY header' : mode === 'bearer' ? 'an Authorization: Bearer token' : 'an X-API-KEY header or an Authorization: Bearer token';
+      throw new AppError('UNAUTHORIZED', `Authentication required: send ${hint}`);
+    }
+    if (key !== null && claims !== null && key.tenantId !== claims.tid) {
+      throw new AppError('FORBIDDEN', 'The API key and the bearer token belong to different tenants');
+    }
+    return {
+      tenantId: key?.tenantId ?? (claims as Claims).tid,
+      userId: claims === null ? null : Number(claims.sub),
+      sessionId: claims?.sid ?? null,
+      apiKeyId: key?.id ?? null,
+    };
+  }
+
+  /** Checks an X-API-KEY value; 403 INVALID_API_KEY when unknown, malformed or revoked. */
+  async verifyApiKey(presented: string): Promise<{ id: string; tenantId: number }> {
+    const publicId = apiKeyPublicId(presented);
+    if (publicId === null) throw new AppError('INVALID_API_KEY');
+    let entry = this.keys.get(publicId);
+    if (entry === undefined) {
+      const row = await findApiKeyByPublicId(this.sql, publicId);
+      if (row === undefined) throw new AppError('INVALID_API_KEY');
+      entry = { id: row.id, tenantId: row.tenantId, hash: row.keyHash, revoked: row.revokedAt !== null };
+      this.keys.set(publicId, entry);
+    }
+    const matches = timingSafeEqual(hashApiKey(presented), entry.hash);
+    if (!matches || entry.revoked) throw new AppError('INVALID_API_KEY');
+    this.touch(entry.id);
+    return { id: entry.id, tenantId: entry.tenantId };
+  }
+
+  async verifyAccessToken(token: string): Promise<Claims> {
+    const claims = verifyJwt(token, this.jwtKey, { issuer: this.config.issuer, type: 'access' });
+    if (claims.sid === undefined) throw new AppError('INVALID_TOKEN', 'The access token has no session');
+    let valid = this.sessions.get(claims.sid);
+    if (valid === undefined) {
+      const session = await findSession(this.sql, claims.sid);
+      valid = session !== undefined && session.revokedAt === null && session.tenantId === claims.tid;
+      this.sessions.set(claims.sid, valid);
+    }
+    if (!valid) throw new AppError('INVALID_TOKEN', 'The session of this token has been signed out or revoked');
+    return claims;
+  }
+
+  forgetApiKey(publicId: string): void {
+    this.keys.delete(publicId);
+  }
+
+  forgetSessions(ids: string[]): void {
+    for (const id of ids) this.sessions.delete(id);
+  }
+
+  /** last_used_at is advisory: written at most once a minute per key, never awaited. */
+  private touch(id: string): void {
+    if (this.touched.get(id) !== undefined) return;
+    this.touched.set(id, true);
+    touchApiKey(this.sql, id).catch((err: unknown) => this.log.warn('could not record API key use', { err }));
+  }
+}
+
+/** The token of an `Authorization: Bearer …` header, null when absent; 401 for other schemes. */
+export function bearerToken(authorization: string | undefined): string | null {
+  if (authorization === undefined) return null;
+  const m = /^Bearer +([^\s]+)\s*$/i.exec(authorization);
+  if (m?.[1] === undefined) throw new AppError('UNAUTHORIZED', 'The Authorization header must be "Bearer <access token>"');
+  return m[1];
+}

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import type { Queryable, Sql } from '../db/connect.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import { AppError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { generateApiKey, maskApiKey } from './api-keys.ts';
+import type { Authenticator } from './authenticator.ts';
+import type { PasswordHasher } from './passwords.ts';
+import {
+  findTenant, findUser, findUserByEmail, insertApiKey, insertTenant, insertUser, listApiKeys, revokeApiKey,
+  revokeSession, revokeUserSessions, updatePasswordHash, type ApiKeyRow, type TenantRow, type UserRow,
+} from './queries.ts';
+import type { TokenIssuer, TokenSet } from './tokens.ts';
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface NewTenant {
+  tenant: { id: number; name: string; rnc: string };
+  user: { id: number; email: string; name: string };
+  apiKey: ApiKeyView & { key: string };
+}
+
+function keyView(row: ApiKeyRow): ApiKeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: maskApiKey(row.publicId),
+    createdAt: row.createdAt.toISOString(),
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** Tenants, users, passwords and API keys: everything identity does apart from HTTP. */
+export class IdentityService {
+  constructor(
+    private readonly sql: Sql,
+    private readonly hasher: PasswordHasher,
+    private readonly tokens: TokenIssuer,
+    private readonly authenticator: Authenticator,
+    private readonly log: Logger,
+  ) {}
+
+  /** Creates a tenant with its first user and API key, in one transaction. */
+  async createTenant(input: { name: string; rnc: string; email: string; password: string; userName?: string }): Promise<NewTenant> {
+    const passwordHash = await this.hasher.hash(input.password);
+    const email = input.email.toLowerCase();
+    try {
+      return await this.sql.begin(async (tx) => {
+        const tenant = await insertTenant(tx, { name: input.name, rnc: input.rnc });
+        const user = await insertUser(tx, { tenantId: tenant.id, email, name: input.userName ?? input.name, passwordHash });
+        const key = await this.insertKey(tx, tenant.id, user.id, 'Default key');
+        this.log.info('tenant created', { tenant: tenant.id, user: user.id });
+        return {
+          tenant: { id: tenant.id, name: tenant.name, rnc: tenant.rnc },
+          user: { id: user.id, email: user.email, name: user.name },
+          apiKey: key,
+        };
+      });
+    } catch (err) {
+      if (isUniqueViolation(err, 'users_email_key')) throw new AppError('EMAIL_ALREADY_REGISTERED');
+      if (isUniqueViolation(err, 'tenants_rnc_key')) throw new AppError('RNC_ALREADY_REGISTERED');
+      throw err;
+    }
+  }
+
+  /**
+   * Checks email and password and opens a session. Unknown emails cost a full hash too,
+   * so response time does not reveal which emails exist.
+   */
+  async login(email: string, password: string, expectTenant: number | null): Promise<TokenSet> {
+    const user = await findUserByEmail(this.sql, email.trim().toLowerCase());
+    const ok = user === undefined
+      ? await this.hasher.verifyAgainstDummy(password)
+      : await this.hasher.verify(password, user.passwordHash);
+    if (user === undefined || !ok) throw new AppError('INVALID_CREDENTIALS', 'Email or password is wrong');
+    if (expectTenant !== null && expectTenant !== user.tenantId) {
+      throw new AppError('FORBIDDEN', 'The API key and the user belong to different tenants');
+    }
+    if (this.hasher.needsRehash(user.passwordHash)) {
+      await updatePasswordHash(this.sql, user.id, await this.hasher.hash(password), false);
+    }
+    return this.tokens.startSession(user);
+  }
+
+  /** Revokes the session a bearer token belongs to (sign out). */
+  async logout(sessionId: string): Promise<void> {
+    await revokeSession(this.sql, sessionId, 'signed out');
+    this.authenticator.forgetSessions([sessionId]);
+  }
+
+  /** Changes the password, revokes every session of the user, and opens a fresh one. */
+  async changePassword(userId: number, current: string, next: string): Promise<TokenSet> {
+    const user = await findUser(this.sql, userId);
+    if (user === undefined || !(await this.hasher.verify(current, user.passwordHash))) {
+      throw new AppError('INVALID_CREDENTIALS', 'The current password is wrong');
+    }
+    const hash = await this.hasher.hash(next);
+    const { revoked, tokens } = await this.sql.begin(async (tx) => {
+      await updatePasswordHash(tx, user.id, hash, true);
+      const revoked = await revokeUserSessions(tx, user.id, 'password changed');
+      return { revoked, tokens: await this.tokens.startSession(user, tx) };
+    });
+    this.authenticator.forgetSessions(revoked);
+    this.log.info('password changed; sessions revoked', { user: user.id, sessions: revoked.length });
+    return tokens;
+  }
+
+  async account(userId: number): Promise<{ user: Omit<UserRow, 'passwordHash'>; tenant: TenantRow }> {
+    const user = await findUser(this.sql, userId);
+    const tenant = user === undefined ? undefined : await findTenant(this.sql, user.tenantId);
+    if (user === undefined || tenant === undefined) throw new AppError('NOT_FOUND', 'Account not found');
+    const { passwordHash: _, ...rest } = user;
+    return { user: rest, tenant };
+  }
+
+  async createApiKey(tenantId: number, userId: number | null, name: string): Promise<ApiKeyView & { key: string }> {
+    return this.insertKey(this.sql, tenantId, userId, name);
+  }
+
+  async listApiKeys(tenantId: number): Promise<ApiKeyView[]> {
+    return (await listApiKeys(this.sql, tenantId)).map(keyView);
+  }
+
+  async revokeApiKey(tenantId: number, id: string): Promise<ApiKeyView> {
+    const row = await revokeApiKey(this.sql, tenantId, id);
+    if (row === undefined) throw new AppError('NOT_FOUND', 'API key not found');
+    this.authenticator.forgetApiKey(row.publicId);
+    return keyView(row);
+  }
+
+  private async insertKey(sql: Queryable, tenantId: number, userId: number | null, name: string): Promise<ApiKeyView & { key: string }> {
+    const generated = generateApiKey();
+    const row = await insertApiKey(sql, { id: randomUUID(), tenantId, publicId: generated.publicId, keyHash: generated.hash, name, createdBy: userId });
+    return { ...keyView(row), key: generated.key };
+  }
+}

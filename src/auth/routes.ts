@@ -1,0 +1,171 @@
+import type { Config } from '../config.ts';
+import { AppError } from '../errors.ts';
+import { S, envelope } from '../http/openapi.ts';
+import { created, ok } from '../http/reply.ts';
+import { tenantOf, uuidParam } from '../http/params.ts';
+import { header, type RequestContext, type Route } from '../http/types.ts';
+import { EMAIL, Input, RNC } from '../lib/input.ts';
+import type { Authenticator } from './authenticator.ts';
+import type { IdentityService } from './identity.ts';
+import { NEW_API_KEY, TOKEN_RESPONSE } from './schemas.ts';
+import type { TokenIssuer } from './tokens.ts';
+
+export interface AuthRouteDeps {
+  config: Config;
+  identity: IdentityService;
+  tokens: TokenIssuer;
+  authenticator: Authenticator;
+}
+
+export const PASSWORD_RULE = { min: 10, max: 256, trim: false } as const;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Form B: "Basic base64(email:password)". Anything malformed is 401 INVALID_CREDENTIALS. */
+function basicCredentials(value: string): { email: string; password: string } {
+  const m = /^Basic +([A-Za-z0-9+/]+={0,2})\s*$/i.exec(value);
+  if (m?.[1] === undefined) throw new AppError('INVALID_CREDENTIALS', 'The Authorization header must be "Basic base64(email:password)"');
+  let decoded: string;
+  try {
+    decoded = utf8.decode(Buffer.from(m[1], 'base64'));
+  } catch {
+    throw new AppError('INVALID_CREDENTIALS', 'The Basic credentials are not valid UTF-8');
+  }
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) throw new AppError('INVALID_CREDENTIALS', 'The Basic credentials must be email:password');
+  return { email: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** The tenant of an X-API-KEY sent alongside, which must then match the user's. */
+async function optionalKeyTenant(ctx: RequestContext, authenticator: Authenticator): Promise<number | null> {
+  const key = header(ctx.headers, 'x-api-key');
+  return key === undefined ? null : (await authenticator.verifyApiKey(key)).tenantId;
+}
+
+export function authRoutes(deps: AuthRouteDeps): Route[] {
+  const { identity, tokens, authenticator, config } = deps;
+  return [
+    {
+      method: 'POST', path: '/{env}/customer/register', auth: 'none', rateScope: 'publicAuth', body: 'json',
+      doc: {
+        operationId: 'register', tags: ['Authentication'], summary: 'Create a tenant, its first user and API key',
+        description: 'Public sign-up (can be disabled with REGISTRATION_ENABLED=false). The API key is shown only in this response.',
+        requestBody: { schema: S.object({ email: S.string({ format: 'email' }), password: S.string({ minLength: 10, maxLength: 256 }), name: S.string({ description: 'Business name.' }), rnc: S.string({ pattern: '^(\\d{9}|\\d{11})$' }) }) },
+        responses: {
+          '201': { description: 'Created.', schema: envelope(S.object({ tenant: S.object({ id: S.int(), name: S.string(), rnc: S.string() }), user: S.object({ id: S.int(), email: S.string(), name: S.string() }), apiKey: S.ref('NewApiKey') })) },
+          '403': { description: 'REGISTRATION_DISABLED.', schema: S.ref('ErrorEnvelope') },
+          '409': { description: 'EMAIL_ALREADY_REGISTERED or RNC_ALREADY_REGISTERED.', schema: S.ref('ErrorEnvelope') },
+          '422': { description: 'VALIDATION_ERROR.', schema: S.ref('ErrorEnvelope') },
+        },
+      },
+      handler: async (ctx) => {
+        if (!config.registrationEnabled) throw new AppError('REGISTRATION_DISABLED');
+        const v = new Input(ctx.body);
+        const email = v.string('email', { max: 254, pattern: EMAIL, patternMessage: 'must be an email address' });
+        const password = v.string('password', PASSWORD_RULE);
+        const name = v.string('name', { max: 150 });
+        const rnc = v.string('rnc', { max: 11, pattern: RNC, patternMessage: 'must be an RNC (9 digits) or cédula (11 digits)' });
+        v.done();
+        return created(await identity.createTenant({ name, rnc, email, password }));
+      },
+    },
+    {
+      method: 'POST', path: '/{env}/customer/authentication', auth: 'none', rateScope: 'publicAuth', body: 'optionalJson',
+      doc: {
+        operationId: 'authenticate', tags: ['Authentication'], summary: 'Sign in with email and password',
+        description: 'Form A: JSON body { email, password }. Form B: Authorization: Basic base64(email:password) and an empty body. X-API-KEY may accompany either form; it must then belong to the same tenant.',
+        headers: { 'X-API-KEY': { description: 'Optional API key of the same tenant.', schema: S.string() }, Authorization: { description: 'Form B: Basic base64(email:password).', schema: S.string() } },
+        requestBody: { required: false, schema: S.object({ email: S.string(), password: S.string() }) },
+        responses: { '200': TOKEN_RESPONSE, '401': { description: 'INVALID_CREDENTIALS.', schema: S.ref('ErrorEnvelope') }, '403': { description: 'INVALID_API_KEY or FORBIDDEN.', schema: S.ref('ErrorEnvelope') }, '422': { description: 'VALIDATION_ERROR.', schema: S.ref('ErrorEnvelope') } },
+      },
+      handler: async (ctx) => {
+        const authorization = header(ctx.headers, 'authorization');
+        let credentials: { email: string; password: string };
+        if (authorization !== undefined) {
+          credentials = basicCredentials(authorization);
+        } else {
+          const v = new Input(ctx.body ?? {});
+          credentials = { email: v.string('email', { max: 254 }), password: v.string('password', { max: 256, trim: false }) };
+          v.done();
+        }
+        const expectTenant = await optionalKeyTenant(ctx, authenticator);
+        return ok(await identity.login(credentials.email, credentials.password, expectTenant));
+      },
+    },
+    {
+      method: 'POST', path: '/{env}/customer/refresh', auth: 'none', rateScope: 'publicAuth', body: 'json',
+      doc: {
+        operationId: 'refreshTokens', tags: ['Authentication'], summary: 'Exchange a refresh token for a new token set',
+        description: 'The refresh token is single-use: the answer carries its successor. Presenting an already used refresh token revokes the whole session.',
+        headers: { 'X-API-KEY': { description: 'Optional API key of the same tenant.', schema: S.string() } },
+        requestBody: { schema: S.object({ refreshToken: S.string() }) },
+        responses: { '200': TOKEN_RESPONSE, '401': { description: 'INVALID_TOKEN.', schema: S.ref('ErrorEnvelope') }, '403': { description: 'INVALID_API_KEY or FORBIDDEN.', schema: S.ref('ErrorEnvelope') }, '422': { description: 'VALIDATION_ERROR.', schema: S.ref('ErrorEnvelope') } },
+      },
+      handler: async (ctx) => {
+        const v = new Input(ctx.body);
+        const refreshToken = v.string('refreshToken', { max: 4096 });
+        v.done();
+        return ok(await tokens.refresh(refreshToken, await optionalKeyTenant(ctx, authenticator)));
+      },
+    },
+    {
+      method: 'POST', path: '/{env}/customer/logout', auth: 'bearer', body: 'optionalJson',
+      doc: {
+        operationId: 'logout', tags: ['Authentication'], summary: 'Sign out: revoke the session of the bearer token',
+        description: 'The access token and every refresh token of its session stop working.',
+        responses: { '200': { description: 'Signed out.', schema: envelope(S.object({ signedOut: S.bool() })) } },
+      },
+      handler: async (ctx) => {
+        if (ctx.principal?.sessionId) await identity.logout(ctx.principal.sessionId);
+        return ok({ signedOut: true });
+      },
+    },
+    {
+      method: 'GET', path: '/api/account', auth: 'bearer',
+      doc: {
+        operationId: 'getAccount', tags: ['Account'], summary: 'The signed-in user and their tenant',
+        responses: { '200': { description: 'The account.', schema: envelope(S.object({ user: S.object({ id: S.int(), tenantId: S.int(), email: S.string(), name: S.string(), createdAt: S.dateTime() }), tenant: S.object({ id: S.int(), name: S.string(), rnc: S.string(), createdAt: S.dateTime() }) })) } },
+      },
+      handler: async (ctx) => ok(await identity.account(ctx.principal?.userId ?? 0)),
+    },
+    {
+      method: 'POST', path: '/api/account/password', auth: 'bearer', rateScope: 'sensitive', body: 'json',
+      doc: {
+        operationId: 'changePassword', tags: ['Account'], summary: 'Change the password',
+        description: 'Revokes every session of the user (all refresh tokens) and answers a token set for a new session.',
+        requestBody: { schema: S.object({ currentPassword: S.string(), newPassword: S.string({ minLength: 10, maxLength: 256 }) }) },
+        responses: { '200': TOKEN_RESPONSE, '422': { description: 'VALIDATION_ERROR.', schema: S.ref('ErrorEnvelope') } },
+      },
+      handler: async (ctx) => {
+        const v = new Input(ctx.body);
+        const current = v.string('currentPassword', { max: 256, trim: false });
+        const next = v.string('newPassword', PASSWORD_RULE);
+        v.done();
+        return ok(await identity.changePassword(ctx.principal?.userId ?? 0, current, next));
+      },
+    },
+    {
+      method: 'GET', path: '/api/keys', auth: 'bearer',
+      doc: { operationId: 'listApiKeys', tags: ['API keys'], summary: 'List the tenant\'s API keys (never their secrets)', responses: { '200': { description: 'Keys, newest first.', schema: envelope(S.array(S.ref('ApiKey'))) } } },
+      handler: async (ctx) => ok(await identity.listApiKeys(tenantOf(ctx))),
+    },
+    {
+      method: 'POST', path: '/api/keys', auth: 'bearer', body: 'optionalJson',
+      doc: {
+        operationId: 'createApiKey', tags: ['API keys'], summary: 'Create an API key (shown once)',
+        requestBody: { required: false, schema: S.object({ name: S.string({ maxLength: 100 }) }, []) },
+        responses: { '201': { description: 'The new key; `key` is never shown again.', schema: envelope(NEW_API_KEY) }, '422': { description: 'VALIDATION_ERROR.', schema: S.ref('ErrorEnvelope') } },
+      },
+      handler: async (ctx) => {
+        const v = new Input(ctx.body ?? {});
+        const name = v.optionalString('name', { max: 100 }) ?? 'API key';
+        v.done();
+        return created(await identity.createApiKey(tenantOf(ctx), ctx.principal?.userId ?? null, name));
+      },
+    },
+    {
+      method: 'DELETE', path: '/api/keys/{id}', auth: 'bearer',
+      doc: { operationId: 'revokeApiKey', tags: ['API keys'], summary: 'Revoke an API key', responses: { '200': { description: 'The revoked key.', schema: envelope(S.ref('ApiKey')) } } },
+      handler: async (ctx) => ok(await identity.revokeApiKey(tenantOf(ctx), uuidParam(ctx, 'id'))),
+    },
+  ];
+}

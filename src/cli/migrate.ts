@@ -1,0 +1,15 @@
+import { loadConfigFromProcess } from '../config.ts';
+import { openDatabase } from '../db/connect.ts';
+import { migrate } from '../db/migrate.ts';
+import { createLogger } from '../log.ts';
+
+// npm run migrate: applies pending migrations and exits (the service also does it at start).
+const config = loadConfigFromProcess();
+const log = createLogger(config.logLevel);
+const db = await openDatabase(config, log);
+try {
+  const applied = await migrate(db.sql, log);
+  log.info(applied.length === 0 ? 'database is up to date' : 'migrations applied', { applied });
+} finally {
+  await db.close();
+}

@@ -1,0 +1,221 @@
+import { resolve } from 'node:path';
+
+// Configuration is read once, here, from environment variables into a typed object.
+// Every variable is declared through the reader below, which records its default and
+// description (the README's configuration table is checked against VARIABLES by a test)
+// and collects every invalid value so that start-up reports all of them at once.
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const NODE_ENVS = ['development', 'production', 'test'] as const;
+export type NodeEnv = (typeof NODE_ENVS)[number];
+
+export interface Config {
+  nodeEnv: NodeEnv;
+  host: string;
+  port: number;
+  /** Public address of the service, used in links and in the OpenAPI document. */
+  publicUrl: string | null;
+  /** `null` → embedded PGlite under dataDir; `memory://` → embedded, in memory. */
+  databaseUrl: string | null;
+  dbPoolMax: number;
+  dataDir: string;
+  /** Raw master secret; null means "generate one under dataDir" (development only). */
+  masterKey: Buffer | null;
+  logLevel: LogLevel;
+  trustProxy: number;
+  registrationEnabled: boolean;
+  http: {
+    bodyLimitBytes: number;
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    maxHeaderSize: number;
+    shutdownGraceMs: number;
+  };
+  auth: {
+    issuer: string;
+    accessTokenTtlSec: number;
+    refreshTokenTtlSec: number;
+    credentialCacheMs: number;
+    scryptLogN: number;
+    scryptMaxConcurrent: number;
+    scryptMaxQueue: number;
+  };
+  rateLimits: {
+    defaultPerMinute: number;
+    emitPerMinute: number;
+    sensitivePerMinute: number;
+    publicAuthPerMinute: number;
+    receiverPerMinute: number;
+    maxKeys: number;
+  };
+}
+
+export interface VariableDoc {
+  name: string;
+  default: string;
+  description: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+class Reader {
+  readonly problems: string[] = [];
+  readonly docs: VariableDoc[] = [];
+  constructor(private readonly env: Env) {}
+
+  private raw(name: string, def: string, description: string): string | undefined {
+    this.docs.push({ name, default: def, description });
+    const v = this.env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  }
+
+  string(name: string, def: string, description: string): string {
+    return this.raw(name, def, description) ?? def;
+  }
+
+  optional(name: string, description: string): string | null {
+    return this.raw(name, '(unset)', description) ?? null;
+  }
+
+  int(name: string, def: number, min: number, max: number, description: string): number {
+    const v = this.raw(name, String(def), description);
+    if (v === undefined) return def;
+    if (!/^-?\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max} (got "${v}")`);
+      return def;
+    }
+    return Number(v);
+  }
+
+  bool(name: string, def: boolean, description: string): boolean {
+    const v = this.raw(name, String(def), description);
+    if (v === undefined) return def;
+    if (/^(true|1|yes|on)$/i.test(v)) return true;
+    if (/^(false|0|no|off)$/i.test(v)) return false;
+    this.problems.push(`${name} must be true or false (got "${v}")`);
+    return def;
+  }
+
+  oneOf<T extends string>(name: string, values: readonly T[], def: T, description: string): T {
+    const v = this.raw(name, def, `${description} One of: ${values.join(', ')}.`);
+    if (v === undefined) return def;
+    const found = values.find((x) => x === v.toLowerCase());
+    if (found === undefined) {
+      this.problems.push(`${name} must be one of ${values.join(', ')} (got "${v}")`);
+      return def;
+    }
+    return found;
+  }
+
+  problem(message: string): void {
+    this.problems.push(message);
+  }
+}
+
+function parseMasterKey(r: Reader, value: string | null, nodeEnv: NodeEnv): Buffer | null {
+  if (value === null) {
+    if (nodeEnv === 'production') r.problem('ECF_MASTER_KEY is required when NODE_ENV=production');
+    return null;
+  }
+  const bytes = /^[0-9a-fA-F]+$/.test(value) && value.length % 2 === 0
+    ? Buffer.from(value, 'hex')
+    : Buffer.from(value, 'base64');
+  if (bytes.length < 32) {
+    r.problem('ECF_MASTER_KEY must hold at least 32 bytes (64 hex characters or 44 base64 characters)');
+    return null;
+  }
+  return bytes;
+}
+
+function parseDatabaseUrl(r: Reader, value: string | null): string | null {
+  if (value === null || value === 'memory://') return value;
+  try {
+    const u = new URL(value);
+    if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw new Error('scheme');
+  } catch {
+    r.problem('DATABASE_URL must be a postgres:// or postgresql:// URL, or memory:// for an in-memory embedded database');
+  }
+  return value;
+}
+
+function parsePublicUrl(r: Reader, value: string | null): string | null {
+  if (value === null) return null;
+  try {
+    const u = new URL(value);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+    return value.replace(/\/+$/, '');
+  } catch {
+    r.problem('PUBLIC_URL must be an absolute http(s) URL');
+    return null;
+  }
+}
+
+function read(env: Env): { config: Config; r: Reader } {
+  const r = new Reader(env);
+  const nodeEnv = r.oneOf('NODE_ENV', NODE_ENVS, 'development', 'Deployment mode; production requires ECF_MASTER_KEY.');
+  const config: Config = {
+    nodeEnv,
+    host: r.string('HOST', '127.0.0.1', 'Address the HTTP server binds to (0.0.0.0 for all interfaces).'),
+    port: r.int('PORT', 8080, 0, 65535, 'HTTP port (0 picks a free port).'),
+    publicUrl: parsePublicUrl(r, r.optional('PUBLIC_URL', 'Public base URL of the service (used in the OpenAPI servers list).')),
+    databaseUrl: parseDatabaseUrl(r, r.optional('DATABASE_URL', 'PostgreSQL URL. Unset: embedded PostgreSQL (PGlite) under DATA_DIR; memory:// keeps it in memory.')),
+    dbPoolMax: r.int('DB_POOL_MAX', 10, 1, 200, 'Maximum PostgreSQL connections of this instance (the embedded database always uses 1).'),
+    dataDir: resolve(r.string('DATA_DIR', './data', 'Directory for the embedded database and the development master key.')),
+    masterKey: null,
+    logLevel: r.oneOf('LOG_LEVEL', LOG_LEVELS, 'info', 'Minimum level of the JSON log lines written to stdout.'),
+    trustProxy: r.int('TRUST_PROXY', 0, 0, 10, 'Number of reverse-proxy hops whose X-Forwarded-For is trusted for the client IP (0: use the socket address).'),
+    registrationEnabled: r.bool('REGISTRATION_ENABLED', true, 'Allow public sign-up through POST /{env}/customer/register.'),
+    http: {
+      bodyLimitBytes: r.int('HTTP_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024, 'Largest accepted request body (413 above it).'),
+      headersTimeoutMs: r.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 1000, 600_000, 'Time allowed to receive the request headers.'),
+      requestTimeoutMs: r.int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1000, 3_600_000, 'Time allowed to receive a whole request.'),
+      keepAliveTimeoutMs: r.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000, 'Idle time before a keep-alive connection is closed.'),
+      maxHeaderSize: r.int('HTTP_MAX_HEADER_SIZE', 16 * 1024, 1024, 1024 * 1024, 'Largest accepted request header block, in bytes.'),
+      shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 15_000, 0, 600_000, 'On SIGTERM, time allowed for in-flight work before connections are cut.'),
+    },
+    auth: {
+      issuer: r.string('JWT_ISSUER', 'ecf-service', 'The iss claim of issued tokens.'),
+      accessTokenTtlSec: r.int('ACCESS_TOKEN_TTL_SECONDS', 3600, 30, 86_400, 'Lifetime of access and id tokens.'),
+      refreshTokenTtlSec: r.int('REFRESH_TOKEN_TTL_SECONDS', 30 * 86_400, 60, 365 * 86_400, 'Lifetime of a refresh token (each use rotates it).'),
+      credentialCacheMs: r.int('CREDENTIAL_CACHE_MS', 10_000, 0, 300_000, 'How long an instance trusts its cached view of an API key or session (revocations on other instances take up to this long).'),
+      scryptLogN: r.int('SCRYPT_LOG_N', 17, 10, 20, 'scrypt cost as log2(N) for new password hashes (17 = OWASP\'s N=2^17, r=8, p=1).'),
+      scryptMaxConcurrent: r.int('SCRYPT_MAX_CONCURRENT', 2, 1, 64, 'Password hashes computed at once (each uses 128·N·r bytes of memory).'),
+      scryptMaxQueue: r.int('SCRYPT_MAX_QUEUE', 100, 0, 100_000, 'Password hashes allowed to wait; beyond it requests get 503.'),
+    },
+    rateLimits: {
+      defaultPerMinute: r.int('RATE_LIMIT_DEFAULT_PER_MINUTE', 120, 1, 1_000_000, 'Default API scope, per tenant.'),
+      emitPerMinute: r.int('RATE_LIMIT_EMIT_PER_MINUTE', 30, 1, 1_000_000, 'POST documentos-ecf, per tenant.'),
+      sensitivePerMinute: r.int('RATE_LIMIT_SENSITIVE_PER_MINUTE', 10, 1, 1_000_000, 'Certificate upload, password change, webhook test; per tenant.'),
+      publicAuthPerMinute: r.int('RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE', 20, 1, 1_000_000, 'Login, register, refresh; per client IP.'),
+      receiverPerMinute: r.int('RATE_LIMIT_RECEIVER_PER_MINUTE', 600, 1, 1_000_000, 'Receiver group /fe/*, per tenant.'),
+      maxKeys: r.int('RATE_LIMIT_MAX_KEYS', 100_000, 100, 10_000_000, 'Most buckets kept in memory per instance; the least recently used is dropped beyond it.'),
+    },
+  };
+  config.masterKey = parseMasterKey(r, r.optional('ECF_MASTER_KEY', 'Master secret (≥32 bytes, hex or base64) from which signing and encryption keys are derived. Required in production; in development one is generated under DATA_DIR.'), nodeEnv);
+  return { config, r };
+}
+
+/** Builds the configuration from an environment map; throws ConfigError listing every bad value. */
+export function loadConfig(env: Env): Config {
+  const { config, r } = read(env);
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  return config;
+}
+
+/** The configuration of this process. The only place that reads process.env. */
+export function loadConfigFromProcess(): Config {
+  return loadConfig(process.env);
+}
+
+/** Every variable the service reads, with its default and meaning (for the README and tests). */
+export const VARIABLES: readonly VariableDoc[] = read({}).r.docs;

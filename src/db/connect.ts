@@ -1,0 +1,67 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { PgliteWire } from './pglite-wire.ts';
+
+/** The connection pool: can open transactions. */
+export type Sql = postgres.Sql;
+export type Tx = postgres.TransactionSql;
+/** Anything a single query can run on: the pool or an open transaction. */
+export type Queryable = postgres.ISql;
+
+export interface Database {
+  sql: Sql;
+  kind: 'postgres' | 'embedded';
+  close(): Promise<void>;
+}
+
+// Rows come back with camelCase keys and tagged-template helpers (sql(object)) write
+// snake_case columns, so query modules never map names by hand.
+const DRIVER_OPTIONS = {
+  transform: postgres.camel,
+  onnotice: () => {},
+  connection: { application_name: 'ecf-service' },
+} as const;
+
+export async function openDatabase(config: Config, log: Logger): Promise<Database> {
+  if (config.databaseUrl !== null && config.databaseUrl !== 'memory://') {
+    const sql = postgres(config.databaseUrl, {
+      ...DRIVER_OPTIONS,
+      max: config.dbPoolMax,
+      idle_timeout: 60,
+      connect_timeout: 10,
+      max_lifetime: 60 * 30,
+    });
+    return { sql, kind: 'postgres', close: () => sql.end({ timeout: 5 }) };
+  }
+  return openEmbedded(config.databaseUrl === 'memory://' ? null : join(config.dataDir, 'pgdata'), log);
+}
+
+/** PGlite in this process, reached through the same driver so that all SQL code is shared. */
+export async function openEmbedded(directory: string | null, log: Logger): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  if (directory !== null) await mkdir(directory, { recursive: true, mode: 0o700 });
+  const started = Date.now();
+  const db = await PGlite.create(directory ?? 'memory://');
+  log.info('embedded database ready', { directory: directory ?? 'memory', ms: Date.now() - started });
+  // `socket` is a documented driver option missing from its type definitions.
+  const options: postgres.Options<{}> & { socket: () => PgliteWire } = {
+    ...DRIVER_OPTIONS,
+    max: 1,
+    socket: () => new PgliteWire(db),
+    username: 'postgres',
+    database: 'postgres',
+    idle_timeout: 0,
+  };
+  const sql = postgres(options);
+  return {
+    sql,
+    kind: 'embedded',
+    close: async () => {
+      await sql.end({ timeout: 5 });
+      await db.close();
+    },
+  };
+}

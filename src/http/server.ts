@@ -1,0 +1,204 @@
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { Config } from '../config.ts';
+import type { Principal } from '../auth/principal.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
+import { AppError, ERROR_CODES, type ErrorCode } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { RateLimits } from '../ratelimit/limiter.ts';
+import { RATE_SCOPES, type RateScope } from '../ratelimit/scopes.ts';
+import { decodeBody, readBody } from './body.ts';
+import { clientIp } from './client-ip.ts';
+import { rateScopeOf } from './openapi.ts';
+import { splitPath, type Router } from './router.ts';
+import type { AuthMode, Headers, Reply, RequestContext, Route } from './types.ts';
+
+export interface RequestAuthenticator {
+  authenticate(mode: Exclude<AuthMode, 'none'>, headers: Headers): Promise<Principal>;
+}
+
+export interface CompletedRequest {
+  method: string;
+  route: string;
+  status: number;
+  ms: number;
+}
+
+export interface ServerDeps {
+  config: Config;
+  log: Logger;
+  router: Router;
+  authenticator: RequestAuthenticator;
+  rateLimits: RateLimits;
+  onCompleted?: (r: CompletedRequest) => void;
+}
+
+export interface HttpServer {
+  server: Server;
+  listen(): Promise<{ port: number; url: string }>;
+  /** Stops accepting, lets in-flight requests finish within the grace period, then cuts. */
+  close(): Promise<void>;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const API_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+
+function errorBody(err: AppError): string {
+  const error: Record<string, unknown> = { code: err.code, message: err.message };
+  if (err.details !== undefined) error.details = err.details;
+  return JSON.stringify({ success: false, error });
+}
+
+export function createHttpServer(deps: ServerDeps): HttpServer {
+  const { config, log, router, authenticator, rateLimits } = deps;
+  let draining = false;
+
+  function toAppError(err: unknown, requestId: string): AppError {
+    if (err instanceof AppError) return err;
+    if (isDatabaseUnavailable(err)) {
+      log.warn('database unavailable', { requestId, err });
+      return new AppError('SERVICE_UNAVAILABLE', undefined, { headers: { 'retry-after': '5' } });
+    }
+    log.error('unhandled error', { requestId, err });
+    return new AppError('INTERNAL');
+  }
+
+  function write(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer | string | undefined): void {
+    if (res.headersSent || res.destroyed) return;
+    const all: Record<string, string | number> = { ...API_HEADERS, ...headers };
+    if (draining) all.connection = 'close';
+    if (body !== undefined) all['content-length'] = Buffer.byteLength(body);
+    res.writeHead(status, all);
+    res.end(body);
+  }
+
+  function sendReply(res: ServerResponse, reply: Reply, extra: Record<string, string>): void {
+    const headers = { ...extra, ...reply.headers };
+    if (reply.raw !== undefined) {
+      write(res, reply.status, { 'content-type': reply.raw.contentType, ...headers }, reply.raw.data);
+    } else if (reply.body !== undefined && reply.status !== 204) {
+      write(res, reply.status, { 'content-type': 'application/json; charset=utf-8', ...headers }, JSON.stringify(reply.body));
+    } else {
+      write(res, reply.status, headers, undefined);
+    }
+  }
+
+  function sendError(res: ServerResponse, err: AppError, extra: Record<string, string>): void {
+    write(res, err.status, { 'content-type': 'application/json; charset=utf-8', ...extra, ...err.headers }, errorBody(err));
+  }
+
+  function limit(scope: RateScope, ctx: RequestContext): Record<string, string> {
+    if (RATE_SCOPES[scope].key === 'ip') return rateLimits.consume(scope, ctx.clientIp);
+    return ctx.principal === null ? {} : rateLimits.consume(scope, ctx.principal.tenantId);
+  }
+
+  async function run(route: Route, ctx: RequestContext, req: IncomingMessage, res: ServerResponse, rate: { headers: Record<string, string> }): Promise<void> {
+    const scope = rateScopeOf(route) as RateScope | null;
+    if (scope !== null && RATE_SCOPES[scope].key === 'ip') rate.headers = limit(scope, ctx);
+    if (route.auth !== 'none') ctx.principal = await authenticator.authenticate(route.auth, ctx.headers);
+    if (scope !== null && RATE_SCOPES[scope].key === 'tenant') rate.headers = limit(scope, ctx);
+    const bodyKind = route.body ?? 'none';
+    if (bodyKind !== 'none') {
+      ctx.rawBody = await readBody(req, route.bodyLimit ?? config.http.bodyLimitBytes);
+      ctx.body = decodeBody(bodyKind, ctx.rawBody, ctx.headers);
+    }
+    sendReply(res, await route.handler(ctx), rate.headers);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const presented = req.headers['x-request-id'];
+    const requestId = typeof presented === 'string' && REQUEST_ID.test(presented) ? presented : randomUUID();
+    res.setHeader('x-request-id', requestId);
+    const method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q >= 0 ? url.slice(0, q) : url;
+    let routePath = '(unmatched)';
+    let tenant: number | null = null;
+    const ip = clientIp(req, config.trustProxy);
+    res.on('finish', () => {
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      log.info('request', { requestId, method, route: routePath, status: res.statusCode, ms, tenant, ip });
+      deps.onCompleted?.({ method, route: routePath, status: res.statusCode, ms });
+    });
+    const rate = { headers: {} as Record<string, string> };
+    try {
+      const parts = splitPath(path);
+      const match = parts === null ? { kind: 'not-found' as const } : router.match(method, parts);
+      if (match.kind === 'not-found') throw new AppError('NOT_FOUND', `No endpoint at ${method} ${path.slice(0, 200)}`);
+      if (match.kind === 'method-not-allowed') {
+        const allow = match.allow.includes('GET') ? [...match.allow, 'HEAD'] : match.allow;
+        if (method === 'OPTIONS') return write(res, 204, { allow: allow.join(', ') }, undefined);
+        throw new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here; use ${allow.join(', ')}`, { headers: { allow: allow.join(', ') } });
+      }
+      routePath = match.route.path;
+      const controller = new AbortController();
+      res.on('close', () => controller.abort());
+      const ctx: RequestContext = {
+        requestId, method, path, routePath, params: match.params, query: new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''),
+        headers: req.headers, clientIp: ip, env: match.env, principal: null, body: undefined, rawBody: Buffer.alloc(0),
+        signal: controller.signal, log,
+      };
+      try {
+        await run(match.route, ctx, req, res, rate);
+      } finally {
+        tenant = ctx.principal?.tenantId ?? null;
+      }
+    } catch (err) {
+      if (res.headersSent) {
+        log.error('error after the response started', { requestId, err });
+        res.destroy();
+        return;
+      }
+      sendError(res, toAppError(err, requestId), rate.headers);
+    }
+  }
+
+  const server = createServer({ maxHeaderSize: config.http.maxHeaderSize }, (req, res) => {
+    void handle(req, res);
+  });
+  server.headersTimeout = config.http.headersTimeoutMs;
+  server.requestTimeout = config.http.requestTimeoutMs;
+  server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
+
+  // Malformed HTTP never reaches the router; answer it in the same envelope and close.
+  server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const code: ErrorCode = err.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : 'INVALID_REQUEST';
+    const status = ERROR_CODES[code].status;
+    const body = errorBody(new AppError(code, code === 'INVALID_REQUEST' ? 'The HTTP request is malformed' : undefined));
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
+
+  return {
+    server,
+    listen: () =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, () => {
+          server.off('error', reject);
+          const address = server.address();
+          const port = typeof address === 'object' && address !== null ? address.port : config.port;
+          const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+          resolve({ port, url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}` });
+        });
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        draining = true;
+        const cut = setTimeout(() => server.closeAllConnections(), config.http.shutdownGraceMs);
+        cut.unref();
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

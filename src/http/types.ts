@@ -1,0 +1,71 @@
+import type { Environment } from '../environments.ts';
+import type { Logger } from '../log.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { RateScope } from '../ratelimit/scopes.ts';
+import type { OperationDoc } from './openapi.ts';
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/**
+ * none: public. apiKey: X-API-KEY required. bearer: Authorization: Bearer required.
+ * apiKeyOrBearer: either, or both when they name the same tenant.
+ */
+export type AuthMode = 'none' | 'apiKey' | 'bearer' | 'apiKeyOrBearer';
+
+/**
+ * none: the body is ignored. json: a JSON body is required. optionalJson: empty or JSON.
+ * raw: the bytes are handed over as they came (XML, multipart), with no Content-Type check.
+ */
+export type BodyKind = 'none' | 'json' | 'optionalJson' | 'raw';
+
+export type Headers = Readonly<Record<string, string | string[] | undefined>>;
+
+export interface RequestContext {
+  readonly requestId: string;
+  readonly method: string;
+  /** The decoded path without the query string. */
+  readonly path: string;
+  /** The matched route pattern, e.g. /{env}/documentos-ecf (logged instead of the path). */
+  readonly routePath: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  readonly headers: Headers;
+  readonly clientIp: string;
+  /** The canonical environment when the route has an {env} segment. */
+  readonly env: Environment | null;
+  principal: Principal | null;
+  body: unknown;
+  rawBody: Buffer;
+  /** Aborted when the client goes away or the server shuts down. */
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+}
+
+export interface Reply {
+  status: number;
+  /** Serialised as JSON unless `raw` is given. */
+  body?: unknown;
+  raw?: { data: Buffer | string; contentType: string };
+  headers?: Record<string, string>;
+}
+
+export type Handler = (ctx: RequestContext) => Promise<Reply>;
+
+export interface Route {
+  method: HttpMethod;
+  path: string;
+  auth: AuthMode;
+  /** Rate-limit scope; authenticated routes default to `default`, public ones to none. */
+  rateScope?: RateScope | 'none';
+  body?: BodyKind;
+  /** Overrides the configured body size limit for this route. */
+  bodyLimit?: number;
+  handler: Handler;
+  doc: OperationDoc;
+}
+
+export function header(headers: Headers, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}

@@ -1,0 +1,56 @@
+import type { LogLevel } from './config.ts';
+
+// One JSON object per line. Field values whose key looks like a credential are replaced
+// before serialisation, so a careless call site cannot leak a secret into the log.
+
+const LEVEL_RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+const SECRET_KEY = /pass(word)?|secret|token|authorization|api[-_]?key|cookie|private|signature|^key$/i;
+
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  debug(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, fields?: LogFields): void;
+  child(fields: LogFields): Logger;
+}
+
+export type LogSink = (line: string) => void;
+
+const stdoutSink: LogSink = (line) => {
+  process.stdout.write(line);
+};
+
+function redact(value: unknown, depth = 0): unknown {
+  if (value instanceof Error) {
+    return { name: value.name, message: value.message, code: (value as { code?: unknown }).code, stack: value.stack };
+  }
+  if (value === null || typeof value !== 'object' || depth > 4) return value;
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) ? '[redacted]' : redact(v, depth + 1);
+  return out;
+}
+
+export function createLogger(level: LogLevel, sink: LogSink = stdoutSink, base: LogFields = {}): Logger {
+  const min = LEVEL_RANK[level];
+  const write = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: LogFields): void => {
+    if (LEVEL_RANK[lvl] < min) return;
+    const entry = { time: new Date().toISOString(), level: lvl, msg, ...(redact({ ...base, ...fields }) as LogFields) };
+    let line: string;
+    try {
+      line = JSON.stringify(entry);
+    } catch {
+      line = JSON.stringify({ time: entry.time, level: lvl, msg, note: 'fields not serialisable' });
+    }
+    sink(line + '\n');
+  };
+  return {
+    debug: (m, f) => write('debug', m, f),
+    info: (m, f) => write('info', m, f),
+    warn: (m, f) => write('warn', m, f),
+    error: (m, f) => write('error', m, f),
+    child: (fields) => createLogger(level, sink, { ...base, ...fields }),
+  };
+}

@@ -1,0 +1,45 @@
+import type { Sql } from '../db/connect.ts';
+import { AppError } from '../errors.ts';
+import { S, envelope } from '../http/openapi.ts';
+import { ok } from '../http/reply.ts';
+import type { Route } from '../http/types.ts';
+
+export interface SystemRouteDeps {
+  sql: Sql;
+  openapi: () => Record<string, unknown>;
+}
+
+const READY_TIMEOUT_MS = 2000;
+
+export function systemRoutes(deps: SystemRouteDeps): Route[] {
+  return [
+    {
+      method: 'GET', path: '/healthz', auth: 'none',
+      doc: { operationId: 'health', tags: ['System'], summary: 'Liveness: the process is up', responses: { '200': { description: 'Up.', schema: envelope(S.object({ status: S.string({ const: 'ok' }) })) } } },
+      handler: async () => ok({ status: 'ok' }),
+    },
+    {
+      method: 'GET', path: '/readyz', auth: 'none',
+      doc: { operationId: 'ready', tags: ['System'], summary: 'Readiness: the database answers', responses: { '200': { description: 'Ready.', schema: envelope(S.object({ status: S.string({ const: 'ready' }) })) } } },
+      handler: async () => {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new AppError('SERVICE_UNAVAILABLE', 'The database did not answer in time')), READY_TIMEOUT_MS);
+        });
+        try {
+          await Promise.race([deps.sql`select 1`, timeout]);
+        } catch (err) {
+          throw err instanceof AppError ? err : new AppError('SERVICE_UNAVAILABLE', 'The database is not reachable');
+        } finally {
+          clearTimeout(timer);
+        }
+        return ok({ status: 'ready' });
+      },
+    },
+    {
+      method: 'GET', path: '/openapi.json', auth: 'none',
+      doc: { operationId: 'openapi', tags: ['System'], summary: 'This OpenAPI 3.1 document', responses: { '200': { description: 'The document.', schema: { type: 'object' } } } },
+      handler: async () => ({ status: 200, body: deps.openapi() }),
+    },
+  ];
+}

@@ -1,0 +1,41 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { openEmbedded, type Database } from '../src/db/connect.ts';
+import { createLogger } from '../src/log.ts';
+import { createTestDatabase, SERVER_URL } from './helpers/db.ts';
+import { ROOT } from './helpers/process.ts';
+import { TEST_MASTER_KEY } from './helpers/service.ts';
+
+const run = promisify(execFile);
+
+test('npm run tenant -- create makes a tenant, user and working API key without HTTP', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'ecf-cli-'));
+  // On a server each test file has its own database; embedded, the CLI writes under DATA_DIR.
+  const server = SERVER_URL === null ? null : await createTestDatabase();
+  const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, ECF_MASTER_KEY: TEST_MASTER_KEY, SCRYPT_LOG_N: '12', LOG_LEVEL: 'error', ...(server === null ? {} : { DATABASE_URL: server.url }) };
+  const args = ['--import', 'tsx', 'src/cli/tenant.ts', 'create', '--name', 'Operadora SRL', '--rnc', '40212345678', '--email', 'Ops@Example.com'];
+  let db: Database | null = null;
+  try {
+    const { stdout } = await run(process.execPath, args, { cwd: ROOT, env });
+    const out = JSON.parse(stdout);
+    assert.equal(out.tenant.rnc, '40212345678');
+    assert.equal(out.user.email, 'ops@example.com');
+    assert.ok(out.password.length >= 16, 'a generated password is printed once');
+    db = server?.db ?? (await openEmbedded(join(dataDir, 'pgdata'), createLogger('silent')));
+    const [row] = await db.sql`select key_hash from api_keys where tenant_id = ${out.tenant.id}`;
+    assert.deepEqual(row?.keyHash, createHash('sha256').update(out.apiKey.key).digest());
+
+    await assert.rejects(run(process.execPath, [...args.slice(0, 6), '--rnc', '123'], { cwd: ROOT, env }), /--rnc must be 9 or 11 digits/);
+    await assert.rejects(run(process.execPath, [...args.slice(0, 5), '--rnc', '123456789'], { cwd: ROOT, env }), (err: Error) => /ambiguous/.test(err.message) && !/at parseArgs/.test(err.message));
+  } finally {
+    if (server === null) await db?.close();
+    await server?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});

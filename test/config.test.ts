@@ -1,0 +1,51 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { ConfigError, loadConfig, VARIABLES } from '../src/config.ts';
+import { createLogger } from '../src/log.ts';
+
+test('defaults match the specification\'s limits and constants', () => {
+  const c = loadConfig({});
+  assert.equal(c.port, 8080);
+  assert.equal(c.databaseUrl, null);
+  assert.equal(c.http.bodyLimitBytes, 1024 * 1024);
+  assert.equal(c.auth.accessTokenTtlSec, 3600);
+  assert.equal(c.auth.scryptLogN, 17);
+  assert.deepEqual(
+    [c.rateLimits.defaultPerMinute, c.rateLimits.emitPerMinute, c.rateLimits.sensitivePerMinute, c.rateLimits.publicAuthPerMinute, c.rateLimits.receiverPerMinute],
+    [120, 30, 10, 20, 600],
+  );
+});
+
+test('every bad value is reported at once', () => {
+  try {
+    loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x', REGISTRATION_ENABLED: 'maybe', ECF_MASTER_KEY: 'abcd' });
+    assert.fail('expected ConfigError');
+  } catch (err) {
+    assert.ok(err instanceof ConfigError);
+    assert.equal(err.problems.length, 5);
+    assert.match(err.message, /PORT must be an integer/);
+  }
+});
+
+test('production refuses to start without ECF_MASTER_KEY', () => {
+  assert.throws(() => loadConfig({ NODE_ENV: 'production' }), /ECF_MASTER_KEY is required/);
+  assert.equal(loadConfig({ NODE_ENV: 'production', ECF_MASTER_KEY: 'ff'.repeat(32) }).masterKey?.length, 32);
+});
+
+test('the README documents every configuration variable', async () => {
+  const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+  const missing = VARIABLES.filter((v) => !readme.includes(`\`${v.name}\``)).map((v) => v.name);
+  assert.deepEqual(missing, []);
+});
+
+test('the logger redacts credential-looking fields wherever they are', () => {
+  const lines: string[] = [];
+  const log = createLogger('info', (l) => lines.push(l));
+  log.info('x', { password: 'p4ss', nested: { apiKey: 'ecf_sk_x', authorization: 'Bearer t', ok: 1 }, list: [{ refreshToken: 'r' }] });
+  log.debug('hidden');
+  assert.equal(lines.length, 1);
+  const text = lines[0] ?? '';
+  for (const secret of ['p4ss', 'ecf_sk_x', 'Bearer t', '"r"']) assert.ok(!text.includes(secret), secret);
+  assert.equal(JSON.parse(text).nested.ok, 1);
+});

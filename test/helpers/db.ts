@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { openDatabase, openEmbedded, type Database } from '../../src/db/connect.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/log.ts';
+
+// Each test file gets a database of its own: a fresh database on the PostgreSQL server
+// named by TEST_DATABASE_URL (or DATABASE_URL), dropped at the end; or, when neither is
+// set, a fresh in-memory embedded PostgreSQL (PGlite).
+
+export const SERVER_URL = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? null;
+
+export interface TestDatabase {
+  db: Database;
+  /** The URL a service should use to reach this database; memory:// means "use `db`". */
+  url: string;
+  close(): Promise<void>;
+}
+
+const silent = createLogger('silent');
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (SERVER_URL === null) {
+    const db = await openEmbedded(null, silent);
+    return { db, url: 'memory://', close: () => db.close() };
+  }
+  const name = `ecf_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${name}`;
+  const db = await openDatabase(loadConfig({ DATABASE_URL: url.toString(), DB_POOL_MAX: '20' }), silent);
+  return {
+    db,
+    url: url.toString(),
+    close: async () => {
+      await db.close();
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  output: string[];
+  exited: Promise<number | null>;
+}
+
+/** Starts `src/main.ts` as a real process and waits for its "listening" line. */
+export async function spawnService(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output.join('')}`)), timeoutMs);
+    let buffer = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      output.push(d.toString());
+      buffer += d.toString();
+      const m = /"msg":"listening","url":"([^"]+)"/.exec(buffer);
+      if (m?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code}:\n${output.join('')}`));
+    });
+  });
+  return { child, url, output, exited };
+}

@@ -1,0 +1,167 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { loadConfig } from '../src/config.ts';
+import { AppError } from '../src/errors.ts';
+import { Router } from '../src/http/router.ts';
+import { createHttpServer, type HttpServer } from '../src/http/server.ts';
+import { RateLimits } from '../src/ratelimit/limiter.ts';
+import { createLogger } from '../src/log.ts';
+import { call } from './helpers/http.ts';
+import { TEST_MASTER_KEY } from './helpers/service.ts';
+
+// The HTTP core in isolation: a router with test routes, a stub authenticator.
+const logLines: string[] = [];
+let server: HttpServer;
+let url: string;
+
+const config = loadConfig({ PORT: '0', ECF_MASTER_KEY: TEST_MASTER_KEY, HTTP_BODY_LIMIT_BYTES: '2048', HTTP_MAX_HEADER_SIZE: '2048' });
+
+function rawRequest(port: number, payload: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(payload));
+    let data = '';
+    socket.on('data', (d) => (data += d.toString()));
+    socket.on('end', () => resolve(data));
+    socket.on('error', reject);
+  });
+}
+
+before(async () => {
+  const router = new Router();
+  const doc = { operationId: 'x', summary: 'x', tags: [], responses: {} };
+  router.add({ method: 'GET', path: '/{env}/things/{id}', auth: 'none', doc, handler: async (ctx) => ({ status: 200, body: { env: ctx.env, id: ctx.params.id } }) });
+  router.add({ method: 'POST', path: '/{env}/things', auth: 'none', body: 'json', doc, handler: async (ctx) => ({ status: 201, body: { got: ctx.body } }) });
+  router.add({ method: 'GET', path: '/boom', auth: 'none', doc, handler: async () => { throw new Error('secret internals: password=hunter2'); } });
+  router.add({ method: 'GET', path: '/db-down', auth: 'none', doc, handler: async () => { throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }); } });
+  router.add({ method: 'GET', path: '/private', auth: 'bearer', doc, handler: async (ctx) => ({ status: 200, body: ctx.principal }) });
+  const authenticator = {
+    authenticate: async (_mode: unknown, headers: Record<string, unknown>) => {
+      if (headers.authorization !== 'Bearer good') throw new AppError('UNAUTHORIZED');
+      return { tenantId: 7, userId: 1, sessionId: 's', apiKeyId: null };
+    },
+  };
+  server = createHttpServer({ config, log: createLogger('info', (l) => logLines.push(l)), router, authenticator, rateLimits: new RateLimits(config.rateLimits) });
+  url = (await server.listen()).url;
+});
+after(() => server.close());
+
+describe('routing', () => {
+  test('an unknown path is 404 NOT_FOUND in the error envelope', async () => {
+    const res = await call(url, 'GET', '/nowhere');
+    assert.equal(res.status, 404);
+    assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.deepEqual(Object.keys(res.body), ['success', 'error']);
+    assert.equal(res.body.success, false);
+    assert.equal(res.body.error.code, 'NOT_FOUND');
+  });
+
+  test('a wrong method is 405 with Allow', async () => {
+    const res = await call(url, 'DELETE', '/TesteCF/things/1');
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get('allow'), 'GET, HEAD');
+    assert.equal(res.body.error.code, 'METHOD_NOT_ALLOWED');
+    const options = await call(url, 'OPTIONS', '/TesteCF/things');
+    assert.equal(options.status, 204);
+    assert.equal(options.headers.get('allow'), 'POST');
+  });
+
+  test('{env} matches the three environments case-insensitively and nothing else', async () => {
+    for (const [given, canonical] of [['TesteCF', 'TesteCF'], ['testecf', 'TesteCF'], ['CERTECF', 'CerteCF'], ['ecf', 'eCF']]) {
+      const res = await call(url, 'GET', `/${given}/things/abc%20d`);
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body, { env: canonical, id: 'abc d' });
+    }
+    for (const bad of ['prod', 'TesteCFX', 'api', '%E0%A4%A']) {
+      const res = await call(url, 'GET', `/${bad}/things/1`);
+      assert.equal(res.status, 404, bad);
+      assert.equal(res.body.error.code, 'NOT_FOUND');
+    }
+  });
+});
+
+describe('request bodies', () => {
+  test('malformed JSON is 400 INVALID_JSON', async () => {
+    for (const body of ['{bad', '', '{"a":1}}', '\u0000']) {
+      const res = await call(url, 'POST', '/TesteCF/things', { body, headers: { 'content-type': 'application/json' } });
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.equal(res.body.error.code, 'INVALID_JSON');
+    }
+    const invalidUtf8 = await call(url, 'POST', '/TesteCF/things', { body: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]), headers: { 'content-type': 'application/json' } });
+    assert.equal(invalidUtf8.status, 400);
+  });
+
+  test('JSON nested deeper than 64 levels is refused with 400', async () => {
+    const res = await call(url, 'POST', '/TesteCF/things', { body: '['.repeat(500) + ']'.repeat(500), headers: { 'content-type': 'application/json' } });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, 'INVALID_JSON');
+  });
+
+  test('a body over the limit is 413 PAYLOAD_TOO_LARGE, declared or streamed', async () => {
+    const big = JSON.stringify({ x: 'y'.repeat(5000) });
+    const declared = await call(url, 'POST', '/TesteCF/things', { body: big, headers: { 'content-type': 'application/json' } });
+    assert.equal(declared.status, 413);
+    assert.equal(declared.body.error.code, 'PAYLOAD_TOO_LARGE');
+    const chunked = await rawRequest((server.server.address() as { port: number }).port,
+      `POST /TesteCF/things HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${(3000).toString(16)}\r\n${'a'.repeat(3000)}\r\n0\r\n\r\n`);
+    assert.match(chunked, /^HTTP\/1.1 413/);
+    assert.match(chunked, /PAYLOAD_TOO_LARGE/);
+  });
+
+  test('a non-JSON content type is 415 UNSUPPORTED_MEDIA_TYPE', async () => {
+    for (const type of ['text/plain', 'application/xml', 'application/json; charset=latin1', '']) {
+      const res = await call(url, 'POST', '/TesteCF/things', { body: '{}', headers: type ? { 'content-type': type } : {} });
+      assert.equal(res.status, 415, type);
+      assert.equal(res.body.error.code, 'UNSUPPORTED_MEDIA_TYPE');
+    }
+    const ok = await call(url, 'POST', '/TesteCF/things', { body: '{"a":"ñ"}', headers: { 'content-type': 'application/json; charset=UTF-8' } });
+    assert.equal(ok.status, 201);
+    assert.deepEqual(ok.body, { got: { a: 'ñ' } });
+  });
+});
+
+describe('errors and headers', () => {
+  test('an unexpected error is a generic 500 whose details are only in the log, under the request id', async () => {
+    const res = await call(url, 'GET', '/boom', { headers: { 'x-request-id': 'trace-123' } });
+    assert.equal(res.status, 500);
+    assert.deepEqual(res.body, { success: false, error: { code: 'INTERNAL', message: 'Internal server error' } });
+    assert.ok(!res.text.includes('hunter2'));
+    const line = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === 'unhandled error');
+    assert.equal(line.requestId, 'trace-123');
+    assert.match(line.err.message, /secret internals/);
+  });
+
+  test('a database outage is 503 SERVICE_UNAVAILABLE with Retry-After', async () => {
+    const res = await call(url, 'GET', '/db-down');
+    assert.equal(res.status, 503);
+    assert.equal(res.body.error.code, 'SERVICE_UNAVAILABLE');
+    assert.equal(res.headers.get('retry-after'), '5');
+  });
+
+  test('X-Request-Id is echoed when sane and generated otherwise, on every response', async () => {
+    assert.equal((await call(url, 'GET', '/nowhere', { headers: { 'x-request-id': 'abc-1.2:3' } })).headers.get('x-request-id'), 'abc-1.2:3');
+    const generated = (await call(url, 'GET', '/TesteCF/things/1', { headers: { 'x-request-id': 'bad id with spaces' } })).headers.get('x-request-id');
+    assert.match(generated ?? '', /^[0-9a-f-]{36}$/);
+  });
+
+  test('one access-log line per request without credentials', async () => {
+    logLines.length = 0;
+    await call(url, 'GET', '/private', { headers: { authorization: 'Bearer good', 'x-request-id': 'log-1' } });
+    const lines = logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request' && l.requestId === 'log-1');
+    assert.equal(lines.length, 1);
+    assert.deepEqual(Object.keys(lines[0]).sort(), ['ip', 'level', 'method', 'ms', 'msg', 'requestId', 'route', 'status', 'tenant', 'time']);
+    assert.equal(lines[0].route, '/private');
+    assert.equal(lines[0].tenant, 7);
+    assert.ok(!logLines.join('').includes('Bearer good'));
+  });
+
+  test('malformed HTTP and oversize headers get an envelope, not a bare socket close', async () => {
+    const port = (server.server.address() as { port: number }).port;
+    const garbage = await rawRequest(port, 'GARBAGE\r\n\r\n');
+    assert.match(garbage, /^HTTP\/1.1 400/);
+    assert.match(garbage, /"code":"INVALID_REQUEST"/);
+    const huge = await rawRequest(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(4000)}\r\n\r\n`);
+    assert.match(huge, /^HTTP\/1.1 431/);
+    assert.match(huge, /"code":"HEADERS_TOO_LARGE"/);
+  });
+});

@@ -1,0 +1,61 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cp, mkdtemp, rm, writeFile, appendFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadMigrations, migrate, MIGRATIONS_DIR } from '../src/db/migrate.ts';
+import { createLogger } from '../src/log.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+
+const log = createLogger('silent');
+let t: TestDatabase;
+before(async () => {
+  t = await createTestDatabase();
+});
+after(() => t.close());
+
+async function schemaSnapshot(): Promise<string> {
+  const cols = await t.db.sql`
+    select table_name, column_name, data_type, is_nullable, column_default
+    from information_schema.columns where table_schema = 'public' order by table_name, column_name`;
+  const idx = await t.db.sql`select indexname, indexdef from pg_indexes where schemaname = 'public' order by indexname`;
+  const rows = await t.db.sql`select version, checksum from schema_migrations order by version`;
+  return JSON.stringify({ cols, idx, rows });
+}
+
+test('migrations apply once; a second run changes nothing', async () => {
+  const all = await loadMigrations();
+  const first = await migrate(t.db.sql, log);
+  assert.deepEqual(first, all.map((m) => m.version));
+  const before = await schemaSnapshot();
+  const second = await migrate(t.db.sql, log);
+  assert.deepEqual(second, []);
+  assert.equal(await schemaSnapshot(), before);
+});
+
+test('instances migrating at the same time apply each migration exactly once', async () => {
+  const results = await Promise.all([migrate(t.db.sql, log), migrate(t.db.sql, log), migrate(t.db.sql, log)]);
+  assert.deepEqual(results.flat(), []);
+  const [row] = await t.db.sql`select count(*)::int as n from schema_migrations`;
+  assert.equal(row?.n, (await loadMigrations()).length);
+});
+
+test('a new migration is applied in its own transaction, and a failing one leaves no trace', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'ecf-mig-'));
+  try {
+    await cp(MIGRATIONS_DIR, dir, { recursive: true });
+    const next = (await loadMigrations()).length + 1;
+    const name = `${String(next).padStart(4, '0')}_broken.sql`;
+    await writeFile(join(dir, name), 'create table half_done (id int);\nselect 1/0;\n');
+    await assert.rejects(migrate(t.db.sql, log, dir), /division by zero/);
+    const [row] = await t.db.sql`select to_regclass('public.half_done') is not null as exists`;
+    assert.equal(row?.exists, false);
+    await writeFile(join(dir, name), 'create table half_done (id int);\n');
+    assert.deepEqual(await migrate(t.db.sql, log, dir), [next]);
+    // Editing an applied migration is refused: history is forward-only.
+    await appendFile(join(dir, name), '-- edited\n');
+    await assert.rejects(migrate(t.db.sql, log, dir), /was changed after it was applied/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,85 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TokenBucketLimiter } from '../src/ratelimit/token-bucket.ts';
+import { call, newTenant } from './helpers/http.ts';
+import { startTestService, type TestService } from './helpers/service.ts';
+
+describe('token bucket', () => {
+  test('a bucket allows its capacity at once, then refills continuously', () => {
+    const b = new TokenBucketLimiter(10, 60_000, 100);
+    for (let i = 0; i < 10; i++) assert.equal(b.take('k', 0).allowed, true);
+    const refused = b.take('k', 0);
+    assert.equal(refused.allowed, false);
+    assert.equal(refused.retryAfterSec, 6, 'one token every 6 s at 10/min');
+    assert.equal(b.take('k', 5_999).allowed, false);
+    assert.equal(b.take('k', 6_000 + 5_999).allowed, true);
+  });
+
+  test('Retry-After is never 0 when refused', () => {
+    const b = new TokenBucketLimiter(600, 60_000, 100);
+    for (let i = 0; i < 600; i++) b.take('k', 0);
+    const d = b.take('k', 99);
+    assert.equal(d.allowed, false);
+    assert.equal(d.retryAfterSec, 1);
+  });
+
+  test('memory stays bounded: idle full buckets go, and never more than maxKeys', () => {
+    const b = new TokenBucketLimiter(5, 60_000, 1000);
+    for (let i = 0; i < 5000; i++) b.take(`ip-${i}`, i);
+    assert.equal(b.size, 1000);
+    for (let i = 0; i < 10; i++) b.take('late', 10 * 60_000 + i);
+    // Each call drops up to two idle buckets from the front.
+    assert.equal(b.size, 1000 - 2 * 10 + 1);
+  });
+
+  test('keys are independent', () => {
+    const b = new TokenBucketLimiter(1, 60_000, 100);
+    assert.equal(b.take('a', 0).allowed, true);
+    assert.equal(b.take('a', 0).allowed, false);
+    assert.equal(b.take('b', 0).allowed, true);
+  });
+});
+
+describe('rate limits over HTTP', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ env: { RATE_LIMIT_DEFAULT_PER_MINUTE: '5', RATE_LIMIT_SENSITIVE_PER_MINUTE: '2' } });
+  });
+  after(() => t.close());
+
+  test('the 21st login in a minute from one IP is 429 with Retry-After and RateLimit fields', async () => {
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 21; i++) {
+      last = await call(t.url, 'POST', '/TesteCF/customer/authentication', { json: { email: 'nobody@example.com', password: 'whatever it is' } });
+      statuses.push(last.status);
+    }
+    assert.deepEqual(statuses.slice(0, 20), Array(20).fill(401));
+    assert.equal(last?.status, 429);
+    assert.equal(last?.body.error.code, 'RATE_LIMITED');
+    assert.ok(Number(last?.headers.get('retry-after')) >= 1);
+    assert.equal(last?.headers.get('ratelimit-policy'), '"publicAuth";q=20;w=60');
+    assert.match(last?.headers.get('ratelimit') ?? '', /^"publicAuth";r=0;t=\d+$/);
+  });
+
+  test('tenant scopes are per tenant, and a route counts against its own scope only', async () => {
+    const other = await startTestService({ database: t.database, env: { RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE: '100', RATE_LIMIT_DEFAULT_PER_MINUTE: '5', RATE_LIMIT_SENSITIVE_PER_MINUTE: '2' } });
+    try {
+      const a = await newTenant(other.url);
+      const b = await newTenant(other.url);
+      const get = (tok: string) => call(other.url, 'GET', '/api/keys', { headers: { authorization: `Bearer ${tok}` } });
+      const first = await get(a.accessToken);
+      assert.equal(first.headers.get('ratelimit-policy'), '"default";q=5;w=60');
+      assert.equal(first.headers.get('ratelimit'), '"default";r=4;t=12');
+      for (let i = 0; i < 4; i++) assert.equal((await get(a.accessToken)).status, 200);
+      assert.equal((await get(a.accessToken)).status, 429);
+      assert.equal((await get(b.accessToken)).status, 200, 'tenant b has its own bucket');
+      // The sensitive scope is separate from the exhausted default one.
+      const change = await call(other.url, 'POST', '/api/account/password', { json: { currentPassword: 'wrong password', newPassword: 'whatever whatever' }, headers: { authorization: `Bearer ${a.accessToken}` } });
+      assert.equal(change.status, 401);
+      assert.equal(change.headers.get('ratelimit-policy'), '"sensitive";q=2;w=60');
+    } finally {
+      await other.close();
+    }
+  });
+});

@@ -1,0 +1,59 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { spawnService } from './helpers/process.ts';
+import { testEnv } from './helpers/service.ts';
+
+let db: TestDatabase;
+let dataDir: string;
+before(async () => {
+  db = await createTestDatabase();
+  dataDir = await mkdtemp(join(tmpdir(), 'ecf-shutdown-'));
+});
+after(async () => {
+  await db.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+test('SIGTERM lets an in-flight request finish, then the process exits 0', async () => {
+  const svc = await spawnService(testEnv(dataDir, { DATABASE_URL: db.url, LOG_LEVEL: 'info' }));
+  const body = JSON.stringify({ email: 'drain@example.com', password: 'long enough password', name: 'Drain SRL', rnc: '130000001' });
+  const { hostname, port } = new URL(svc.url);
+  const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = request({ hostname, port, method: 'POST', path: '/TesteCF/customer/register', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => (text += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    // Half the body now, the SIGTERM, then the rest: the request is in flight during shutdown.
+    req.write(body.slice(0, 20));
+    setTimeout(() => {
+      svc.child.kill('SIGTERM');
+      setTimeout(() => req.end(body.slice(20)), 300);
+    }, 200);
+  });
+  const res = await response;
+  assert.equal(res.status, 201, res.text);
+  assert.equal(await svc.exited, 0);
+  assert.match(svc.output.join(''), /"msg":"shutting down","signal":"SIGTERM"/);
+});
+
+test('the development master key is generated once under DATA_DIR with mode 0600', async () => {
+  const env = testEnv(dataDir, { DATABASE_URL: db.url });
+  delete (env as Record<string, string | undefined>).ECF_MASTER_KEY;
+  const svc = await spawnService(env);
+  svc.child.kill('SIGINT');
+  assert.equal(await svc.exited, 0);
+  const info = await stat(join(dataDir, 'master.key'));
+  assert.equal(info.mode & 0o777, 0o600);
+  assert.match(svc.output.join(''), /generated a development master key/);
+});
+
+test('production without ECF_MASTER_KEY refuses to start with a clear message', async () => {
+  await assert.rejects(spawnService({ NODE_ENV: 'production', PORT: '0', DATABASE_URL: db.url }), /ECF_MASTER_KEY is required when NODE_ENV=production/);
+});
