@@ -1,0 +1,108 @@
+/** Enveloped XMLDSig signing and verification in the DGII profile (see xmldsig-profile.ts). */
+import { constants, createHash, sign, timingSafeEqual, verify, X509Certificate } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { XML_DECLARATION } from './build.ts';
+import { canonicalizeDocument, canonicalizeElement } from './c14n.ts';
+import { XML_ERROR, XmlError } from './errors.ts';
+import { parseXml } from './parse.ts';
+import { childElement, elementChildren } from './tree.ts';
+import type { XmlDocument, XmlLimits } from './types.ts';
+import { DEFAULT_XML_LIMITS } from './types.ts';
+import { countSignatures, MIN_RSA_BITS, readSignature, SignatureProfileError, signatureFragment, XMLDSIG } from './xmldsig-profile.ts';
+
+export { XMLDSIG, MIN_RSA_BITS } from './xmldsig-profile.ts';
+
+export type VerifyResult =
+  | {
+      readonly valid: true;
+      readonly certificate: X509Certificate;
+      /** Base64 without whitespace; DGII's security code is its first six characters. */
+      readonly signatureValue: string;
+      /** The tree that was verified: read the document's data from it, not from a second parse. */
+      readonly document: XmlDocument;
+    }
+  | { readonly valid: false; readonly reason: string };
+
+function sha256Base64(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('base64');
+}
+
+function rsaBits(key: KeyObject): number {
+  return key.asymmetricKeyType === 'rsa' ? (key.asymmetricKeyDetails?.modulusLength ?? 0) : 0;
+}
+
+/** Text of the document with `fragment` as the root's last child; everything else stays as the author wrote it. */
+function appendToRoot(doc: XmlDocument, fragment: string): string {
+  const { text, bodyStart, rootClose, rootSelfClosing } = doc.source;
+  const head = text.slice(bodyStart, rootClose);
+  if (rootSelfClosing) return `${XML_DECLARATION}${head}>${fragment}</${doc.root.name}>${text.slice(rootClose + 2)}`;
+  return `${XML_DECLARATION}${head}${fragment}${text.slice(rootClose)}`;
+}
+
+/**
+ * Signs a document: the Signature is appended as the root's last child and the result starts with a UTF-8
+ * XML declaration. Throws XmlError for unparseable input, an existing Signature, or an unsuitable key.
+ */
+export function signXml(xml: string, key: KeyObject, certificate: X509Certificate): string {
+  if (key.type !== 'private' || rsaBits(key) < MIN_RSA_BITS) {
+    throw new XmlError(XML_ERROR.SIGNING_KEY, `the signing key must be an RSA private key of at least ${MIN_RSA_BITS} bits`);
+  }
+  if (!certificate.checkPrivateKey(key)) throw new XmlError(XML_ERROR.SIGNING_KEY, 'the certificate does not belong to the signing key');
+  const doc = parseXml(xml);
+  if (childElement(doc.root, 'Signature') !== undefined || countSignatures(doc) > 0) {
+    throw new XmlError(XML_ERROR.ALREADY_SIGNED, 'the document already has a Signature');
+  }
+
+  // Nothing is removed by the enveloped transform yet, so the document as it stands is what the Reference covers.
+  const digest = sha256Base64(canonicalizeDocument(doc));
+  const certificateBase64 = certificate.raw.toString('base64');
+  const unsigned = appendToRoot(doc, signatureFragment(digest, '', certificateBase64));
+  // SignedInfo is canonicalised in its final context (ancestors' namespaces, xml:* attributes), so read it back.
+  const placed = parseXml(unsigned, {
+    maxBytes: Buffer.byteLength(unsigned, 'utf8'),
+    maxNodes: DEFAULT_XML_LIMITS.maxNodes + 64,
+  });
+  const signedInfo = childElement(elementChildren(placed.root).at(-1) ?? placed.root, 'SignedInfo', XMLDSIG.namespace);
+  if (signedInfo === undefined) throw new XmlError(XML_ERROR.MALFORMED, 'internal: the appended Signature was not found');
+  const signature = sign('sha256', Buffer.from(canonicalizeElement(signedInfo), 'utf8'), {
+    key,
+    padding: constants.RSA_PKCS1_PADDING,
+  });
+  return appendToRoot(doc, signatureFragment(digest, signature.toString('base64'), certificateBase64));
+}
+
+/**
+ * Verifies an enveloped signature of exactly the DGII profile with the certificate it carries.
+ * Whether that certificate is trusted is the caller's decision. Never throws.
+ */
+export function verifyXml(xml: string | Uint8Array, limits: Partial<XmlLimits> = {}): VerifyResult {
+  try {
+    const doc = parseXml(xml, limits);
+    const parts = readSignature(doc);
+
+    const digest = createHash('sha256').update(canonicalizeDocument(doc, { exclude: parts.signature }), 'utf8').digest();
+    if (parts.digestValue.length !== digest.length || !timingSafeEqual(parts.digestValue, digest)) {
+      return { valid: false, reason: 'digest mismatch: the document was changed after signing' };
+    }
+
+    let certificate: X509Certificate;
+    try {
+      certificate = new X509Certificate(parts.certificate);
+    } catch {
+      return { valid: false, reason: 'X509Certificate is not a readable certificate' };
+    }
+    const publicKey = certificate.publicKey;
+    const bits = rsaBits(publicKey);
+    if (bits < MIN_RSA_BITS) return { valid: false, reason: `the certificate key must be RSA of at least ${MIN_RSA_BITS} bits` };
+    if (parts.signatureValue.length !== Math.ceil(bits / 8)) return { valid: false, reason: 'SignatureValue has the wrong length for the key' };
+
+    const signedInfo = Buffer.from(canonicalizeElement(parts.signedInfo), 'utf8');
+    const ok = verify('sha256', signedInfo, { key: publicKey, padding: constants.RSA_PKCS1_PADDING }, parts.signatureValue);
+    if (!ok) return { valid: false, reason: 'signature value does not match SignedInfo for the certificate key' };
+    return { valid: true, certificate, signatureValue: parts.signatureValueBase64, document: doc };
+  } catch (error) {
+    if (error instanceof XmlError) return { valid: false, reason: `XML rejected (${error.code}): ${error.message}` };
+    if (error instanceof SignatureProfileError) return { valid: false, reason: `signature profile: ${error.message}` };
+    return { valid: false, reason: `verification failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
