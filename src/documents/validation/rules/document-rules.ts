@@ -1,0 +1,63 @@
+// Rules across the header: e-NCF vs TipoeCF, the order of dates, credit-note timing.
+import { ENCF_FORMAT, dateOrdinal } from '../leaf-formats.ts';
+import type { Finding, RuleContext } from './context.ts';
+import type { Rule } from './rule.ts';
+
+const idDoc = (ctx: RuleContext) => ctx.root.group('Encabezado').group('IdDoc');
+
+const encfMatchesType: Rule = {
+  id: 'encf-type',
+  message: 'must belong to the document\'s type: its two digits after "E" must equal TipoeCF',
+  check: (ctx) => {
+    const encf = idDoc(ctx).text('eNCF');
+    const prefix = encf === undefined ? undefined : ENCF_FORMAT.exec(encf)?.[1];
+    return prefix === undefined || Number(prefix) === ctx.tipo
+      ? []
+      : [{ path: idDoc(ctx).at('eNCF'), detail: `${encf ?? ''} is type ${prefix}, TipoeCF is ${ctx.tipo}` }];
+  },
+};
+
+/** Pairs of dates where `later` must not fall before `earlier`; reported at `later`. */
+const DATE_ORDER = [
+  { id: 'sequence-not-expired', earlier: 'Emisor.FechaEmision', later: 'IdDoc.FechaVencimientoSecuencia', message: 'must not be before FechaEmision: the e-NCF sequence would be expired' },
+  { id: 'payment-after-issue', earlier: 'Emisor.FechaEmision', later: 'IdDoc.FechaLimitePago', message: 'must not be before FechaEmision' },
+  { id: 'service-period-order', earlier: 'IdDoc.FechaDesde', later: 'IdDoc.FechaHasta', message: 'must not be before FechaDesde' },
+] as const;
+
+function dateOrderRule(spec: (typeof DATE_ORDER)[number]): Rule {
+  const locate = (ctx: RuleContext, dotted: string): [string | undefined, string] => {
+    const [group, name] = dotted.split('.') as [string, string];
+    const view = ctx.root.group('Encabezado').group(group);
+    return [view.text(name), view.at(name)];
+  };
+  return {
+    id: spec.id,
+    message: spec.message,
+    check: (ctx) => {
+      const [earlier] = locate(ctx, spec.earlier);
+      const [later, path] = locate(ctx, spec.later);
+      const a = earlier === undefined ? undefined : dateOrdinal(earlier);
+      const b = later === undefined ? undefined : dateOrdinal(later);
+      return a !== undefined && b !== undefined && b < a ? [{ path, detail: `${later ?? ''} is before ${earlier ?? ''}` }] : [];
+    },
+  };
+}
+
+/** DGII: a credit note more than 30 calendar days after the modified e-CF cannot reduce ITBIS. */
+const creditNoteIndicator: Rule = {
+  id: 'credit-note-30-days',
+  message: 'must be 1 when FechaEmision is more than 30 days after FechaNCFModificado, otherwise 0',
+  appliesTo: [34],
+  check: (ctx): Finding[] => {
+    const issued = dateOrdinal(ctx.root.group('Encabezado').group('Emisor').text('FechaEmision') ?? '');
+    const modified = dateOrdinal(ctx.root.group('InformacionReferencia').text('FechaNCFModificado') ?? '');
+    const indicator = idDoc(ctx).text('IndicadorNotaCredito');
+    if (issued === undefined || modified === undefined || indicator === undefined) return [];
+    const expected = issued - modified > 30 ? 1 : 0;
+    return Number(indicator) === expected
+      ? []
+      : [{ path: idDoc(ctx).at('IndicadorNotaCredito'), detail: `${issued - modified} days after the modified e-CF, expected ${expected}` }];
+  },
+};
+
+export const DOCUMENT_RULES: readonly Rule[] = [encfMatchesType, ...DATE_ORDER.map(dateOrderRule), creditNoteIndicator];
