@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Sql } from '../db/connect.ts';
+import type { Logger } from '../log.ts';
+import { JOB_KINDS, backoffMs, type JobKind } from './kinds.ts';
+import { claimJobs, completeJob, releaseJobs, rescheduleJob, type JobRow } from './queries.ts';
+
+/** A planned wait (e.g. the authority still processing): not a failure, attempts reset. */
+export interface Reschedule {
+  retryIn: number;
+  payload?: Record<string, unknown>;
+}
+
+export interface JobContext {
+  signal: AbortSignal;
+  log: Logger;
+}
+
+export interface JobDefinition {
+  run(job: JobRow, ctx: JobContext): Promise<Reschedule | void>;
+  /** Called once when the job has failed maxAttempts times, before it is deleted. */
+  exhausted?(job: JobRow, error: unknown): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  pollIntervalMs: number;
+  batchSize: number;
+  concurrency: number;
+  leaseMs: number;
+}
+
+function describe(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).slice(0, 2000);
+}
+
+/**
+ * Polls the jobs table and runs what it claims, at most `concurrency` at once. A batch
+ * that comes back full means more work is waiting, so it polls again at once; otherwise
+ * it sleeps `pollIntervalMs` unless nudged (a job enqueued by this process). Every write
+ * after the claim is conditioned on still owning the lease, so a worker that lost its
+ * lease (paused, partitioned) cannot complete or reschedule a job someone else now runs.
+ */
+export class WorkerRuntime {
+  readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly kinds: JobKind[];
+  private running = false;
+  private loop: Promise<void> = Promise.resolve();
+  private wake: (() => void) | null = null;
+  /** A nudge that arrived while no one was sleeping (mid-claim): the next sleep is skipped. */
+  private nudged = false;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly log: Logger,
+    private readonly options: RuntimeOptions,
+    private readonly definitions: Partial<Record<JobKind, JobDefinition>>,
+  ) {
+    this.kinds = Object.keys(definitions) as JobKind[];
+  }
+
+  get activeCount(): number {
+    return this.active.size;
+  }
+
+  start(): void {
+    if (this.running || this.kinds.length === 0) return;
+    this.running = true;
+    this.loop = this.pollLoop();
+  }
+
+  /** Polls now instead of at the next interval. */
+  nudge(): void {
+    if (this.wake !== null) this.wake();
+    else this.nudged = true;
+  }
+
+  /** Stops claiming, waits up to `graceMs` for running jobs, then releases the rest. */
+  async stop(graceMs: number): Promise<void> {
+    this.running = false;
+    this.nudge();
+    await this.loop;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all([...this.active.values()].map((a) => a.done)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+    ]);
+    clearTimeout(timer);
+    // Release before aborting: once released, the owner check makes whatever the aborted
+    // handlers still write (complete, reschedule) a no-op.
+    const unfinished = [...this.active.keys()];
+    if (unfinished.length > 0) {
+      await releaseJobs(this.sql, unfinished, this.owner).catch((err: unknown) => this.log.warn('could not release jobs', { err }));
+      this.log.info('released unfinished jobs', { jobs: unfinished.length });
+    }
+    for (const a of this.active.values()) a.controller.abort();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.nudged) {
+      this.nudged = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done(): void {
+        clearTimeout(timer);
+        if (self.wake === done) self.wake = null;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private async pollLoop(): Promise<void> {
+    let failures = 0;
+    while (this.running) {
+      const free = this.options.concurrency - this.active.size;
+      if (free <= 0) {
+        await this.sleep(this.options.pollIntervalMs);
+        continue;
+      }
+      const limit = Math.min(free, this.options.batchSize);
+      let jobs: JobRow[];
+      try {
+        jobs = await claimJobs(this.sql, this.kinds, this.owner, limit, this.options.leaseMs);
+        failures = 0;
+      } catch (err) {
+        failures++;
+        if (failures === 1 || failures % 30 === 0) this.log.warn('could not claim jobs', { err, failures });
+        await this.sleep(Math.min(this.options.pollIntervalMs * 2 ** Math.min(failures, 5), 30_000));
+        continue;
+      }
+      for (const job of jobs) this.launch(job);
+      if (jobs.length < limit) await this.sleep(this.options.pollIntervalMs);
+    }
+  }
+
+  private launch(job: JobRow): void {
+    const controller = new AbortController();
+    const done = this.execute(job, controller.signal).finally(() => {
+      this.active.delete(job.id);
+      // A slot opened: poll again if the loop was waiting for capacity.
+      if (this.active.size === this.options.concurrency - 1) this.nudge();
+    });
+    this.active.set(job.id, { controller, done });
+  }
+
+  private async execute(job: JobRow, signal: AbortSignal): Promise<void> {
+    const definition = this.definitions[job.kind];
+    const log = this.log.child({ job: job.id, kind: job.kind });
+    try {
+      if (definition === undefined) throw new Error(`no handler for job kind ${job.kind}`);
+      const outcome = await definition.run(job, { signal, log });
+      if (outcome === undefined) await completeJob(this.sql, job.id, this.owner);
+      else await rescheduleJob(this.sql, job.id, this.owner, { delayMs: outcome.retryIn, error: null, countAttempt: false, payload: outcome.payload });
+    } catch (err) {
+      await this.failed(job, definition, err, log).catch((e: unknown) => log.error('could not record job failure; its lease will expire', { err: e }));
+    }
+  }
+
+  private async failed(job: JobRow, definition: JobDefinition | undefined, err: unknown, log: Logger): Promise<void> {
+    const { maxAttempts } = JOB_KINDS[job.kind];
+    if (job.attempts >= maxAttempts) {
+      log.error('job failed for the last time', { attempts: job.attempts, error: describe(err) });
+      await definition?.exhausted?.(job, err);
+      await completeJob(this.sql, job.id, this.owner);
+      return;
+    }
+    const delayMs = backoffMs(job.kind, job.attempts);
+    log.warn('job failed; will retry', { attempts: job.attempts, retryInMs: delayMs, error: describe(err) });
+    await rescheduleJob(this.sql, job.id, this.owner, { delayMs, error: describe(err), countAttempt: true });
+  }
+}

@@ -1,0 +1,175 @@
+import { after, before, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { migrate } from '../src/db/migrate.ts';
+import { createLogger } from '../src/log.ts';
+import { backoffMs } from '../src/queue/kinds.ts';
+import { claimJobs, completeJob, countJobs, insertJob } from '../src/queue/queries.ts';
+import { WorkerRuntime, type JobDefinition } from '../src/queue/runtime.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+
+const log = createLogger('silent');
+let t: TestDatabase;
+before(async () => {
+  t = await createTestDatabase();
+  await migrate(t.db.sql, log);
+});
+after(() => t.close());
+beforeEach(async () => {
+  await t.db.sql`delete from jobs`;
+});
+
+const FAST = { pollIntervalMs: 20, batchSize: 10, concurrency: 10, leaseMs: 30_000 };
+
+async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await sleep(20);
+  }
+}
+
+async function remaining(): Promise<number> {
+  const [row] = await t.db.sql<{ n: number }[]>`select count(*)::int as n from jobs`;
+  return row?.n ?? -1;
+}
+
+describe('jobs queue', () => {
+  test('a runtime drains what is enqueued and deletes finished jobs', async () => {
+    const seen: number[] = [];
+    const rt = new WorkerRuntime(t.db.sql, log, FAST, { noop: { run: async (job) => void seen.push(job.payload.n as number) } });
+    for (let n = 0; n < 50; n++) await insertJob(t.db.sql, { kind: 'noop', payload: { n } });
+    rt.start();
+    await until(async () => (await remaining()) === 0);
+    await rt.stop(1000);
+    assert.deepEqual([...seen].sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i));
+  });
+
+  test('two runtimes on one database never run a job twice, nor one job at the same time', async () => {
+    const runs = new Map<string, number>();
+    const running = new Set<string>();
+    let overlaps = 0;
+    const def: JobDefinition = {
+      run: async (job) => {
+        if (running.has(job.id)) overlaps++;
+        running.add(job.id);
+        runs.set(job.id, (runs.get(job.id) ?? 0) + 1);
+        await sleep(Math.random() * 5);
+        running.delete(job.id);
+      },
+    };
+    const a = new WorkerRuntime(t.db.sql, log, { ...FAST, batchSize: 3 }, { noop: def });
+    const b = new WorkerRuntime(t.db.sql, log, { ...FAST, batchSize: 4 }, { noop: def });
+    for (let n = 0; n < 200; n++) await insertJob(t.db.sql, { kind: 'noop', payload: { n } });
+    a.start();
+    b.start();
+    await until(async () => (await remaining()) === 0);
+    await Promise.all([a.stop(1000), b.stop(1000)]);
+    assert.equal(runs.size, 200);
+    assert.deepEqual([...new Set(runs.values())], [1]);
+    assert.equal(overlaps, 0);
+  });
+
+  test('a job whose worker died is claimed again after its lease, and the dead owner cannot complete it', async () => {
+    await insertJob(t.db.sql, { kind: 'noop', payload: { n: 1 } });
+    const [stolen] = await claimJobs(t.db.sql, ['noop'], 'crashed-worker', 10, 300);
+    assert.ok(stolen);
+    const ran: string[] = [];
+    const rt = new WorkerRuntime(t.db.sql, log, FAST, { noop: { run: async (job) => void ran.push(job.id) } });
+    rt.start();
+    await sleep(150);
+    assert.deepEqual(ran, [], 'not while the lease holds');
+    await until(async () => ran.length === 1);
+    await rt.stop(1000);
+    assert.equal(ran[0], stolen.id);
+    assert.equal(await completeJob(t.db.sql, stolen.id, 'crashed-worker'), false);
+  });
+
+  test('failures are retried with backoff, then the exhausted hook runs and the job is gone', async () => {
+    let attempts = 0;
+    let exhaustedWith: unknown = null;
+    const rt = new WorkerRuntime(t.db.sql, log, FAST, {
+      noop: {
+        run: async () => {
+          attempts++;
+          throw new Error(`boom ${attempts}`);
+        },
+        exhausted: async (_job, err) => {
+          exhaustedWith = err;
+        },
+      },
+    });
+    await insertJob(t.db.sql, { kind: 'noop' });
+    rt.start();
+    await until(async () => exhaustedWith !== null && (await remaining()) === 0);
+    await rt.stop(1000);
+    assert.equal(attempts, 3, 'maxAttempts of noop');
+    assert.match((exhaustedWith as Error).message, /boom 3/);
+  });
+
+  test('a planned wait reschedules without counting an attempt and can update the payload', async () => {
+    const polls: number[] = [];
+    const rt = new WorkerRuntime(t.db.sql, log, FAST, {
+      noop: {
+        run: async (job) => {
+          const n = (job.payload.n as number) ?? 0;
+          polls.push(job.attempts);
+          if (n < 5) return { retryIn: 10, payload: { n: n + 1 } };
+        },
+      },
+    });
+    await insertJob(t.db.sql, { kind: 'noop', payload: { n: 0 } });
+    rt.start();
+    await until(async () => (await remaining()) === 0);
+    await rt.stop(1000);
+    assert.deepEqual(polls, [1, 1, 1, 1, 1, 1]);
+  });
+
+  test('a full batch is followed by another claim at once, not after the poll interval', async () => {
+    let done = 0;
+    const rt = new WorkerRuntime(t.db.sql, log, { pollIntervalMs: 60_000, batchSize: 5, concurrency: 5, leaseMs: 30_000 }, { noop: { run: async () => void done++ } });
+    for (let n = 0; n < 40; n++) await insertJob(t.db.sql, { kind: 'noop' });
+    const started = Date.now();
+    rt.start();
+    await until(async () => done === 40, 15_000);
+    await rt.stop(1000);
+    assert.ok(Date.now() - started < 15_000);
+  });
+
+  test('a nudge wakes a sleeping runtime at once', async () => {
+    let done = 0;
+    const rt = new WorkerRuntime(t.db.sql, log, { ...FAST, pollIntervalMs: 60_000 }, { noop: { run: async () => void done++ } });
+    rt.start();
+    await sleep(100);
+    await insertJob(t.db.sql, { kind: 'noop' });
+    rt.nudge();
+    await until(async () => done === 1, 5_000);
+    await rt.stop(1000);
+  });
+
+  test('stop waits for running jobs, then releases the unfinished ones uncounted', async () => {
+    const rt = new WorkerRuntime(t.db.sql, log, FAST, {
+      noop: { run: (_job, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve())) },
+    });
+    await insertJob(t.db.sql, { kind: 'noop' });
+    rt.start();
+    await until(async () => rt.activeCount === 1);
+    await rt.stop(100);
+    const [row] = await t.db.sql`select attempts, locked_by from jobs`;
+    assert.equal(row?.attempts, 0);
+    assert.equal(row?.lockedBy, null);
+  });
+
+  test('unique keys keep one pending job per key', async () => {
+    assert.notEqual(await insertJob(t.db.sql, { kind: 'noop', uniqueKey: 'only-one' }), null);
+    assert.equal(await insertJob(t.db.sql, { kind: 'noop', uniqueKey: 'only-one' }), null);
+    assert.deepEqual([...(await countJobs(t.db.sql))], [{ kind: 'noop', queued: 1, running: 0 }]);
+  });
+
+  test('backoff grows exponentially up to its cap, with jitter in the upper half', () => {
+    assert.equal(backoffMs('document.submit', 1, () => 1), 2_000);
+    assert.equal(backoffMs('document.submit', 1, () => 0), 1_000);
+    assert.equal(backoffMs('document.submit', 4, () => 1), 16_000);
+    assert.equal(backoffMs('document.submit', 30, () => 1), 300_000);
+  });
+});
