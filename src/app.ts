@@ -15,6 +15,16 @@ import { createHttpServer } from './http/server.ts';
 import { createLogger, type Logger } from './log.ts';
 import { RateLimits } from './ratelimit/limiter.ts';
 import { systemRoutes } from './system/routes.ts';
+import type { TaxAuthority } from './dgii/authority.ts';
+import { SimulatedAuthority } from './dgii/simulated-authority.ts';
+import { documentJobs } from './documents/pipeline.ts';
+import { documentRoutes } from './documents/routes.ts';
+import { DOCUMENT_SCHEMAS } from './documents/schemas.ts';
+import { DocumentService } from './documents/service.ts';
+import { EventOutbox } from './events/outbox.ts';
+import { IdempotencyStore } from './idempotency/idempotent.ts';
+import { maintenanceJob, scheduleMaintenance } from './maintenance/purge.ts';
+import { WorkerRuntime } from './queue/runtime.ts';
 
 export interface Service {
   url: string;
@@ -22,6 +32,8 @@ export interface Service {
   db: Database;
   router: Router;
   rateLimits: RateLimits;
+  runtime: WorkerRuntime;
+  outbox: EventOutbox;
   close(): Promise<void>;
 }
 
@@ -29,6 +41,8 @@ export interface StartOptions {
   log?: Logger;
   /** A database opened by the caller (tests sharing one database between instances); not closed by close(). */
   database?: Database;
+  /** Replaces the configured tax authority (tests of failure paths). */
+  authority?: TaxAuthority;
 }
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -45,25 +59,39 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const tokens = new TokenIssuer(db.sql, keys['jwt-signing'], config.auth, log);
     const identity = new IdentityService(db.sql, hasher, tokens, authenticator, log);
     const rateLimits = new RateLimits(config.rateLimits);
+    const outbox = new EventOutbox();
+    const idempotency = new IdempotencyStore(db.sql, config.idempotency, log);
+    const authority = options.authority ?? new SimulatedAuthority(config.authority.simulatedProcessingMs);
+    const documents = new DocumentService(db.sql, outbox, () => runtime.nudge());
+    const runtime: WorkerRuntime = new WorkerRuntime(db.sql, log, config.queue, {
+      ...documentJobs({ sql: db.sql, authority, outbox, config: config.authority, log }),
+      'maintenance.purge': maintenanceJob(db.sql, log),
+    });
 
     const router = new Router();
     let openapi: Record<string, unknown> | null = null;
     const routes = [
       ...systemRoutes({
         sql: db.sql,
-        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS } })),
+        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS } })),
       }),
       ...authRoutes({ config, identity, tokens, authenticator }),
+      ...documentRoutes({ documents, idempotency }),
     ];
     for (const route of routes) router.add(route);
 
     const http = createHttpServer({ config, log, router, authenticator, rateLimits });
+    if (config.queue.workersEnabled) {
+      await scheduleMaintenance(db.sql);
+      runtime.start();
+    }
     const { url, port } = await http.listen();
-    log.info('listening', { url, database: db.kind, version: VERSION });
+    log.info('listening', { url, database: db.kind, version: VERSION, workers: config.queue.workersEnabled });
     return {
-      url, port, db, router, rateLimits,
+      url, port, db, router, rateLimits, runtime, outbox,
       close: async () => {
         await http.close();
+        await runtime.stop(config.http.shutdownGraceMs);
         if (options.database === undefined) await db.close();
         log.info('stopped');
       },

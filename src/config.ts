@@ -11,6 +11,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const NODE_ENVS = ['development', 'production', 'test'] as const;
 export type NodeEnv = (typeof NODE_ENVS)[number];
 
+export const AUTHORITY_KINDS = ['simulated'] as const;
+export type AuthorityKind = (typeof AUTHORITY_KINDS)[number];
+
 export interface Config {
   nodeEnv: NodeEnv;
   host: string;
@@ -42,6 +45,27 @@ export interface Config {
     scryptLogN: number;
     scryptMaxConcurrent: number;
     scryptMaxQueue: number;
+  };
+  queue: {
+    workersEnabled: boolean;
+    pollIntervalMs: number;
+    batchSize: number;
+    concurrency: number;
+    leaseMs: number;
+  };
+  idempotency: {
+    ttlMs: number;
+    leaseMs: number;
+  };
+  authority: {
+    kind: AuthorityKind;
+    simulatedProcessingMs: number;
+    pollIntervalMs: number;
+    pollMaxIntervalMs: number;
+    pollTimeoutMs: number;
+    submitMaxAttempts: number;
+    retryBaseMs: number;
+    retryMaxMs: number;
   };
   rateLimits: {
     defaultPerMinute: number;
@@ -191,6 +215,27 @@ function read(env: Env): { config: Config; r: Reader } {
       scryptLogN: r.int('SCRYPT_LOG_N', 17, 10, 20, 'scrypt cost as log2(N) for new password hashes (17 = OWASP\'s N=2^17, r=8, p=1).'),
       scryptMaxConcurrent: r.int('SCRYPT_MAX_CONCURRENT', 2, 1, 64, 'Password hashes computed at once (each uses 128·N·r bytes of memory).'),
       scryptMaxQueue: r.int('SCRYPT_MAX_QUEUE', 100, 0, 100_000, 'Password hashes allowed to wait; beyond it requests get 503.'),
+    },
+    queue: {
+      workersEnabled: r.bool('WORKERS_ENABLED', true, 'Run background jobs (submission, status polling, webhook deliveries) in this instance.'),
+      pollIntervalMs: r.int('QUEUE_POLL_INTERVAL_MS', 1000, 5, 60_000, 'How often an idle worker looks for due jobs (a full batch polls again at once).'),
+      batchSize: r.int('QUEUE_BATCH_SIZE', 20, 1, 1000, 'Jobs claimed per poll.'),
+      concurrency: r.int('QUEUE_CONCURRENCY', 50, 1, 10_000, 'Jobs running at once in this instance.'),
+      leaseMs: r.int('QUEUE_LEASE_MS', 120_000, 1000, 3_600_000, 'How long a claimed job stays reserved; a crashed worker\'s jobs run again after it.'),
+    },
+    idempotency: {
+      ttlMs: r.int('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30, 'How long Idempotency-Key responses are kept for replay.') * 3_600_000,
+      leaseMs: r.int('IDEMPOTENCY_LEASE_SECONDS', 60, 1, 3600, 'How long a running request holds its Idempotency-Key before a retry may take it over.') * 1000,
+    },
+    authority: {
+      kind: r.oneOf('TAX_AUTHORITY', AUTHORITY_KINDS, 'simulated', 'Where documents are sent.'),
+      simulatedProcessingMs: r.int('SIMULATOR_PROCESSING_MS', 3000, 0, 3_600_000, 'How long the simulated authority answers "En Proceso" before its verdict.'),
+      pollIntervalMs: r.int('DGII_POLL_INTERVAL_MS', 2000, 10, 3_600_000, 'First wait before asking the authority for a document\'s status; doubles each time.'),
+      pollMaxIntervalMs: r.int('DGII_POLL_MAX_INTERVAL_MS', 60_000, 10, 3_600_000, 'Longest wait between two status queries.'),
+      pollTimeoutMs: r.int('DGII_POLL_TIMEOUT_MS', 24 * 3_600_000, 1000, 30 * 24 * 3_600_000, 'After this long without a final status a document becomes error.'),
+      submitMaxAttempts: r.int('DGII_SUBMIT_MAX_ATTEMPTS', 8, 1, 100, 'Tries to send a document (network errors, 5xx) before it becomes error.'),
+      retryBaseMs: r.int('DGII_RETRY_BASE_MS', 2000, 1, 3_600_000, 'First wait after a failed call to the authority; doubles each time.'),
+      retryMaxMs: r.int('DGII_RETRY_MAX_MS', 300_000, 1, 24 * 3_600_000, 'Longest wait between two failed calls to the authority.'),
     },
     rateLimits: {
       defaultPerMinute: r.int('RATE_LIMIT_DEFAULT_PER_MINUTE', 120, 1, 1_000_000, 'Default API scope, per tenant.'),

@@ -44,15 +44,20 @@ export class AppError extends Error {
   constructor(
     code: ErrorCode,
     message?: string,
-    options: { details?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {},
+    options: { details?: FieldError[]; headers?: Record<string, string>; cause?: unknown; status?: number } = {},
   ) {
     super(message ?? ERROR_CODES[code].message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
-    this.status = ERROR_CODES[code].status;
+    this.status = options.status ?? ERROR_CODES[code].status;
     this.details = options.details;
     this.headers = options.headers;
   }
+}
+
+/** The body of every error response: { success: false, error: { code, message, details? } }. */
+export function errorEnvelope(err: AppError): { success: false; error: { code: ErrorCode; message: string; details?: FieldError[] } } {
+  return { success: false, error: { code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) } };
 }
 
 /** 422 with one entry per invalid field. */

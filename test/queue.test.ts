@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { migrate } from '../src/db/migrate.ts';
 import { createLogger } from '../src/log.ts';
-import { backoffMs } from '../src/queue/kinds.ts';
+import { JOB_KINDS, backoffMs } from '../src/queue/kinds.ts';
 import { claimJobs, completeJob, countJobs, insertJob } from '../src/queue/queries.ts';
 import { WorkerRuntime, type JobDefinition } from '../src/queue/runtime.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
@@ -167,9 +167,10 @@ describe('jobs queue', () => {
   });
 
   test('backoff grows exponentially up to its cap, with jitter in the upper half', () => {
-    assert.equal(backoffMs('document.submit', 1, () => 1), 2_000);
-    assert.equal(backoffMs('document.submit', 1, () => 0), 1_000);
-    assert.equal(backoffMs('document.submit', 4, () => 1), 16_000);
-    assert.equal(backoffMs('document.submit', 30, () => 1), 300_000);
+    const policy = JOB_KINDS['document.submit'];
+    assert.equal(backoffMs(policy, 1, () => 1), 2_000);
+    assert.equal(backoffMs(policy, 1, () => 0), 1_000);
+    assert.equal(backoffMs(policy, 4, () => 1), 16_000);
+    assert.equal(backoffMs(policy, 30, () => 1), 300_000);
   });
 });

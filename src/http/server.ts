@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.ts';
 import type { Principal } from '../auth/principal.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
-import { AppError, ERROR_CODES, type ErrorCode } from '../errors.ts';
+import { AppError, ERROR_CODES, errorEnvelope, type ErrorCode } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { RateLimits } from '../ratelimit/limiter.ts';
 import { RATE_SCOPES, type RateScope } from '../ratelimit/scopes.ts';
@@ -46,9 +46,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const API_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
 
 function errorBody(err: AppError): string {
-  const error: Record<string, unknown> = { code: err.code, message: err.message };
-  if (err.details !== undefined) error.details = err.details;
-  return JSON.stringify({ success: false, error });
+  return JSON.stringify(errorEnvelope(err));
 }
 
 export function createHttpServer(deps: ServerDeps): HttpServer {

@@ -10,11 +10,16 @@ export const JOB_KINDS = {
 } as const satisfies Record<string, { maxAttempts: number; backoffBaseMs: number; backoffMaxMs: number }>;
 
 export type JobKind = keyof typeof JOB_KINDS;
+export interface RetryPolicy {
+  maxAttempts: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+}
 export const JOB_KIND_NAMES = Object.keys(JOB_KINDS) as JobKind[];
 
-/** Exponential backoff with full jitter over [base/2, min(base·2^(n-1), max)]. */
-export function backoffMs(kind: JobKind, attempt: number, random = Math.random): number {
-  const { backoffBaseMs, backoffMaxMs } = JOB_KINDS[kind];
+/** Exponential backoff with jitter over [c/2, c] where c = min(base·2^(n-1), max). */
+export function backoffMs(policy: RetryPolicy, attempt: number, random = Math.random): number {
+  const { backoffBaseMs, backoffMaxMs } = policy;
   const ceiling = Math.min(backoffMaxMs, backoffBaseMs * 2 ** Math.max(0, attempt - 1));
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }

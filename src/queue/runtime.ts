@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log.ts';
-import { JOB_KINDS, backoffMs, type JobKind } from './kinds.ts';
+import { JOB_KINDS, backoffMs, type JobKind, type RetryPolicy } from './kinds.ts';
 import { claimJobs, completeJob, releaseJobs, rescheduleJob, type JobRow } from './queries.ts';
 
 /** A planned wait (e.g. the authority still processing): not a failure, attempts reset. */
@@ -20,6 +20,8 @@ export interface JobDefinition {
   run(job: JobRow, ctx: JobContext): Promise<Reschedule | void>;
   /** Called once when the job has failed maxAttempts times, before it is deleted. */
   exhausted?(job: JobRow, error: unknown): Promise<void>;
+  /** Overrides the kind's default retry policy (from configuration). */
+  policy?: Partial<RetryPolicy>;
 }
 
 export interface RuntimeOptions {
@@ -161,14 +163,14 @@ export class WorkerRuntime {
   }
 
   private async failed(job: JobRow, definition: JobDefinition | undefined, err: unknown, log: Logger): Promise<void> {
-    const { maxAttempts } = JOB_KINDS[job.kind];
-    if (job.attempts >= maxAttempts) {
+    const policy: RetryPolicy = { ...JOB_KINDS[job.kind], ...definition?.policy };
+    if (job.attempts >= policy.maxAttempts) {
       log.error('job failed for the last time', { attempts: job.attempts, error: describe(err) });
       await definition?.exhausted?.(job, err);
       await completeJob(this.sql, job.id, this.owner);
       return;
     }
-    const delayMs = backoffMs(job.kind, job.attempts);
+    const delayMs = backoffMs(policy, job.attempts);
     log.warn('job failed; will retry', { attempts: job.attempts, retryInMs: delayMs, error: describe(err) });
     await rescheduleJob(this.sql, job.id, this.owner, { delayMs, error: describe(err), countAttempt: true });
   }

@@ -5,6 +5,7 @@ import { startService, type Service } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
 import type { Sql } from '../../src/db/connect.ts';
+import type { TaxAuthority } from '../../src/dgii/authority.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 
 export const TEST_MASTER_KEY = 'a1'.repeat(32);
@@ -39,6 +40,7 @@ export interface TestServiceOptions {
   /** Share an existing database (several instances on one database). */
   database?: TestDatabase;
   captureLog?: boolean;
+  authority?: TaxAuthority;
 }
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
@@ -49,7 +51,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const log: Logger = options.captureLog === true
     ? createLogger('debug', (line) => logLines.push(line))
     : createLogger(config.logLevel);
-  const service = await startService(config, { log, database: database.db });
+  const service = await startService(config, { log, database: database.db, ...(options.authority === undefined ? {} : { authority: options.authority }) });
   return {
     service,
     url: service.url,

@@ -1,0 +1,117 @@
+import type { Config } from '../config.ts';
+import type { Sql } from '../db/connect.ts';
+import { PermanentAuthorityError, type Submission, type TaxAuthority, type Verdict } from '../dgii/authority.ts';
+import type { EventOutbox } from '../events/outbox.ts';
+import type { Logger } from '../log.ts';
+import type { JobRow } from '../queue/queries.ts';
+import { insertJob } from '../queue/queries.ts';
+import type { JobDefinition } from '../queue/runtime.ts';
+import { findDocumentById, type DocumentRow } from './queries.ts';
+import { transition } from './transitions.ts';
+
+// Background submission: `document.submit` sends a `recibido` document and moves it to
+// en_proceso (or straight to a verdict); `document.poll` asks for the status with a
+// doubling interval until a verdict, or error after DGII_POLL_TIMEOUT_MS. Transient
+// failures are thrown so the queue retries them with backoff; when the retry budget is
+// spent the document becomes `error` with the last failure as its message.
+
+export interface PipelineDeps {
+  sql: Sql;
+  authority: TaxAuthority;
+  outbox: EventOutbox;
+  config: Config['authority'];
+  log: Logger;
+}
+
+interface PollPayload {
+  documentId: string;
+  trackId: string;
+  since: number;
+  interval: number;
+}
+
+function toSubmission(doc: DocumentRow): Submission {
+  return {
+    signedXml: '',
+    signedRfceXml: null,
+    documentId: doc.id, tenantId: doc.tenantId, environment: doc.environment, tipo: doc.tipo, encf: doc.encf,
+    rncEmisor: doc.rncEmisor, rncComprador: doc.rncComprador, fechaEmision: doc.fechaEmision, montoTotal: doc.montoTotal, ecf: doc.ecf,
+  };
+}
+
+function message(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).slice(0, 1000);
+}
+
+export function documentJobs(deps: PipelineDeps): Record<'document.submit' | 'document.poll', JobDefinition> {
+  const { sql, authority, outbox, config, log } = deps;
+
+  async function finish(doc: DocumentRow, verdict: Verdict, trackId?: string | null): Promise<void> {
+    await sql.begin((tx) => transition(tx, outbox, doc, verdict.estado, { trackId, dgiiCode: verdict.dgiiCode, dgiiMessage: verdict.dgiiMessage }));
+  }
+
+  async function fail(documentId: string, dgiiCode: string | null, dgiiMessage: string): Promise<void> {
+    const doc = await findDocumentById(sql, documentId);
+    if (doc === undefined || (doc.estado !== 'recibido' && doc.estado !== 'en_proceso')) return;
+    await sql.begin((tx) => transition(tx, outbox, doc, 'error', { dgiiCode, dgiiMessage }));
+    log.warn('document could not be processed', { document: doc.id, reason: dgiiMessage });
+  }
+
+  const pollPayload = (job: JobRow): PollPayload => job.payload as unknown as PollPayload;
+  const policy = { maxAttempts: config.submitMaxAttempts, backoffBaseMs: config.retryBaseMs, backoffMaxMs: config.retryMaxMs };
+
+  return {
+    'document.submit': {
+      policy,
+      async run(job, ctx) {
+        const documentId = String(job.payload.documentId);
+        const doc = await findDocumentById(sql, documentId);
+        if (doc === undefined || doc.estado !== 'recibido') return;
+        let result;
+        try {
+          result = await authority.submit(toSubmission(doc), ctx.signal);
+        } catch (err) {
+          if (!(err instanceof PermanentAuthorityError)) throw err;
+          await fail(doc.id, err.dgiiCode, err.message);
+          return;
+        }
+        if (result.kind === 'final') {
+          await finish(doc, result.verdict, result.trackId);
+          return;
+        }
+        const { trackId } = result;
+        await sql.begin(async (tx) => {
+          const moved = await transition(tx, outbox, doc, 'en_proceso', { trackId, dgiiCode: null, dgiiMessage: null });
+          if (moved === undefined) return;
+          const payload: PollPayload = { documentId: doc.id, trackId, since: Date.now(), interval: config.pollIntervalMs };
+          await insertJob(tx, { kind: 'document.poll', payload: { ...payload }, delayMs: config.pollIntervalMs, uniqueKey: `poll:${doc.id}` });
+        });
+      },
+      async exhausted(job, err) {
+        await fail(String(job.payload.documentId), null, `Could not be sent after ${job.attempts} attempts: ${message(err)}`);
+      },
+    },
+    'document.poll': {
+      policy: { ...policy, maxAttempts: policy.maxAttempts * 2 },
+      async run(job, ctx) {
+        const p = pollPayload(job);
+        const doc = await findDocumentById(sql, p.documentId);
+        if (doc === undefined || doc.estado !== 'en_proceso') return;
+        const status = await authority.status({ tenantId: doc.tenantId, environment: doc.environment, trackId: p.trackId }, ctx.signal);
+        if (status.kind === 'final') {
+          await finish(doc, status.verdict);
+          return;
+        }
+        if (Date.now() - p.since > config.pollTimeoutMs) {
+          await fail(doc.id, null, `No verdict from the tax authority after ${Math.round(config.pollTimeoutMs / 60_000)} minutes (trackId ${p.trackId})`);
+          return;
+        }
+        const next = Math.min(p.interval * 2, config.pollMaxIntervalMs);
+        return { retryIn: p.interval, payload: { ...p, interval: next } };
+      },
+      async exhausted(job, err) {
+        await fail(pollPayload(job).documentId, null, `The status could not be obtained: ${message(err)}`);
+      },
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import type { Queryable } from '../db/connect.ts';
+import type { Environment } from '../environments.ts';
+import type { EcfObject } from './validation/types.ts';
+import type { Estado } from './states.ts';
+
+export interface DocumentRow {
+  id: string;
+  seq: string;
+  tenantId: number;
+  environment: Environment;
+  tipo: number;
+  encf: string;
+  estado: Estado;
+  rncEmisor: string;
+  rncComprador: string | null;
+  fechaEmision: string;
+  montoTotal: string;
+  ecf: EcfObject;
+  trackId: string | null;
+  dgiiCode: string | null;
+  dgiiMessage: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface HistoryRow {
+  estado: Estado;
+  dgiiCode: string | null;
+  dgiiMessage: string | null;
+  trackId: string | null;
+  detail: string | null;
+  at: Date;
+}
+
+export interface NewDocument {
+  id: string;
+  tenantId: number;
+  environment: Environment;
+  tipo: number;
+  encf: string;
+  rncEmisor: string;
+  rncComprador: string | null;
+  /** yyyy-MM-dd */
+  fechaEmision: string;
+  montoTotal: string;
+  ecf: EcfObject;
+}
+
+// Columns every document query returns; fecha_emision as ISO text to avoid time zones.
+const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, monto_total, ecf, track_id, dgii_code, dgii_message, created_at, updated_at';
+
+export async function insertDocument(sql: Queryable, d: NewDocument): Promise<DocumentRow> {
+  const [row] = await sql<DocumentRow[]>`
+    insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, fecha_emision, monto_total, ecf)
+    values (${d.id}, ${d.tenantId}, ${d.environment}, ${d.tipo}, ${d.encf}, 'recibido', ${d.rncEmisor}, ${d.rncComprador},
+            ${d.fechaEmision}::date, ${d.montoTotal}::numeric, ${sql.json(d.ecf as never)})
+    returning ${sql.unsafe(COLUMNS)}`;
+  return row as DocumentRow;
+}
+
+/** The next number of the sequence, under the row lock of the caller's transaction. */
+export async function nextSequenceValue(sql: Queryable, tenantId: number, environment: Environment, tipo: number): Promise<number> {
+  const [row] = await sql<{ lastValue: string }[]>`
+    insert into encf_sequences (tenant_id, environment, tipo, last_value) values (${tenantId}, ${environment}, ${tipo}, 1)
+    on conflict (tenant_id, environment, tipo) do update set last_value = encf_sequences.last_value + 1
+    returning last_value`;
+  return Number(row?.lastValue);
+}
+
+export async function encfExists(sql: Queryable, tenantId: number, environment: Environment, encf: string): Promise<boolean> {
+  const rows = await sql`select 1 from documents where tenant_id = ${tenantId} and environment = ${environment} and encf = ${encf}`;
+  return rows.count > 0;
+}
+
+export async function findDocument(sql: Queryable, tenantId: number, environment: Environment, id: string): Promise<DocumentRow | undefined> {
+  const [row] = await sql<DocumentRow[]>`
+    select ${sql.unsafe(COLUMNS)} from documents where id = ${id} and tenant_id = ${tenantId} and environment = ${environment}`;
+  return row;
+}
+
+/** For background jobs, which act on a document by id alone. */
+export async function findDocumentById(sql: Queryable, id: string): Promise<DocumentRow | undefined> {
+  const [row] = await sql<DocumentRow[]>`select ${sql.unsafe(COLUMNS)} from documents where id = ${id}`;
+  return row;
+}
+
+export async function documentHistory(sql: Queryable, documentId: string): Promise<HistoryRow[]> {
+  return sql<HistoryRow[]>`
+    select estado, dgii_code, dgii_message, track_id, detail, at
+    from document_history where document_id = ${documentId} order by id`;
+}
+
+/**
+ * Moves a document from `from` to `to`, only if it is still in `from` (another worker
+ * may have moved it meanwhile). Returns the updated row, or undefined if it was not.
+ */
+export async function updateEstado(
+  sql: Queryable,
+  id: string,
+  from: Estado,
+  to: Estado,
+  dgii: { trackId?: string | null; dgiiCode: string | null; dgiiMessage: string | null },
+): Promise<DocumentRow | undefined> {
+  const [row] = await sql<DocumentRow[]>`
+    update documents set estado = ${to}, updated_at = now(),
+      track_id = coalesce(${dgii.trackId ?? null}, track_id),
+      dgii_code = ${dgii.dgiiCode}, dgii_message = ${dgii.dgiiMessage}
+    where id = ${id} and estado = ${from}
+    returning ${sql.unsafe(COLUMNS)}`;
+  return row;
+}
+
+export async function insertHistory(sql: Queryable, documentId: string, h: Omit<HistoryRow, 'at'>): Promise<void> {
+  await sql`
+    insert into document_history (document_id, estado, dgii_code, dgii_message, track_id, detail)
+    values (${documentId}, ${h.estado}, ${h.dgiiCode}, ${h.dgiiMessage}, ${h.trackId}, ${h.detail})`;
+}
+
+export interface ListFilter {
+  tenantId: number;
+  environment: Environment;
+  estado?: Estado;
+  tipo?: number;
+  encf?: string;
+  /** yyyy-MM-dd, inclusive */
+  desde?: string;
+  hasta?: string;
+  /** The seq of the last row of the previous page. */
+  after?: string;
+  limit: number;
+}
+
+/** Newest first, keyset-paginated on seq; every filter is optional. */
+export async function listDocuments(sql: Queryable, f: ListFilter): Promise<DocumentRow[]> {
+  const no = sql``;
+  return sql<DocumentRow[]>`
+    select ${sql.unsafe(COLUMNS)} from documents
+    where tenant_id = ${f.tenantId} and environment = ${f.environment}
+      ${f.estado === undefined ? no : sql`and estado = ${f.estado}`}
+      ${f.tipo === undefined ? no : sql`and tipo = ${f.tipo}`}
+      ${f.encf === undefined ? no : sql`and encf = ${f.encf}`}
+      ${f.desde === undefined ? no : sql`and fecha_emision >= ${f.desde}::date`}
+      ${f.hasta === undefined ? no : sql`and fecha_emision <= ${f.hasta}::date`}
+      ${f.after === undefined ? no : sql`and seq < ${f.after}::bigint`}
+    order by seq desc
+    limit ${f.limit}`;
+}

@@ -1,0 +1,71 @@
+import { findTenant } from '../auth/queries.ts';
+import type { Queryable, Sql } from '../db/connect.ts';
+import type { Environment } from '../environments.ts';
+import { notFound, validationError } from '../errors.ts';
+import type { EventOutbox } from '../events/outbox.ts';
+import { encodeCursor } from '../http/query.ts';
+import { emitDocument } from './emit.ts';
+import { documentHistory, findDocument, listDocuments, type DocumentRow, type ListFilter } from './queries.ts';
+import { validateEcf } from './validation/validate-ecf.ts';
+import { documentDetail, documentSummary, type DocumentSummary } from './views.ts';
+
+export interface EmitResult {
+  row: DocumentRow;
+  view: ReturnType<typeof emittedView>;
+}
+
+export function emittedView(row: DocumentRow) {
+  const s = documentSummary(row);
+  return { internalTrackId: s.internalTrackId, encf: s.encf, estado: s.estado, tipo: s.tipo, environment: s.environment, fechaEmision: s.fechaEmision, montoTotal: s.montoTotal, createdAt: s.createdAt };
+}
+
+/** Emission and reading of documents; knows nothing of HTTP. */
+export class DocumentService {
+  /** A tenant's RNC never changes, so it is looked up once per process. */
+  private readonly rncs = new Map<number, string>();
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly outbox: EventOutbox,
+    /** Called after an emit commits, to start its submission without waiting for the next poll. */
+    private readonly onQueued: () => void,
+  ) {}
+
+  /** Validates and stores a document; 422 with every problem when it is not valid. */
+  async emit(tenantId: number, environment: Environment, body: unknown, inTransaction: (tx: Queryable, view: ReturnType<typeof emittedView>) => Promise<void>): Promise<EmitResult> {
+    const result = validateEcf(body);
+    if (!result.ok) throw validationError(result.errors, 'The e-CF is not valid');
+    // A tenant is one taxpayer: DGII binds its token to that RNC, so it only signs and
+    // sends its own documents.
+    const rnc = await this.tenantRnc(tenantId);
+    if (result.document.RNCEmisor !== rnc) {
+      throw validationError([{ path: 'ECF.Encabezado.Emisor.RNCEmisor', message: `must be the RNC of this account (${rnc})` }], 'The e-CF is not valid');
+    }
+    const row = await emitDocument(this.sql, this.outbox, { tenantId, environment, document: result.document }, (tx, doc) => inTransaction(tx, emittedView(doc)));
+    this.onQueued();
+    return { row, view: emittedView(row) };
+  }
+
+  private async tenantRnc(tenantId: number): Promise<string> {
+    let rnc = this.rncs.get(tenantId);
+    if (rnc === undefined) {
+      rnc = (await findTenant(this.sql, tenantId))?.rnc ?? '';
+      this.rncs.set(tenantId, rnc);
+    }
+    return rnc;
+  }
+
+  async get(tenantId: number, environment: Environment, id: string) {
+    const row = await findDocument(this.sql, tenantId, environment, id);
+    if (row === undefined) throw notFound('Document');
+    return documentDetail(row, await documentHistory(this.sql, row.id));
+  }
+
+  async list(filter: Omit<ListFilter, 'limit'> & { pageSize: number }): Promise<{ items: DocumentSummary[]; nextCursor: string | null }> {
+    // One row more than asked tells whether another page exists.
+    const rows = await listDocuments(this.sql, { ...filter, limit: filter.pageSize + 1 });
+    const page = rows.slice(0, filter.pageSize);
+    const last = page[page.length - 1];
+    return { items: page.map(documentSummary), nextCursor: rows.length > filter.pageSize && last !== undefined ? encodeCursor(last.seq) : null };
+  }
+}

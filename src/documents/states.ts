@@ -1,0 +1,35 @@
+// The life of a document (`estado`):
+//
+//   from        to                                            when
+//   (new)       recibido                                      stored and queued for submission
+//   recibido    en_proceso                                    the authority took it and gave a trackId
+//   recibido    aceptado | aceptado_condicional | rechazado   the authority answered at once (RFCE)
+//   recibido    error                                         it could not be sent (no valid certificate,
+//                                                             refused, or the retry budget ran out)
+//   en_proceso  aceptado | aceptado_condicional | rechazado   the status query gave a verdict
+//   en_proceso  error                                         no verdict before DGII_POLL_TIMEOUT_MS
+//
+// Final states never change. Each transition writes one history row and one
+// ecf.status_update event in the same transaction.
+export const ESTADOS = {
+  recibido: { final: false, next: ['en_proceso', 'aceptado', 'aceptado_condicional', 'rechazado', 'error'] },
+  en_proceso: { final: false, next: ['aceptado', 'aceptado_condicional', 'rechazado', 'error'] },
+  aceptado: { final: true, next: [] },
+  aceptado_condicional: { final: true, next: [] },
+  rechazado: { final: true, next: [] },
+  error: { final: true, next: [] },
+} as const satisfies Record<string, { final: boolean; next: readonly string[] }>;
+
+export type Estado = keyof typeof ESTADOS;
+export const ESTADO_NAMES = Object.keys(ESTADOS) as Estado[];
+
+export function isEstado(v: string): v is Estado {
+  return Object.hasOwn(ESTADOS, v);
+}
+
+export function canTransition(from: Estado, to: Estado): boolean {
+  return (ESTADOS[from].next as readonly string[]).includes(to);
+}
+
+/** The verdicts an authority can give. */
+export type FinalEstado = 'aceptado' | 'aceptado_condicional' | 'rechazado';

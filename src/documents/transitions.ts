@@ -1,0 +1,43 @@
+import type { Queryable } from '../db/connect.ts';
+import type { EventOutbox } from '../events/outbox.ts';
+import { insertHistory, updateEstado, type DocumentRow } from './queries.ts';
+import { canTransition, type Estado } from './states.ts';
+
+export interface DgiiInfo {
+  trackId?: string | null;
+  dgiiCode: string | null;
+  dgiiMessage: string | null;
+  detail?: string | null;
+}
+
+/** The ecf.status_update payload: exactly the fields of the specification. */
+export function statusUpdatePayload(doc: DocumentRow): Record<string, unknown> {
+  return {
+    internalTrackId: doc.id,
+    encf: doc.encf,
+    estado: doc.estado,
+    dgiiCode: doc.dgiiCode,
+    dgiiMessage: doc.dgiiMessage,
+    trackId: doc.trackId,
+    timestamp: new Date().toISOString(),
+  };
+}
+
+/** The first history entry and event of a document just stored as `recibido`. */
+export async function recordCreation(tx: Queryable, outbox: EventOutbox, doc: DocumentRow): Promise<void> {
+  await insertHistory(tx, doc.id, { estado: doc.estado, dgiiCode: null, dgiiMessage: null, trackId: null, detail: null });
+  await outbox.record(tx, doc.tenantId, 'ecf.status_update', statusUpdatePayload(doc));
+}
+
+/**
+ * Moves `doc` to `to` with its history row and event, in the caller's transaction.
+ * Returns undefined when the document was no longer in `doc.estado` (someone else moved it).
+ */
+export async function transition(tx: Queryable, outbox: EventOutbox, doc: DocumentRow, to: Estado, info: DgiiInfo): Promise<DocumentRow | undefined> {
+  if (!canTransition(doc.estado, to)) throw new Error(`a document cannot go from ${doc.estado} to ${to}`);
+  const updated = await updateEstado(tx, doc.id, doc.estado, to, info);
+  if (updated === undefined) return undefined;
+  await insertHistory(tx, doc.id, { estado: to, dgiiCode: info.dgiiCode, dgiiMessage: info.dgiiMessage, trackId: updated.trackId, detail: info.detail ?? null });
+  await outbox.record(tx, doc.tenantId, 'ecf.status_update', statusUpdatePayload(updated));
+  return updated;
+}

@@ -1,0 +1,49 @@
+import type { DocumentRow, HistoryRow } from './queries.ts';
+
+// What the API shows of a document. Dates of the fiscal document keep DGII's dd-MM-yyyy.
+
+export function isoToDgiiDate(iso: string): string {
+  const [y, m, d] = iso.split('-');
+  return `${d}-${m}-${y}`;
+}
+
+export function dgiiToIsoDate(dgii: string): string {
+  const [d, m, y] = dgii.split('-');
+  return `${y}-${m}-${d}`;
+}
+
+export function documentSummary(row: DocumentRow) {
+  return {
+    internalTrackId: row.id,
+    environment: row.environment,
+    tipo: row.tipo,
+    encf: row.encf,
+    estado: row.estado,
+    rncEmisor: row.rncEmisor,
+    rncComprador: row.rncComprador,
+    fechaEmision: isoToDgiiDate(row.fechaEmision),
+    montoTotal: row.montoTotal,
+    trackId: row.trackId,
+    dgiiCode: row.dgiiCode,
+    dgiiMessage: row.dgiiMessage,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function documentDetail(row: DocumentRow, history: HistoryRow[]) {
+  return {
+    ...documentSummary(row),
+    history: history.map((h) => ({
+      estado: h.estado,
+      dgiiCode: h.dgiiCode,
+      dgiiMessage: h.dgiiMessage,
+      trackId: h.trackId,
+      detail: h.detail,
+      at: h.at.toISOString(),
+    })),
+    document: { ECF: row.ecf },
+  };
+}
+
+export type DocumentSummary = ReturnType<typeof documentSummary>;

@@ -1,0 +1,118 @@
+import type { Queryable, Sql } from '../db/connect.ts';
+import { AppError, errorEnvelope } from '../errors.ts';
+import { tenantOf } from '../http/params.ts';
+import { header, type Handler, type Reply, type RequestContext } from '../http/types.ts';
+import type { Logger } from '../log.ts';
+import { requestFingerprint } from './canonical.ts';
+import { claimKey, findKey, releaseKey, storeResponse, type KeyScope, type StoredResponse } from './queries.ts';
+
+// Idempotency-Key handling, as decisions.md states it:
+// - keys are 1–255 printable ASCII characters, scoped per tenant and environment;
+// - the first request claims the key atomically and holds a lease while it runs;
+// - same key, same fingerprint → the stored status, headers and body, with
+//   Idempotent-Replayed: true; different fingerprint → 409 IDEMPOTENCY_KEY_CONFLICT;
+//   still running → 409 IDEMPOTENCY_KEY_IN_USE with Retry-After;
+// - every response the handler produced is stored (4xx included) except 401/403/429
+//   and 5xx: a server failure releases the key so the client's retry can run.
+
+const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/;
+const REPLAYED_HEADERS = ['content-type', 'location'] as const;
+const NOT_STORED = new Set([401, 403, 429]);
+
+export interface IdempotencyConfig {
+  ttlMs: number;
+  leaseMs: number;
+}
+
+/** Lets a handler store its response in the same transaction as its own writes. */
+export interface IdempotencyClaim {
+  storeIn(tx: Queryable, reply: Reply): Promise<void>;
+}
+
+export type IdempotentHandler = (ctx: RequestContext, claim: IdempotencyClaim | null) => Promise<Reply>;
+
+function toStored(reply: Reply): StoredResponse {
+  const headers: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const v = reply.headers?.[name];
+    if (v !== undefined) headers[name] = v;
+  }
+  headers['content-type'] ??= 'application/json; charset=utf-8';
+  const body = reply.body === undefined ? null : JSON.stringify(reply.body);
+  return { status: reply.status, headers, body };
+}
+
+function replay(row: StoredResponse): Reply {
+  return {
+    status: row.status,
+    raw: { data: row.body ?? '', contentType: row.headers['content-type'] ?? 'application/json; charset=utf-8' },
+    headers: { ...row.headers, 'idempotent-replayed': 'true' },
+  };
+}
+
+export class IdempotencyStore {
+  constructor(
+    private readonly sql: Sql,
+    private readonly config: IdempotencyConfig,
+    private readonly log: Logger,
+  ) {}
+
+  /** Wraps a handler so that requests carrying Idempotency-Key follow the rules above. */
+  wrap(handler: IdempotentHandler): Handler {
+    return async (ctx) => {
+      const key = header(ctx.headers, 'idempotency-key');
+      if (key === undefined) return handler(ctx, null);
+      if (!KEY_FORMAT.test(key)) {
+        throw new AppError('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 255 printable ASCII characters', {
+          status: 400,
+          details: [{ path: 'header:Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }],
+        });
+      }
+      const scope: KeyScope = { tenantId: tenantOf(ctx), environment: ctx.env ?? '-', key };
+      const fingerprint = requestFingerprint(ctx.method, ctx.routePath, ctx.body, ctx.rawBody);
+      const existing = await this.acquire(scope, fingerprint);
+      if (existing !== null) return existing;
+      return this.runOwned(ctx, scope, handler);
+    };
+  }
+
+  /** null when this request owns the key; otherwise the replay to send (or it throws 409). */
+  private async acquire(scope: KeyScope, fingerprint: string): Promise<Reply | null> {
+    for (let i = 0; i < 3; i++) {
+      if (await claimKey(this.sql, scope, fingerprint, this.config.leaseMs, this.config.ttlMs)) return null;
+      const row = await findKey(this.sql, scope);
+      if (row === undefined) continue; // released between the two statements: claim again
+      if (row.fingerprint !== fingerprint) throw new AppError('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with a different request; use a new key');
+      if (row.state === 'running' || row.responseStatus === null) {
+        throw new AppError('IDEMPOTENCY_KEY_IN_USE', undefined, { headers: { 'retry-after': '1' } });
+      }
+      return replay({ status: row.responseStatus, headers: row.responseHeaders ?? {}, body: row.responseBody });
+    }
+    throw new AppError('IDEMPOTENCY_KEY_IN_USE', undefined, { headers: { 'retry-after': '1' } });
+  }
+
+  private async runOwned(ctx: RequestContext, scope: KeyScope, handler: IdempotentHandler): Promise<Reply> {
+    let storedInTransaction = false;
+    const claim: IdempotencyClaim = {
+      storeIn: async (tx, reply) => {
+        await storeResponse(tx, scope, toStored(reply));
+        storedInTransaction = true;
+      },
+    };
+    try {
+      const reply = await handler(ctx, claim);
+      if (!storedInTransaction) await this.settle(scope, reply);
+      return reply;
+    } catch (err) {
+      // Whatever the handler's transaction stored was rolled back with it.
+      const reply = err instanceof AppError ? { status: err.status, body: errorEnvelope(err), headers: err.headers } : { status: 500 };
+      await this.settle(scope, reply).catch((e: unknown) => this.log.warn('could not settle an idempotency key; its lease will expire', { err: e }));
+      throw err;
+    }
+  }
+
+  private async settle(scope: KeyScope, reply: Reply): Promise<void> {
+    if (reply.status >= 500 || NOT_STORED.has(reply.status)) await releaseKey(this.sql, scope);
+    else await storeResponse(this.sql, scope, toStored(reply));
+  }
+}

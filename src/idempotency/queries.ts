@@ -1,0 +1,73 @@
+import type { Queryable } from '../db/connect.ts';
+
+export interface KeyScope {
+  tenantId: number;
+  environment: string;
+  key: string;
+}
+
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string | null;
+}
+
+export interface KeyRow {
+  fingerprint: string;
+  state: 'running' | 'done';
+  lockedUntil: Date | null;
+  responseStatus: number | null;
+  responseHeaders: Record<string, string> | null;
+  responseBody: string | null;
+  expiresAt: Date;
+}
+
+/**
+ * Claims the key atomically. A new key is inserted; an existing one is taken over only
+ * when it has expired, or when its first request died holding it (lease past) with the
+ * same fingerprint. Returns true when this request now owns the key.
+ */
+export async function claimKey(sql: Queryable, s: KeyScope, fingerprint: string, leaseMs: number, ttlMs: number): Promise<boolean> {
+  const rows = await sql`
+    insert into idempotency_keys (tenant_id, environment, key, fingerprint, state, locked_until, expires_at)
+    values (${s.tenantId}, ${s.environment}, ${s.key}, ${fingerprint}, 'running',
+            now() + make_interval(secs => ${leaseMs / 1000}), now() + make_interval(secs => ${ttlMs / 1000}))
+    on conflict (tenant_id, environment, key) do update set
+      fingerprint = excluded.fingerprint, state = 'running', locked_until = excluded.locked_until,
+      response_status = null, response_headers = null, response_body = null,
+      created_at = now(), expires_at = excluded.expires_at
+    where idempotency_keys.expires_at <= now()
+       or (idempotency_keys.state = 'running' and idempotency_keys.locked_until < now()
+           and idempotency_keys.fingerprint = excluded.fingerprint)
+    returning key`;
+  return rows.count === 1;
+}
+
+export async function findKey(sql: Queryable, s: KeyScope): Promise<KeyRow | undefined> {
+  const [row] = await sql<KeyRow[]>`
+    select fingerprint, state, locked_until, response_status, response_headers, response_body, expires_at
+    from idempotency_keys where tenant_id = ${s.tenantId} and environment = ${s.environment} and key = ${s.key}`;
+  return row;
+}
+
+export async function storeResponse(sql: Queryable, s: KeyScope, r: StoredResponse): Promise<void> {
+  await sql`
+    update idempotency_keys set state = 'done', locked_until = null,
+      response_status = ${r.status}, response_headers = ${sql.json(r.headers)}, response_body = ${r.body}
+    where tenant_id = ${s.tenantId} and environment = ${s.environment} and key = ${s.key}`;
+}
+
+/** Forgets a claim whose request failed in a way that should not be replayed (5xx). */
+export async function releaseKey(sql: Queryable, s: KeyScope): Promise<void> {
+  await sql`
+    delete from idempotency_keys
+    where tenant_id = ${s.tenantId} and environment = ${s.environment} and key = ${s.key} and state = 'running'`;
+}
+
+export async function purgeExpiredKeys(sql: Queryable, batch: number): Promise<number> {
+  const rows = await sql`
+    delete from idempotency_keys where ctid = any(array(
+      select ctid from idempotency_keys where expires_at <= now() limit ${batch}))
+    returning key`;
+  return rows.count;
+}

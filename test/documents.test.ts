@@ -1,0 +1,223 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, client, newTenant, type ApiResponse, type Loose } from './helpers/http.ts';
+import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
+import { startTestService, type TestService } from './helpers/service.ts';
+
+let t: TestService;
+before(async () => {
+  t = await startTestService({ env: FAST_PIPELINE });
+});
+after(() => t.close());
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('emit', () => {
+  test('emit answers 202 recibido with a UUID v4 and the next eNCF of the sequence', async () => {
+    const a = await newTenant(t.url);
+    const api = client(t.url, { 'x-api-key': a.apiKey });
+    const res = await api.post('/eCF/documentos-ecf', { json: ecfFor(a.rnc, 31) });
+    assert.equal(res.status, 202, res.text);
+    assert.match(res.body.data.internalTrackId, UUID_V4);
+    assert.equal(res.body.data.encf, 'E310000000001');
+    assert.equal(res.body.data.estado, 'recibido');
+    assert.equal(res.headers.get('location'), `/eCF/documentos-ecf/${res.body.data.internalTrackId}`);
+    const second = await api.post('/ecf/documentos-ecf', { json: ecfFor(a.rnc, 31) });
+    assert.equal(second.body.data.encf, 'E310000000002');
+    const otherType = await api.post('/eCF/documentos-ecf', { json: ecfFor(a.rnc, 32) });
+    assert.equal(otherType.body.data.encf, 'E320000000001', 'one sequence per type');
+    const otherEnv = await api.post('/TesteCF/documentos-ecf', { json: ecfFor(a.rnc, 31) });
+    assert.equal(otherEnv.body.data.encf, 'E310000000001', 'one sequence per environment');
+  });
+
+  test('the document, its first history entry, its event and its submission job are stored together', async () => {
+    const a = await newTenant(t.url);
+    const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey } });
+    const id = res.body.data.internalTrackId;
+    const [row] = await t.sql`
+      select (select count(*)::int from document_history where document_id = ${id}) as history,
+             (select count(*)::int from events where body like ${'%' + id + '%'}) as events`;
+    assert.ok((row?.history as number) >= 1);
+    assert.ok((row?.events as number) >= 1);
+    const [first] = await t.sql`select estado from document_history where document_id = ${id} order by id limit 1`;
+    assert.equal(first?.estado, 'recibido');
+  });
+
+  test('a document goes recibido → en_proceso → aceptado with the authority\'s trackId and code 0', async () => {
+    const a = await newTenant(t.url);
+    const headers = { 'x-api-key': a.apiKey };
+    const res = await call(t.url, 'POST', '/CerteCF/documentos-ecf', { json: ecfFor(a.rnc, 31), headers });
+    const doc = await waitForEstado(t.url, 'CerteCF', res.body.data.internalTrackId, headers, ['aceptado']);
+    assert.deepEqual(doc.history.map((h: { estado: string }) => h.estado), ['recibido', 'en_proceso', 'aceptado']);
+    assert.equal(doc.dgiiCode, '0');
+    assert.equal(doc.dgiiMessage, 'Aceptado');
+    assert.match(doc.trackId, /^[0-9a-f-]{36}$/);
+    assert.equal(doc.history[1].trackId, doc.trackId);
+    assert.equal(doc.document.ECF.Encabezado.IdDoc.eNCF, doc.encf, 'the stored document carries its eNCF');
+
+    const events = await t.sql<{ body: string }[]>`select body from events where body like ${'%' + doc.internalTrackId + '%'} order by created_at`;
+    const payloads = events.map((e) => JSON.parse(e.body));
+    assert.deepEqual(payloads.map((p) => p.estado), ['recibido', 'en_proceso', 'aceptado']);
+    for (const p of payloads) {
+      assert.deepEqual(Object.keys(p), ['event', 'internalTrackId', 'encf', 'estado', 'dgiiCode', 'dgiiMessage', 'trackId', 'timestamp']);
+      assert.equal(p.event, 'ecf.status_update');
+      assert.match(p.timestamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    }
+    assert.equal(payloads[2].dgiiCode, '0');
+  });
+
+  test('the authority\'s other verdicts are aceptado_condicional and rechazado', async () => {
+    const a = await newTenant(t.url);
+    const headers = { authorization: `Bearer ${a.accessToken}` };
+    const marker = (m: string) => ecfFor(a.rnc, 31, { Encabezado: { IdDoc: { eNCF: undefined }, Emisor: { RNCEmisor: a.rnc, InformacionAdicionalEmisor: m } } });
+    const cond = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: marker('[simulador:condicional]'), headers });
+    const rej = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: marker('[simulador:rechazar]'), headers });
+    const c = await waitForEstado(t.url, 'TesteCF', cond.body.data.internalTrackId, headers, ['aceptado_condicional']);
+    const r = await waitForEstado(t.url, 'TesteCF', rej.body.data.internalTrackId, headers, ['rechazado']);
+    assert.match(c.dgiiMessage, /Condicional/);
+    assert.equal(r.dgiiCode, '2');
+  });
+
+  test('50 concurrent emits get 50 consecutive eNCFs: no gaps, no duplicates', async () => {
+    const a = await newTenant(t.url);
+    const results = await Promise.all(Array.from({ length: 50 }, () =>
+      call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc, 31), headers: { 'x-api-key': a.apiKey } })));
+    assert.deepEqual(results.map((r) => r.status), Array(50).fill(202));
+    const numbers = results.map((r) => Number(String(r.body.data.encf).slice(3))).sort((x, y) => x - y);
+    assert.deepEqual(numbers, Array.from({ length: 50 }, (_, i) => i + 1));
+  });
+
+  test('an eNCF given explicitly is used; reusing it is 409 and the sequence skips it', async () => {
+    const a = await newTenant(t.url);
+    const headers = { 'x-api-key': a.apiKey };
+    const explicit = ecfFor(a.rnc, 31, { Encabezado: { IdDoc: { eNCF: 'E310000000002' }, Emisor: { RNCEmisor: a.rnc } } });
+    const first = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: explicit, headers });
+    assert.equal(first.status, 202);
+    assert.equal(first.body.data.encf, 'E310000000002');
+    const again = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: explicit, headers });
+    assert.equal(again.status, 409);
+    assert.equal(again.body.error.code, 'ENCF_ALREADY_USED');
+    const auto = [];
+    for (let i = 0; i < 2; i++) auto.push((await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc, 31), headers })).body.data.encf);
+    assert.deepEqual(auto, ['E310000000001', 'E310000000003']);
+  });
+
+  test('an invalid document is 422 listing every problem, and nothing is stored', async () => {
+    const a = await newTenant(t.url);
+    const body = ecfFor(a.rnc, 31, { Encabezado: { IdDoc: { eNCF: 'E32000000001' }, Emisor: { RNCEmisor: '12', FechaEmision: '31-02-2025' } } });
+    const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: body, headers: { 'x-api-key': a.apiKey } });
+    assert.equal(res.status, 422);
+    assert.equal(res.body.error.code, 'VALIDATION_ERROR');
+    const paths = res.body.error.details.map((d: { path: string }) => d.path);
+    for (const p of ['ECF.Encabezado.IdDoc.eNCF', 'ECF.Encabezado.Emisor.RNCEmisor', 'ECF.Encabezado.Emisor.FechaEmision']) assert.ok(paths.includes(p), `${p} in ${paths}`);
+    const [row] = await t.sql`select count(*)::int as n from documents where tenant_id = ${a.tenantId}`;
+    assert.equal(row?.n, 0);
+  });
+
+  test('a document of another RNC than the tenant\'s is 422', async () => {
+    const a = await newTenant(t.url);
+    const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor('401506254'), headers: { 'x-api-key': a.apiKey } });
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body.error.details, [{ path: 'ECF.Encabezado.Emisor.RNCEmisor', message: `must be the RNC of this account (${a.rnc})` }]);
+  });
+
+  test('emitting needs credentials; an API key and a token of different tenants are 403', async () => {
+    const a = await newTenant(t.url);
+    const b = await newTenant(t.url);
+    assert.equal((await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc) })).status, 401);
+    const mixed = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey, authorization: `Bearer ${b.accessToken}` } });
+    assert.equal(mixed.status, 403);
+    assert.equal(mixed.body.error.code, 'FORBIDDEN');
+    const both = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey, authorization: `Bearer ${a.accessToken}` } });
+    assert.equal(both.status, 202);
+  });
+
+  test('the emit scope allows 30 per minute per tenant', async () => {
+    const limited = await startTestService({ database: t.database, env: { ...FAST_PIPELINE, RATE_LIMIT_EMIT_PER_MINUTE: '30', WORKERS_ENABLED: 'false' } });
+    try {
+      const a = await newTenant(limited.url);
+      const statuses = [];
+      for (let i = 0; i < 31; i++) statuses.push((await call(limited.url, 'POST', '/TesteCF/documentos-ecf', { json: { ECF: {} }, headers: { 'x-api-key': a.apiKey } })).status);
+      assert.deepEqual(statuses, [...Array(30).fill(422), 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('read', () => {
+  test('a tenant never sees another tenant\'s documents (404), nor across environments', async () => {
+    const a = await newTenant(t.url);
+    const b = await newTenant(t.url);
+    const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey } });
+    const id = res.body.data.internalTrackId;
+    assert.equal((await call(t.url, 'GET', `/TesteCF/documentos-ecf/${id}`, { headers: { 'x-api-key': a.apiKey } })).status, 200);
+    const other = await call(t.url, 'GET', `/TesteCF/documentos-ecf/${id}`, { headers: { 'x-api-key': b.apiKey } });
+    assert.equal(other.status, 404);
+    assert.equal(other.body.error.code, 'NOT_FOUND');
+    assert.equal((await call(t.url, 'GET', `/eCF/documentos-ecf/${id}`, { headers: { 'x-api-key': a.apiKey } })).status, 404);
+    assert.equal((await call(t.url, 'GET', '/TesteCF/documentos-ecf/not-a-uuid', { headers: { 'x-api-key': a.apiKey } })).status, 404);
+    const list = await call(t.url, 'GET', '/TesteCF/documentos-ecf', { headers: { 'x-api-key': b.apiKey } });
+    assert.deepEqual(list.body.data, { items: [], nextCursor: null });
+  });
+
+  test('the list pages newest first with an opaque cursor and honours every filter', async () => {
+    const a = await newTenant(t.url);
+    const headers = { 'x-api-key': a.apiKey };
+    const ids: string[] = [];
+    for (const [tipo, fecha] of [[31, '01-03-2025'], [32, '05-03-2025'], [31, '10-03-2025'], [34, '15-03-2025'], [31, '20-03-2025']] as const) {
+      const body = ecfFor(a.rnc, tipo, { Encabezado: { IdDoc: { eNCF: undefined }, Emisor: { RNCEmisor: a.rnc, FechaEmision: fecha } } });
+      const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: body, headers });
+      assert.equal(res.status, 202, res.text);
+      ids.push(res.body.data.internalTrackId);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: ApiResponse<Loose> = await call(t.url, 'GET', `/TesteCF/documentos-ecf?pageSize=2${cursor ? `&cursor=${cursor}` : ''}`, { headers });
+      assert.equal(page.status, 200, page.text);
+      assert.ok(page.body.data.items.length <= 2);
+      seen.push(...page.body.data.items.map((d: { internalTrackId: string }) => d.internalTrackId));
+      cursor = page.body.data.nextCursor;
+    } while (cursor !== null);
+    assert.deepEqual(seen, [...ids].reverse());
+
+    const q = async (query: string) => (await call(t.url, 'GET', `/TesteCF/documentos-ecf?${query}`, { headers })).body.data.items.map((d: { internalTrackId: string }) => d.internalTrackId);
+    assert.deepEqual(await q('tipo=31'), [ids[4], ids[2], ids[0]]);
+    assert.deepEqual(await q('desde=05-03-2025&hasta=2025-03-15'), [ids[3], ids[2], ids[1]]);
+    assert.deepEqual(await q('encf=E340000000001'), [ids[3]]);
+    assert.deepEqual(await q('estado=rechazado'), []);
+  });
+
+  test('bad filters, cursors and unknown parameters are 422, never 500', async () => {
+    const a = await newTenant(t.url);
+    for (const query of ['estado=perdido', 'tipo=30', 'pageSize=0', 'pageSize=501', 'pageSize=abc', 'cursor=xyz', 'cursor=' + Buffer.from('c1:1; drop table').toString('base64url'), 'desde=31-02-2025', 'hasta=2025-13-01', 'encf=E31', 'colour=red', 'tipo=31&tipo=32']) {
+      const res = await call(t.url, 'GET', `/TesteCF/documentos-ecf?${query}`, { headers: { 'x-api-key': a.apiKey } });
+      assert.equal(res.status, 422, query);
+      assert.equal(res.body.error.code, 'VALIDATION_ERROR');
+    }
+  });
+
+  test('the list and its filters are served by indexes on a realistic table', async () => {
+    const a = await newTenant(t.url);
+    // 20,000 documents: mostly accepted type 31, a few rejected, a few of type 34, a year of dates.
+    await t.sql`
+      insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, fecha_emision, monto_total, ecf)
+      select gen_random_uuid(), ${a.tenantId}, 'eCF',
+             case when g % 100 = 0 then 34 else 31 end,
+             'E' || (case when g % 100 = 0 then 34 else 31 end) || lpad(g::text, 10, '0'),
+             case when g % 200 = 0 then 'rechazado' else 'aceptado' end,
+             ${a.rnc}, date '2025-01-01' + (g % 365), 100, '{}'::jsonb
+      from generate_series(1, 20000) as g`;
+    await t.sql`analyze documents`;
+    const plan = async (filter: ReturnType<typeof t.sql<Record<string, unknown>[]>>) => {
+      const rows = await t.sql`explain select id from documents where tenant_id = ${a.tenantId} and environment = 'eCF' ${filter} order by seq desc limit 51`;
+      return rows.map((r) => Object.values(r)[0]).join('\n');
+    };
+    assert.match(await plan(t.sql``), /Index Scan using documents_recent_idx/);
+    assert.match(await plan(t.sql`and estado = 'rechazado'`), /documents_estado_idx/);
+    assert.match(await plan(t.sql`and tipo = 34`), /documents_tipo_idx/);
+    assert.match(await plan(t.sql`and fecha_emision between '2025-03-01' and '2025-03-02'`), /documents_fecha_idx/);
+    for (const filter of [t.sql``, t.sql`and estado = 'rechazado'`, t.sql`and tipo = 34`]) assert.doesNotMatch(await plan(filter), /Seq Scan/);
+  });
+});
