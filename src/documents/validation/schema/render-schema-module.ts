@@ -10,7 +10,7 @@ const FACET_ORDER = [
 
 const WIDTH = 110;
 
-function quote(text: string): string {
+export function quote(text: string): string {
   return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
@@ -31,7 +31,7 @@ function renderList(items: readonly string[], indent: string): string {
   return `[\n${lines.map((l) => `${indent}  ${l}`).join('\n')}\n${indent}]`;
 }
 
-function renderSimpleType(def: SimpleTypeDef, indent: string): string {
+export function renderSimpleType(def: SimpleTypeDef, indent: string): string {
   const record = def as unknown as Readonly<Record<string, unknown>>;
   const parts = FACET_ORDER.filter((key) => record[key] !== undefined).map((key) => {
     const value = record[key];

@@ -45,3 +45,14 @@ export interface XsdSchema {
 export function isGroup(element: SchemaElement): element is GroupElement {
   return 'children' in element;
 }
+
+/** Occurrences of the xs:any that ends a DGII root sequence, where the XML-DSig Signature goes. */
+export interface SignatureSlot {
+  readonly min: number;
+  readonly max: number;
+}
+
+/** A whole DGII document schema: the root's tree and simple types plus its Signature slot, if it has one. */
+export interface XsdDocument extends XsdSchema {
+  readonly signature: SignatureSlot | undefined;
+}

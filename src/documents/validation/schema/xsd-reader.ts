@@ -1,7 +1,7 @@
-// Reads the small subset of XML Schema that DGII's e-CF XSDs use (nested xs:sequence of
+// Reads the small subset of XML Schema that DGII's XSDs use (nested xs:sequence of
 // xs:element, named xs:simpleType restrictions) into the schema table's shapes. It is a
 // build-time tool for the generator and its consistency test, not used when validating.
-import type { GroupElement, SchemaElement, SimpleTypeDef, XsdBase, XsdSchema } from './schema-types.ts';
+import type { GroupElement, SchemaElement, SignatureSlot, SimpleTypeDef, XsdBase, XsdDocument, XsdSchema } from './schema-types.ts';
 
 interface XmlNode {
   readonly tag: string;
@@ -101,16 +101,34 @@ function readSimpleType(node: XmlNode): SimpleTypeDef {
 
 /** Parses one e-CF XSD (root element `ECF`) into its element tree and simple types. */
 export function readEcfXsd(text: string): XsdSchema {
-  const schema = child(parseXml(text), 'xs:schema');
-  const ecf = schema.children.find((c) => c.tag === 'xs:element' && c.attrs.name === 'ECF');
-  if (ecf === undefined) throw new Error('no ECF element');
-  const root = readElement(ecf) as GroupElement;
-  const simpleTypes: Record<string, SimpleTypeDef> = {};
-  for (const node of schema.children) {
-    if (node.tag !== 'xs:simpleType') continue;
-    const name = node.attrs.name?.trim();
-    if (name === undefined) throw new Error('unnamed top-level simpleType');
-    simpleTypes[name] = readSimpleType(node);
-  }
+  const { root, simpleTypes } = readXsdDocument(text, 'ECF');
   return { root, simpleTypes };
+}
+
+/**
+ * Parses one DGII XSD whose global element `rootName` is the document (ECF, RFCE, ARECF, ACECF,
+ * ANECF), keeping the occurrences of the root sequence's trailing xs:any: the Signature slot.
+ */
+export function readXsdDocument(text: string, rootName: string): XsdDocument {
+  const schema = child(parseXml(text), 'xs:schema');
+  const node = schema.children.find((c) => c.tag === 'xs:element' && c.attrs.name === rootName);
+  if (node === undefined) throw new Error(`no ${rootName} element`);
+  const root = readElement(node) as GroupElement;
+  const simpleTypes: Record<string, SimpleTypeDef> = {};
+  for (const entry of schema.children) {
+    if (entry.tag !== 'xs:simpleType') continue;
+    const name = entry.attrs.name?.trim();
+    if (name === undefined) throw new Error('unnamed top-level simpleType');
+    simpleTypes[name] = readSimpleType(entry);
+  }
+  return { root, simpleTypes, signature: readSignatureSlot(child(child(node, 'xs:complexType'), 'xs:sequence')) };
+}
+
+function readSignatureSlot(sequence: XmlNode): SignatureSlot | undefined {
+  const particles = sequence.children.filter((c) => c.tag === 'xs:element' || c.tag === 'xs:any');
+  const anyAt = particles.findIndex((c) => c.tag === 'xs:any');
+  if (anyAt < 0) return undefined;
+  if (anyAt !== particles.length - 1) throw new Error('xs:any is only supported as the last particle of the root sequence');
+  const any = particles[anyAt] as XmlNode;
+  return { min: occurs(any.attrs.minOccurs), max: occurs(any.attrs.maxOccurs) };
 }
