@@ -1,0 +1,152 @@
+import { ESTADO_CODES, type EstadoCode, isEstadoCode } from './paths.ts';
+
+// DGII's JSON answers, narrowed from `unknown`. Readers return null when the shape is not the
+// documented one, so the client can tell "DGII said no" from "DGII said something unexpected".
+// Field names are DGII's (camelCase, Spanish); numbers sometimes arrive as numeric strings.
+
+/** One entry of `mensajes`; `codigo` normalised to text (DGII sends a number). */
+export interface DgiiMessage {
+  valor: string;
+  codigo: string | null;
+}
+
+export interface TokenAnswer {
+  token: string;
+  /** ISO 8601 instants on DGII's clock. */
+  expira: string;
+  expedido: string;
+}
+
+export interface RecepcionAnswer {
+  trackId: string;
+}
+
+export interface EstadoAnswer {
+  trackId: string | null;
+  codigo: EstadoCode;
+  estado: string;
+  encf: string | null;
+  secuenciaUtilizada: boolean | null;
+  mensajes: DgiiMessage[];
+}
+
+/** The RFCE service's synchronous answer: the same verdict fields, no trackId. */
+export type RfceAnswer = Omit<EstadoAnswer, 'trackId'>;
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function nonEmpty(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+function codeText(value: unknown): string | null {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return nonEmpty(value);
+}
+
+/** Property lookup that tolerates PascalCase, which ASP.NET services sometimes emit. */
+function field(body: Json, name: string): unknown {
+  return name in body ? body[name] : body[name.charAt(0).toUpperCase() + name.slice(1)];
+}
+
+function readMessages(value: unknown): DgiiMessage[] {
+  if (!Array.isArray(value)) return [];
+  const out: DgiiMessage[] = [];
+  for (const item of value.slice(0, 100)) {
+    if (typeof item === 'string' && item.trim() !== '') out.push({ valor: item.trim(), codigo: null });
+    else if (isObject(item)) {
+      const valor = text(field(item, 'valor')) ?? '';
+      const codigo = codeText(field(item, 'codigo'));
+      if (valor !== '' || codigo !== null) out.push({ valor, codigo });
+    }
+  }
+  return out;
+}
+
+const BY_ESTADO_TEXT = new Map<string, EstadoCode>(
+  Object.entries(ESTADO_CODES).map(([code, name]) => [name.toLowerCase(), Number(code) as EstadoCode]),
+);
+
+function readEstadoCode(body: Json): EstadoCode | null {
+  const raw = field(body, 'codigo');
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d{1,3}$/.test(raw.trim()) ? Number(raw) : NaN;
+  if (isEstadoCode(n)) return n;
+  const estado = nonEmpty(field(body, 'estado'));
+  return estado === null ? null : (BY_ESTADO_TEXT.get(estado.toLowerCase()) ?? null);
+}
+
+export function readTokenAnswer(body: unknown): TokenAnswer | null {
+  if (!isObject(body)) return null;
+  const token = nonEmpty(field(body, 'token'));
+  if (token === null) return null;
+  return { token, expira: text(field(body, 'expira')) ?? '', expedido: text(field(body, 'expedido')) ?? '' };
+}
+
+/** null when the answer carries no trackId (then DGII's error text is the explanation). */
+export function readRecepcionAnswer(body: unknown): RecepcionAnswer | null {
+  if (!isObject(body)) return null;
+  const trackId = nonEmpty(field(body, 'trackId'));
+  return trackId === null ? null : { trackId };
+}
+
+export function readEstadoAnswer(body: unknown): EstadoAnswer | null {
+  if (!isObject(body)) return null;
+  const codigo = readEstadoCode(body);
+  if (codigo === null) return null;
+  const secuencia = field(body, 'secuenciaUtilizada');
+  return {
+    trackId: nonEmpty(field(body, 'trackId')),
+    codigo,
+    estado: nonEmpty(field(body, 'estado')) ?? ESTADO_CODES[codigo],
+    encf: nonEmpty(field(body, 'encf')),
+    secuenciaUtilizada: typeof secuencia === 'boolean' ? secuencia : null,
+    mensajes: readMessages(field(body, 'mensajes')),
+  };
+}
+
+export function readRfceAnswer(body: unknown): RfceAnswer | null {
+  const answer = readEstadoAnswer(body);
+  if (answer === null) return null;
+  const { trackId: _ignored, ...rest } = answer;
+  return rest;
+}
+
+const MESSAGE_KEYS = ['mensaje', 'message', 'error', 'title', 'detail', 'descripcion'] as const;
+const MAX_MESSAGE = 500;
+
+function clip(value: string): string {
+  const collapsed = value.replace(/\s+/g, ' ').trim();
+  return collapsed.length > MAX_MESSAGE ? `${collapsed.slice(0, MAX_MESSAGE)}…` : collapsed;
+}
+
+/**
+ * The human-readable explanation in an error answer. DGII's services are not uniform: a
+ * bare JSON string, `{ mensaje }`, `{ error, mensaje }`, `{ mensajes: [...] }`, an ASP.NET
+ * ProblemDetails, or plain text. null when there is nothing readable.
+ */
+export function errorText(body: unknown, raw: string): string | null {
+  if (typeof body === 'string') return nonEmpty(body) === null ? null : clip(body);
+  if (isObject(body)) {
+    const mensajes = readMessages(field(body, 'mensajes')).map((m) => m.valor).filter((v) => v !== '');
+    if (mensajes.length > 0) return clip(mensajes.join('; '));
+    for (const key of MESSAGE_KEYS) {
+      const value = nonEmpty(field(body, key));
+      if (value !== null) return clip(value);
+    }
+    const errors = field(body, 'errors');
+    if (isObject(errors)) {
+      const parts = Object.entries(errors).flatMap(([k, v]) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').map((x) => `${k}: ${x}`) : []));
+      if (parts.length > 0) return clip(parts.join('; '));
+    }
+  }
+  if (body === undefined && raw.trim() !== '' && !raw.trimStart().startsWith('<')) return clip(raw);
+  return null;
+}

@@ -1,0 +1,175 @@
+import type { KeyObject, X509Certificate } from 'node:crypto';
+import type { Environment } from '../../environments.ts';
+import { signXml, XML_ERROR, XmlError } from '../../xml/index.ts';
+import { PermanentAuthorityError, TransientAuthorityError } from '../authority.ts';
+import {
+  errorText,
+  type EstadoAnswer,
+  readEstadoAnswer,
+  readRecepcionAnswer,
+  readRfceAnswer,
+  readTokenAnswer,
+  type RecepcionAnswer,
+  type RfceAnswer,
+  type TokenAnswer,
+} from './answers.ts';
+import { exchange, type HttpAnswer, type HttpRequest } from './http.ts';
+import { encodeMultipartFile } from './multipart.ts';
+import { DGII_PATHS, XML_FIELD } from './paths.ts';
+import { TokenCache } from './tokens.ts';
+
+// The DGII HTTP protocol: seed → signed seed → token, then uploads and status queries with
+// that token. Transport failures and 5xx are transient; DGII refusing a request is
+// permanent, with DGII's own explanation in the message.
+
+export interface DgiiCredentials {
+  privateKey: KeyObject;
+  certificate: X509Certificate;
+}
+
+export interface DgiiClientOptions {
+  /** e-CF services per environment, e.g. https://ecf.dgii.gov.do/testecf. */
+  baseUrls: Record<Environment, string>;
+  /** RFCE service per environment, e.g. https://fc.dgii.gov.do/testecf. */
+  fcBaseUrls: Record<Environment, string>;
+  /** Deadline of each HTTP exchange, reading the answer included. */
+  timeoutMs: number;
+  /** The tenant's signing credential, or null when it has none usable. */
+  credentials: (tenantId: number) => Promise<DgiiCredentials | null>;
+  /** Largest answer accepted; DGII's are a few hundred bytes. */
+  maxAnswerBytes?: number;
+}
+
+export interface XmlUpload {
+  /** `{RNCEmisor}{eNCF}.xml` */
+  fileName: string;
+  xml: string;
+}
+
+export const NO_CERTIFICATE_MESSAGE = 'No valid certificate: upload one with POST /api/certificates';
+
+// Statuses that say "not now" rather than "no": worth another try later.
+const TRANSIENT_STATUSES = new Set([408, 425, 429]);
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/** TransientAuthorityError or PermanentAuthorityError for an answer that is not 2xx. */
+function failure(answer: HttpAnswer, purpose: string): Error {
+  const detail = errorText(answer.json, answer.text);
+  const message = `DGII answered HTTP ${answer.status} while ${purpose}${detail === null ? '' : `: ${detail}`}`;
+  if (answer.status >= 500 || TRANSIENT_STATUSES.has(answer.status)) return new TransientAuthorityError(message);
+  return new PermanentAuthorityError(message);
+}
+
+export class DgiiClient {
+  private readonly tokens = new TokenCache();
+  private readonly maxAnswerBytes: number;
+
+  constructor(private readonly options: DgiiClientOptions) {
+    this.maxAnswerBytes = options.maxAnswerBytes ?? 1024 * 1024;
+  }
+
+  private url(environment: Environment, service: Exclude<keyof typeof DGII_PATHS, 'rfce'>): string {
+    return trimSlash(this.options.baseUrls[environment]) + DGII_PATHS[service];
+  }
+
+  private send(req: HttpRequest, signal: AbortSignal): Promise<HttpAnswer> {
+    return exchange(req, { timeoutMs: this.options.timeoutMs, signal, maxAnswerBytes: this.maxAnswerBytes });
+  }
+
+  /** The seed XML DGII hands out for authentication. */
+  async requestSeed(environment: Environment, signal: AbortSignal): Promise<string> {
+    const purpose = 'requesting an authentication seed';
+    const answer = await this.send({ method: 'GET', url: this.url(environment, 'seed'), headers: { accept: 'application/xml, text/xml' }, purpose }, signal);
+    if (answer.status !== 200) throw failure(answer, purpose);
+    return answer.text;
+  }
+
+  private async authenticate(tenantId: number, environment: Environment, signal: AbortSignal): Promise<TokenAnswer> {
+    const credentials = await this.options.credentials(tenantId);
+    if (credentials === null) throw new PermanentAuthorityError(NO_CERTIFICATE_MESSAGE);
+    const seed = await this.requestSeed(environment, signal);
+    let signed: string;
+    try {
+      signed = signXml(seed, credentials.privateKey, credentials.certificate);
+    } catch (err) {
+      if (err instanceof XmlError && err.code === XML_ERROR.SIGNING_KEY) throw new PermanentAuthorityError(`The certificate cannot sign: ${err.message}`);
+      throw new TransientAuthorityError(`DGII sent a seed that could not be signed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    const purpose = 'validating the signed seed';
+    const { body, contentType } = encodeMultipartFile({ field: XML_FIELD, filename: 'semilla.xml', content: signed });
+    const answer = await this.send(
+      { method: 'POST', url: this.url(environment, 'validateSeed'), headers: { 'content-type': contentType, accept: 'application/json' }, body, purpose },
+      signal,
+    );
+    if (answer.status !== 200) throw failure(answer, purpose);
+    const token = readTokenAnswer(answer.json);
+    if (token === null) throw new TransientAuthorityError(`DGII's answer while ${purpose} carries no token`);
+    return token;
+  }
+
+  /** A token for the tenant in the environment, from the cache while it is fresh. */
+  token(tenantId: number, environment: Environment, signal: AbortSignal): Promise<string> {
+    return this.tokens.get(`${tenantId}|${environment}`, () => this.authenticate(tenantId, environment, signal));
+  }
+
+  /** Sends with the tenant's token; on a 401 the token is renewed and the request sent once more. */
+  private async authorized(tenantId: number, environment: Environment, signal: AbortSignal, build: (token: string) => HttpRequest): Promise<HttpAnswer> {
+    const key = `${tenantId}|${environment}`;
+    let token = await this.token(tenantId, environment, signal);
+    let answer = await this.send(build(token), signal);
+    if (answer.status === 401) {
+      this.tokens.discard(key, token);
+      token = await this.token(tenantId, environment, signal);
+      answer = await this.send(build(token), signal);
+      if (answer.status === 401) this.tokens.discard(key, token);
+    }
+    return answer;
+  }
+
+  private upload(url: string, purpose: string, file: XmlUpload): (token: string) => HttpRequest {
+    const { body, contentType } = encodeMultipartFile({ field: XML_FIELD, filename: file.fileName, content: file.xml });
+    return (token) => ({ method: 'POST', url, headers: { authorization: `Bearer ${token}`, 'content-type': contentType, accept: 'application/json' }, body, purpose });
+  }
+
+  /** Uploads a signed e-CF; DGII answers with the trackId to follow it by. */
+  async sendEcf(tenantId: number, environment: Environment, file: XmlUpload, signal: AbortSignal): Promise<RecepcionAnswer> {
+    const purpose = `sending ${file.fileName}`;
+    const answer = await this.authorized(tenantId, environment, signal, this.upload(this.url(environment, 'recepcion'), purpose, file));
+    if (answer.status !== 200) throw failure(answer, purpose);
+    const result = readRecepcionAnswer(answer.json);
+    if (result !== null) return result;
+    const detail = errorText(answer.json, answer.text);
+    if (detail !== null) throw new PermanentAuthorityError(`DGII refused ${file.fileName}: ${detail}`);
+    throw new TransientAuthorityError(`DGII's answer while ${purpose} carries no trackId`);
+  }
+
+  /** Uploads a signed RFCE (type 32 summary); DGII decides at once. */
+  async sendRfce(tenantId: number, environment: Environment, file: XmlUpload, signal: AbortSignal): Promise<RfceAnswer> {
+    const purpose = `sending the summary ${file.fileName}`;
+    const url = trimSlash(this.options.fcBaseUrls[environment]) + DGII_PATHS.rfce;
+    const answer = await this.authorized(tenantId, environment, signal, this.upload(url, purpose, file));
+    if (answer.status !== 200) throw failure(answer, purpose);
+    const result = readRfceAnswer(answer.json);
+    if (result === null) throw new TransientAuthorityError(`DGII's answer while ${purpose} carries no status`);
+    return result;
+  }
+
+  /** The processing status of an uploaded e-CF. */
+  async trackStatus(tenantId: number, environment: Environment, trackId: string, signal: AbortSignal): Promise<EstadoAnswer> {
+    const purpose = `querying trackId ${trackId}`;
+    const url = `${this.url(environment, 'estado')}?trackid=${encodeURIComponent(trackId)}`;
+    const answer = await this.authorized(tenantId, environment, signal, (token) => ({
+      method: 'GET',
+      url,
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      purpose,
+    }));
+    if (answer.status !== 200) throw failure(answer, purpose);
+    const result = readEstadoAnswer(answer.json);
+    if (result === null) throw new TransientAuthorityError(`DGII's answer while ${purpose} carries no status`);
+    return result;
+  }
+}

@@ -1,0 +1,59 @@
+import type { FinalEstado } from '../../documents/states.ts';
+import type { StatusQuery, StatusResult, Submission, SubmitResult, TaxAuthority, Verdict } from '../authority.ts';
+import { TransientAuthorityError } from '../authority.ts';
+import type { EstadoAnswer, RfceAnswer } from './answers.ts';
+import type { DgiiClient } from './client.ts';
+import { documentFileName, type EstadoCode } from './paths.ts';
+
+// The TaxAuthority port over DGII's HTTP protocol. Type 32 documents under the RFCE
+// threshold travel as their summary and get a verdict at once; everything else is queued
+// by DGII and followed by trackId.
+
+const OUTCOMES: Readonly<Record<EstadoCode, { kind: 'not-found' } | { kind: 'pending' } | { kind: 'final'; estado: FinalEstado }>> = {
+  0: { kind: 'not-found' },
+  1: { kind: 'final', estado: 'aceptado' },
+  2: { kind: 'final', estado: 'rechazado' },
+  3: { kind: 'pending' },
+  4: { kind: 'final', estado: 'aceptado_condicional' },
+};
+
+/** DGII's verdict with the first message's code and every message's text. */
+function verdictOf(estado: FinalEstado, answer: RfceAnswer): Verdict {
+  const first = answer.mensajes[0];
+  const texts = answer.mensajes.map((m) => m.valor.trim()).filter((v) => v !== '');
+  return {
+    estado,
+    dgiiCode: first?.codigo ?? null,
+    dgiiMessage: texts.length > 0 ? texts.join('; ') : answer.estado,
+  };
+}
+
+function pendingMessage(answer: EstadoAnswer): string {
+  const texts = answer.mensajes.map((m) => m.valor.trim()).filter((v) => v !== '');
+  return texts.length > 0 ? texts.join('; ') : answer.estado;
+}
+
+export class DgiiAuthority implements TaxAuthority {
+  constructor(private readonly client: DgiiClient) {}
+
+  async submit(s: Submission, signal: AbortSignal): Promise<SubmitResult> {
+    const fileName = documentFileName(s.rncEmisor, s.encf);
+    if (s.signedRfceXml !== null) {
+      const answer = await this.client.sendRfce(s.tenantId, s.environment, { fileName, xml: s.signedRfceXml }, signal);
+      const outcome = OUTCOMES[answer.codigo];
+      // The summary service decides synchronously; anything else is an answer we cannot act on yet.
+      if (outcome.kind !== 'final') throw new TransientAuthorityError(`DGII answered "${answer.estado}" to the summary of ${s.encf} instead of a verdict`);
+      return { kind: 'final', trackId: null, verdict: verdictOf(outcome.estado, answer) };
+    }
+    const answer = await this.client.sendEcf(s.tenantId, s.environment, { fileName, xml: s.signedXml }, signal);
+    return { kind: 'queued', trackId: answer.trackId };
+  }
+
+  async status(q: StatusQuery, signal: AbortSignal): Promise<StatusResult> {
+    const answer = await this.client.trackStatus(q.tenantId, q.environment, q.trackId, signal);
+    const outcome = OUTCOMES[answer.codigo];
+    if (outcome.kind === 'not-found') return { kind: 'not-found' };
+    if (outcome.kind === 'pending') return { kind: 'pending', dgiiMessage: pendingMessage(answer) };
+    return { kind: 'final', verdict: verdictOf(outcome.estado, answer) };
+  }
+}

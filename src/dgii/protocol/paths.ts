@@ -1,0 +1,53 @@
+import type { Environment } from '../../environments.ts';
+
+// DGII's service addresses ("Descripción Técnica de Facturación Electrónica" v1.6). Each
+// environment has its own base; type 32 summaries (RFCE) go to a separate host. DGII's own
+// examples spell these paths with varying capitals, and its servers match them
+// case-insensitively, so the simulator does too.
+
+export const DGII_BASE_URLS: Readonly<Record<Environment, string>> = {
+  TesteCF: 'https://ecf.dgii.gov.do/testecf',
+  CerteCF: 'https://ecf.dgii.gov.do/certecf',
+  eCF: 'https://ecf.dgii.gov.do/ecf',
+};
+
+export const DGII_FC_BASE_URLS: Readonly<Record<Environment, string>> = {
+  TesteCF: 'https://fc.dgii.gov.do/testecf',
+  CerteCF: 'https://fc.dgii.gov.do/certecf',
+  eCF: 'https://fc.dgii.gov.do/ecf',
+};
+
+/** Path of each service below an environment's base URL. */
+export const DGII_PATHS = {
+  seed: '/autenticacion/api/autenticacion/semilla',
+  validateSeed: '/autenticacion/api/autenticacion/validarsemilla',
+  recepcion: '/recepcion/api/facturaselectronicas',
+  estado: '/consultaresultado/api/consultas/estado',
+  /** Below the RFCE host's base, not the e-CF one. */
+  rfce: '/recepcionfc/api/recepcion/ecf',
+} as const;
+
+export type DgiiService = keyof typeof DGII_PATHS;
+
+/** Multipart field that carries the XML file in every upload. */
+export const XML_FIELD = 'xml';
+
+/** `codigo` of a status answer and the text DGII sends with it in `estado`. */
+export const ESTADO_CODES = {
+  0: 'No encontrado',
+  1: 'Aceptado',
+  2: 'Rechazado',
+  3: 'En Proceso',
+  4: 'Aceptado Condicional',
+} as const;
+
+export type EstadoCode = keyof typeof ESTADO_CODES;
+
+export function isEstadoCode(value: number): value is EstadoCode {
+  return Object.hasOwn(ESTADO_CODES, value);
+}
+
+/** The file name DGII expects for an uploaded document: RNCEmisor followed by the eNCF. */
+export function documentFileName(rncEmisor: string, encf: string): string {
+  return `${rncEmisor}${encf}.xml`;
+}

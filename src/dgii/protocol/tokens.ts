@@ -1,0 +1,57 @@
+import type { TokenAnswer } from './answers.ts';
+
+// DGII tokens per (tenant, environment). A token is kept until shortly before it expires,
+// measured on the local clock from when it arrived (DGII's clock may differ from ours, but
+// the lifetime expira − expedido is on one clock). Concurrent callers that need a token
+// share one authentication instead of each spending a seed.
+
+/** DGII documents one hour; used when the answer's instants cannot be read. */
+const DEFAULT_LIFETIME_MS = 3_600_000;
+const MAX_MARGIN_MS = 60_000;
+
+interface Entry {
+  token: string;
+  renewAt: number;
+}
+
+/** Milliseconds the token may be used for, renewal margin already taken off. */
+export function usableLifetimeMs(answer: TokenAnswer, receivedAt: number): number {
+  const expira = Date.parse(answer.expira);
+  const expedido = Date.parse(answer.expedido);
+  let lifetime = DEFAULT_LIFETIME_MS;
+  if (Number.isFinite(expira) && Number.isFinite(expedido) && expira > expedido) lifetime = expira - expedido;
+  else if (Number.isFinite(expira)) lifetime = Math.max(0, expira - receivedAt);
+  return lifetime - Math.min(MAX_MARGIN_MS, lifetime / 10);
+}
+
+export class TokenCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly inFlight = new Map<string, Promise<string>>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** The cached token, or one from `obtain` (shared with concurrent callers for the same key). */
+  async get(key: string, obtain: () => Promise<TokenAnswer>): Promise<string> {
+    const entry = this.entries.get(key);
+    if (entry !== undefined && this.now() < entry.renewAt) return entry.token;
+    const running = this.inFlight.get(key);
+    if (running !== undefined) return running;
+    const started = (async () => {
+      const answer = await obtain();
+      const receivedAt = this.now();
+      this.entries.set(key, { token: answer.token, renewAt: receivedAt + usableLifetimeMs(answer, receivedAt) });
+      return answer.token;
+    })();
+    this.inFlight.set(key, started);
+    try {
+      return await started;
+    } finally {
+      this.inFlight.delete(key);
+    }
+  }
+
+  /** Drops `token` if it is still the cached one (a concurrent caller may have renewed it). */
+  discard(key: string, token: string): void {
+    if (this.entries.get(key)?.token === token) this.entries.delete(key);
+  }
+}

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { documentFileName, ESTADO_CODES } from '../protocol/paths.ts';
+import type { Handler, HandlerContext } from './context.ts';
+import { type DocumentKind, judge, parseUpload, type ReceivedDocument } from './documents.ts';
+import { bearerToken, errorReply, jsonReply, type Reply, UNAUTHORIZED, uploadedXml } from './http.ts';
+import { santoDomingoDateTime } from './time.ts';
+
+// Recepción (queued, followed by trackId), consulta de resultado, and the RFCE service that
+// decides at once. Every one requires a token; a document is received only from the holder
+// of the RNC it is issued by.
+
+function refusal(status: number, error: string, mensaje: string): Reply {
+  return jsonReply(status, { trackId: null, error, mensaje });
+}
+
+/** Checks shared by both upload services; the verdict, or the reply that refuses the upload. */
+function receive(ctx: HandlerContext, kind: DocumentKind): { holderId: string; received: ReceivedDocument } | { reply: Reply } {
+  const token = bearerToken(ctx.req);
+  const holderId = token === null ? null : ctx.env.holderOf(token);
+  if (holderId === null) return { reply: UNAUTHORIZED };
+  const upload = uploadedXml(ctx.req, ctx.body);
+  if ('reply' in upload) return upload;
+  const parsed = parseUpload(upload.file.data);
+  if ('problem' in parsed) return { reply: refusal(400, 'XML inválido', `El archivo no es un XML válido: ${parsed.problem}`) };
+
+  const { rncEmisor, encf } = parsed;
+  if (rncEmisor !== null && rncEmisor !== holderId) {
+    return { reply: refusal(400, 'RNC no autorizado', `El RNCEmisor ${rncEmisor} del documento no corresponde al RNC ${holderId} del token`) };
+  }
+  if (rncEmisor !== null && encf !== null) {
+    const expected = documentFileName(rncEmisor, encf);
+    if ((upload.file.filename ?? '').toLowerCase() !== expected.toLowerCase()) {
+      return { reply: refusal(400, 'Nombre de archivo inválido', `El archivo debe llamarse ${expected}`) };
+    }
+  }
+  return { holderId, received: judge(kind, upload.file.data, parsed.doc, ctx.environment, ctx.state, ctx.now) };
+}
+
+export const recepcionHandler: Handler = (ctx) => {
+  const outcome = receive(ctx, 'ecf');
+  if ('reply' in outcome) return outcome.reply;
+  const { holderId, received } = outcome;
+  const trackId = randomUUID();
+  ctx.env.addTrack({
+    trackId,
+    holderId,
+    rncEmisor: received.rncEmisor ?? holderId,
+    encf: received.encf ?? '',
+    receivedAt: ctx.now,
+    readyAt: ctx.now + ctx.processingMs,
+    codigo: received.codigo,
+    mensajes: received.mensajes,
+    secuenciaUtilizada: received.encf !== null && ctx.env.isAccepted(received.rncEmisor ?? holderId, received.encf),
+  });
+  ctx.state.counters.documentsReceived++;
+  ctx.log.debug('e-CF received', { environment: ctx.environment, trackId, encf: received.encf, codigo: received.codigo });
+  return jsonReply(200, { trackId, error: null, mensaje: null });
+};
+
+export const rfceHandler: Handler = (ctx) => {
+  const outcome = receive(ctx, 'rfce');
+  if ('reply' in outcome) return outcome.reply;
+  const { holderId, received } = outcome;
+  ctx.state.counters.summariesReceived++;
+  ctx.log.debug('RFCE received', { environment: ctx.environment, encf: received.encf, codigo: received.codigo });
+  return jsonReply(200, {
+    codigo: received.codigo,
+    estado: ESTADO_CODES[received.codigo],
+    mensajes: received.mensajes,
+    encf: received.encf,
+    secuenciaUtilizada: received.encf !== null && ctx.env.isAccepted(received.rncEmisor ?? holderId, received.encf),
+  });
+};
+
+export const estadoHandler: Handler = (ctx) => {
+  const token = bearerToken(ctx.req);
+  const holderId = token === null ? null : ctx.env.holderOf(token);
+  if (holderId === null) return UNAUTHORIZED;
+  let trackId: string | null = null;
+  for (const [name, value] of ctx.url.searchParams) if (name.toLowerCase() === 'trackid') trackId = value.trim();
+  if (trackId === null || trackId === '') return errorReply(400, 'El parámetro trackId es requerido');
+  ctx.state.counters.statusQueries++;
+
+  const track = ctx.env.track(trackId);
+  // Another holder's trackId is answered like an unknown one: it reveals nothing.
+  if (track === undefined || track.holderId !== holderId) {
+    return jsonReply(200, {
+      trackId,
+      codigo: 0,
+      estado: ESTADO_CODES[0],
+      rnc: null,
+      encf: null,
+      secuenciaUtilizada: false,
+      fechaRecepcion: null,
+      mensajes: [{ valor: 'No se encontró el trackId', codigo: 0 }],
+    });
+  }
+  const ready = ctx.now >= track.readyAt;
+  const codigo = ready ? track.codigo : 3;
+  return jsonReply(200, {
+    trackId,
+    codigo,
+    estado: ESTADO_CODES[codigo],
+    rnc: track.rncEmisor,
+    encf: track.encf,
+    secuenciaUtilizada: ready && track.secuenciaUtilizada,
+    fechaRecepcion: santoDomingoDateTime(track.receivedAt),
+    mensajes: ready ? track.mensajes : [],
+  });
+};

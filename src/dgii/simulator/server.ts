@@ -1,0 +1,175 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ENVIRONMENTS, type Environment, parseEnvironment } from '../../environments.ts';
+import type { Logger } from '../../log.ts';
+import { DEFAULT_MULTIPART_LIMITS } from '../protocol/multipart.ts';
+import { DGII_PATHS, type DgiiService } from '../protocol/paths.ts';
+import { seedHandler, validateSeedHandler } from './auth.ts';
+import type { Handler } from './context.ts';
+import { BodyTooLarge, errorReply, readBody, type Reply, send } from './http.ts';
+import { estadoHandler, recepcionHandler, rfceHandler } from './reception.ts';
+import { type SimulatorCounters, SimulatorState } from './state.ts';
+
+// A stand-in for DGII's HTTP services, for tests and development: one server for the three
+// environments (/testecf, /certecf, /ecf) and the RFCE host (/fc/testecf, ...), state in memory.
+
+export interface DgiiSimulatorOptions {
+  /** How long a received e-CF stays "En Proceso" before its verdict. */
+  processingMs: number;
+  log: Logger;
+  /** Token lifetime; DGII's is one hour. */
+  tokenTtlMs?: number;
+  /** Largest request body read; larger ones get 413. */
+  maxBodyBytes?: number;
+}
+
+/** A failure to answer with instead of the service's own answer (tests of the client). */
+export interface SimulatedFault {
+  /** Only requests to this service; any service when absent. */
+  service?: DgiiService;
+  /** How many requests it applies to (default 1). */
+  times?: number;
+  /** Wait this long before answering (or before the status below). */
+  delayMs?: number;
+  /** Answer with this status and a JSON message instead of the service's answer. */
+  status?: number;
+}
+
+export interface DgiiSimulator {
+  listen(port: number, host: string): Promise<{ url: string }>;
+  close(): Promise<void>;
+  baseUrls(url: string): Record<Environment, string>;
+  fcBaseUrls(url: string): Record<Environment, string>;
+  /** Makes every issued token invalid, as if its hour had passed. */
+  expireTokens(): void;
+  injectFault(fault: SimulatedFault): void;
+  counters(): SimulatorCounters;
+}
+
+interface Route {
+  service: DgiiService;
+  method: 'GET' | 'POST';
+  host: 'ecf' | 'fc';
+  handler: Handler;
+}
+
+const ROUTES: readonly Route[] = [
+  { service: 'seed', method: 'GET', host: 'ecf', handler: seedHandler },
+  { service: 'validateSeed', method: 'POST', host: 'ecf', handler: validateSeedHandler },
+  { service: 'recepcion', method: 'POST', host: 'ecf', handler: recepcionHandler },
+  { service: 'estado', method: 'GET', host: 'ecf', handler: estadoHandler },
+  { service: 'rfce', method: 'POST', host: 'fc', handler: rfceHandler },
+];
+
+const PREFIX = /^\/(fc\/)?([a-z]+)(\/.*)$/;
+
+function resolve(pathname: string): { route: Route; environment: Environment } | null {
+  const m = PREFIX.exec(pathname.toLowerCase().replace(/\/+$/, ''));
+  if (m === null) return null;
+  const environment = parseEnvironment(m[2] ?? '');
+  if (environment === null) return null;
+  const host = m[1] === undefined ? 'ecf' : 'fc';
+  const route = ROUTES.find((r) => r.host === host && DGII_PATHS[r.service] === m[3]);
+  return route === undefined ? null : { route, environment };
+}
+
+const DEFAULT_TOKEN_TTL_MS = 3_600_000;
+
+export function createDgiiSimulator(options: DgiiSimulatorOptions): DgiiSimulator {
+  const { processingMs, log } = options;
+  const tokenTtlMs = options.tokenTtlMs ?? DEFAULT_TOKEN_TTL_MS;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MULTIPART_LIMITS.maxBodyBytes;
+  if (!(Number.isInteger(processingMs) && processingMs >= 0)) throw new RangeError('processingMs must be an integer >= 0');
+  if (!(Number.isInteger(tokenTtlMs) && tokenTtlMs > 0)) throw new RangeError('tokenTtlMs must be a positive integer');
+  const state = new SimulatorState(tokenTtlMs);
+  const faults: (SimulatedFault & { left: number })[] = [];
+  let server: Server | null = null;
+
+  function takeFault(service: DgiiService): SimulatedFault | null {
+    const index = faults.findIndex((f) => f.service === undefined || f.service === service);
+    if (index < 0) return null;
+    const fault = faults[index] as SimulatedFault & { left: number };
+    if (--fault.left <= 0) faults.splice(index, 1);
+    return fault;
+  }
+
+  async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<Reply | null> {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://simulator.invalid');
+    } catch {
+      return errorReply(400, 'La dirección solicitada no es válida');
+    }
+    const resolved = resolve(url.pathname);
+    if (resolved === null) return errorReply(404, 'Recurso no encontrado');
+    const { route, environment } = resolved;
+    if (req.method !== route.method) return errorReply(405, `Método no permitido; use ${route.method}`, { allow: route.method });
+
+    const fault = takeFault(route.service);
+    if (fault?.delayMs !== undefined) await new Promise((r) => setTimeout(r, fault.delayMs));
+    if (fault?.status !== undefined) return errorReply(fault.status, `Fallo simulado (HTTP ${fault.status})`);
+
+    let body: Buffer = Buffer.alloc(0);
+    if (route.method === 'POST') {
+      try {
+        body = await readBody(req, maxBodyBytes);
+      } catch (err) {
+        if (!(err instanceof BodyTooLarge)) return null; // the client went away
+        // Stop reading: the connection closes once the answer is out.
+        res.on('finish', () => req.destroy());
+        return errorReply(413, `El cuerpo de la solicitud excede ${maxBodyBytes} bytes`, { connection: 'close' });
+      }
+    }
+    return route.handler({ environment, env: state.environments[environment], state, req, url, body, now: Date.now(), processingMs, log });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const reply = await dispatch(req, res);
+      if (reply !== null) send(res, reply);
+      else res.destroy();
+    } catch (err) {
+      log.error('simulator request failed', { err, method: req.method, url: req.url });
+      send(res, errorReply(500, 'Error interno del simulador'));
+    }
+  }
+
+  return {
+    listen(port, host) {
+      if (server !== null) return Promise.reject(new Error('the simulator is already listening'));
+      const s = createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => void handle(req, res));
+      s.headersTimeout = 10_000;
+      s.requestTimeout = 30_000;
+      server = s;
+      return new Promise((resolvePromise, reject) => {
+        s.once('error', reject);
+        s.listen(port, host, () => {
+          s.off('error', reject);
+          const address = s.address() as AddressInfo;
+          const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          const url = `http://${shownHost}:${address.port}`;
+          log.info('DGII simulator listening', { url, processingMs, sessionTtlMs: tokenTtlMs });
+          resolvePromise({ url });
+        });
+      });
+    },
+    close() {
+      const s = server;
+      server = null;
+      if (s === null) return Promise.resolve();
+      return new Promise((resolvePromise) => {
+        s.close(() => resolvePromise());
+        s.closeAllConnections();
+      });
+    },
+    baseUrls: (url) => Object.fromEntries(ENVIRONMENTS.map((e) => [e, `${url.replace(/\/+$/, '')}/${e.toLowerCase()}`])) as Record<Environment, string>,
+    fcBaseUrls: (url) => Object.fromEntries(ENVIRONMENTS.map((e) => [e, `${url.replace(/\/+$/, '')}/fc/${e.toLowerCase()}`])) as Record<Environment, string>,
+    expireTokens() {
+      for (const e of ENVIRONMENTS) state.environments[e].expireTokens();
+    },
+    injectFault(fault) {
+      faults.push({ ...fault, left: fault.times ?? 1 });
+    },
+    counters: () => ({ ...state.counters }),
+  };
+}

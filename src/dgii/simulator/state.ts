@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto';
+import { ENVIRONMENTS, type Environment, parseEnvironment } from '../../environments.ts';
+import { TtlCache } from '../../lib/ttl-cache.ts';
+import type { Ledger } from '../verdicts.ts';
+
+// What the simulated DGII remembers, in memory and separately per environment: seeds it
+// handed out, tokens it issued, documents it received and the eNCFs it accepted. Every
+// collection is bounded, so a flood of requests cannot exhaust memory.
+
+export const SEED_TTL_MS = 5 * 60_000;
+const MAX_SEEDS = 10_000;
+const MAX_TOKENS = 10_000;
+const MAX_TRACKS = 100_000;
+
+export interface WireMessage {
+  valor: string;
+  codigo: number;
+}
+
+export interface Track {
+  trackId: string;
+  /** RNC or cédula of the token holder that sent it; only they may query it. */
+  holderId: string;
+  rncEmisor: string;
+  encf: string;
+  receivedAt: number;
+  /** Until then the status is "En Proceso". */
+  readyAt: number;
+  /** 1 Aceptado, 2 Rechazado, 4 Aceptado Condicional. */
+  codigo: 1 | 2 | 4;
+  mensajes: WireMessage[];
+  secuenciaUtilizada: boolean;
+}
+
+export class EnvironmentState {
+  private readonly seeds = new TtlCache<true>(SEED_TTL_MS, MAX_SEEDS);
+  private tokens: TtlCache<string>;
+  private readonly tracks = new Map<string, Track>();
+  private readonly acceptedKeys = new Set<string>();
+
+  constructor(private readonly tokenTtlMs: number) {
+    this.tokens = new TtlCache<string>(tokenTtlMs, MAX_TOKENS);
+  }
+
+  issueSeed(): string {
+    const value = randomBytes(64).toString('base64');
+    this.seeds.set(value, true);
+    return value;
+  }
+
+  /** True once for a seed that was issued and has not expired. */
+  consumeSeed(value: string): boolean {
+    if (this.seeds.get(value) === undefined) return false;
+    this.seeds.delete(value);
+    return true;
+  }
+
+  issueToken(holderId: string, now: number): { token: string; expedido: Date; expira: Date } {
+    const token = randomBytes(32).toString('base64url');
+    this.tokens.set(token, holderId, now);
+    return { token, expedido: new Date(now), expira: new Date(now + this.tokenTtlMs) };
+  }
+
+  holderOf(token: string): string | null {
+    return this.tokens.get(token) ?? null;
+  }
+
+  expireTokens(): void {
+    this.tokens = new TtlCache<string>(this.tokenTtlMs, MAX_TOKENS);
+  }
+
+  addTrack(track: Track): void {
+    if (this.tracks.size >= MAX_TRACKS) {
+      const oldest = this.tracks.keys().next();
+      if (oldest.done !== true) this.tracks.delete(oldest.value);
+    }
+    this.tracks.set(track.trackId, track);
+  }
+
+  track(trackId: string): Track | undefined {
+    return this.tracks.get(trackId);
+  }
+
+  isAccepted(rncEmisor: string, encf: string): boolean {
+    return this.acceptedKeys.has(`${rncEmisor}|${encf}`);
+  }
+
+  markAccepted(rncEmisor: string, encf: string): void {
+    this.acceptedKeys.add(`${rncEmisor}|${encf}`);
+  }
+}
+
+export interface SimulatorCounters {
+  seedsIssued: number;
+  tokensIssued: number;
+  documentsReceived: number;
+  summariesReceived: number;
+  statusQueries: number;
+}
+
+export class SimulatorState implements Ledger {
+  readonly environments: Readonly<Record<Environment, EnvironmentState>>;
+  readonly counters: SimulatorCounters = { seedsIssued: 0, tokensIssued: 0, documentsReceived: 0, summariesReceived: 0, statusQueries: 0 };
+
+  constructor(tokenTtlMs: number) {
+    this.environments = Object.fromEntries(ENVIRONMENTS.map((e) => [e, new EnvironmentState(tokenTtlMs)])) as Record<Environment, EnvironmentState>;
+  }
+
+  accepted(environment: string, rncEmisor: string, encf: string): boolean {
+    const env = parseEnvironment(environment);
+    return env !== null && this.environments[env].isAccepted(rncEmisor, encf);
+  }
+}
