@@ -25,6 +25,11 @@ import { EventOutbox } from './events/outbox.ts';
 import { IdempotencyStore } from './idempotency/idempotent.ts';
 import { maintenanceJob, scheduleMaintenance } from './maintenance/purge.ts';
 import { WorkerRuntime } from './queue/runtime.ts';
+import { DeliveryEngine } from './webhooks/delivery.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
+import { WEBHOOK_SCHEMAS } from './webhooks/schemas.ts';
+import { WebhookService } from './webhooks/service.ts';
+import { WebhookSettings } from './webhooks/settings.ts';
 
 export interface Service {
   url: string;
@@ -33,6 +38,8 @@ export interface Service {
   router: Router;
   rateLimits: RateLimits;
   runtime: WorkerRuntime;
+  /** Runs webhook deliveries only, with their own concurrency, so slow receivers never hold up submissions. */
+  deliveries: WorkerRuntime;
   outbox: EventOutbox;
   close(): Promise<void>;
 }
@@ -67,16 +74,27 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...documentJobs({ sql: db.sql, authority, outbox, config: config.authority, log }),
       'maintenance.purge': maintenanceJob(db.sql, log),
     });
+    const webhookSettings = new WebhookSettings(db.sql, keys['webhook-secrets'], config.webhooks);
+    const engine = new DeliveryEngine(db.sql, webhookSettings, config.webhooks, `ecf-service-webhooks/${VERSION}`, log);
+    outbox.onEvent(engine.onEvent);
+    const deliveries = new WorkerRuntime(db.sql, log, {
+      pollIntervalMs: config.webhooks.pollIntervalMs,
+      concurrency: config.webhooks.concurrency,
+      batchSize: Math.min(config.webhooks.concurrency, 100),
+      leaseMs: config.queue.leaseMs,
+    }, { 'webhook.deliver': engine.job() });
+    const webhooks = new WebhookService(db.sql, outbox, webhookSettings, engine, config.webhooks.timeoutMs, () => deliveries.nudge());
 
     const router = new Router();
     let openapi: Record<string, unknown> | null = null;
     const routes = [
       ...systemRoutes({
         sql: db.sql,
-        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS } })),
+        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...WEBHOOK_SCHEMAS } })),
       }),
       ...authRoutes({ config, identity, tokens, authenticator }),
       ...documentRoutes({ documents, idempotency }),
+      ...webhookRoutes({ settings: webhookSettings, webhooks }),
     ];
     for (const route of routes) router.add(route);
 
@@ -84,14 +102,15 @@ export async function startService(config: Config, options: StartOptions = {}): 
     if (config.queue.workersEnabled) {
       await scheduleMaintenance(db.sql);
       runtime.start();
+      deliveries.start();
     }
     const { url, port } = await http.listen();
     log.info('listening', { url, database: db.kind, version: VERSION, workers: config.queue.workersEnabled });
     return {
-      url, port, db, router, rateLimits, runtime, outbox,
+      url, port, db, router, rateLimits, runtime, deliveries, outbox,
       close: async () => {
         await http.close();
-        await runtime.stop(config.http.shutdownGraceMs);
+        await Promise.all([runtime.stop(config.http.shutdownGraceMs), deliveries.stop(config.http.shutdownGraceMs)]);
         if (options.database === undefined) await db.close();
         log.info('stopped');
       },

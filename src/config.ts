@@ -67,6 +67,14 @@ export interface Config {
     retryBaseMs: number;
     retryMaxMs: number;
   };
+  webhooks: {
+    retryDelaysMs: number[];
+    timeoutMs: number;
+    pollIntervalMs: number;
+    concurrency: number;
+    maxInFlightPerTenant: number;
+    allowPrivateNetworks: boolean;
+  };
   rateLimits: {
     defaultPerMinute: number;
     emitPerMinute: number;
@@ -119,6 +127,17 @@ class Reader {
       return def;
     }
     return Number(v);
+  }
+
+  intList(name: string, def: number[], min: number, max: number, description: string): number[] {
+    const v = this.raw(name, def.join(','), description);
+    if (v === undefined) return def;
+    const parts = v.split(',').map((x) => x.trim());
+    if (parts.length === 0 || parts.some((x) => !/^\d+$/.test(x) || Number(x) < min || Number(x) > max)) {
+      this.problems.push(`${name} must be a comma-separated list of integers from ${min} to ${max} (got "${v}")`);
+      return def;
+    }
+    return parts.map(Number);
   }
 
   bool(name: string, def: boolean, description: string): boolean {
@@ -236,6 +255,14 @@ function read(env: Env): { config: Config; r: Reader } {
       submitMaxAttempts: r.int('DGII_SUBMIT_MAX_ATTEMPTS', 8, 1, 100, 'Tries to send a document (network errors, 5xx) before it becomes error.'),
       retryBaseMs: r.int('DGII_RETRY_BASE_MS', 2000, 1, 3_600_000, 'First wait after a failed call to the authority; doubles each time.'),
       retryMaxMs: r.int('DGII_RETRY_MAX_MS', 300_000, 1, 24 * 3_600_000, 'Longest wait between two failed calls to the authority.'),
+    },
+    webhooks: {
+      retryDelaysMs: r.intList('WEBHOOK_RETRY_DELAYS_MS', [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000], 0, 7 * 86_400_000, 'Waits before each retry of a failed delivery (1 min, 5 min, 30 min, 2 h, 12 h); when the last retry fails the delivery is abandoned.'),
+      timeoutMs: r.int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000, 'A receiver that has not answered within this time has failed the attempt.'),
+      pollIntervalMs: r.int('WEBHOOK_POLL_INTERVAL_MS', 1000, 5, 60_000, 'How often idle delivery workers look for due deliveries.'),
+      concurrency: r.int('WEBHOOK_CONCURRENCY', 100, 1, 10_000, 'Deliveries in flight at once in this instance.'),
+      maxInFlightPerTenant: r.int('WEBHOOK_MAX_IN_FLIGHT_PER_TENANT', 10, 1, 10_000, 'Deliveries in flight at once to one tenant, so a slow receiver cannot take every slot.'),
+      allowPrivateNetworks: r.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false, 'Allow webhook URLs that resolve to loopback, private, link-local or reserved addresses (development and tests only).'),
     },
     rateLimits: {
       defaultPerMinute: r.int('RATE_LIMIT_DEFAULT_PER_MINUTE', 120, 1, 1_000_000, 'Default API scope, per tenant.'),

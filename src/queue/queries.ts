@@ -90,3 +90,20 @@ export async function countJobs(sql: Queryable): Promise<{ kind: JobKind; queued
       count(*) filter (where locked_until >= now())::int as running
     from jobs group by kind order by kind`;
 }
+
+/**
+ * Makes the job with `uniqueKey` due in `delayMs`, creating it if there is none. A job a
+ * worker is running right now is left alone (that run decides what happens next).
+ */
+export async function scheduleKeyedJob(sql: Queryable, job: NewJob & { uniqueKey: string }): Promise<void> {
+  const delay = job.delayMs ?? 0;
+  await sql`
+    insert into jobs (kind, payload, run_at, unique_key)
+    values (${job.kind}, ${sql.json((job.payload ?? {}) as never)}, now() + make_interval(secs => ${delay / 1000}), ${job.uniqueKey})
+    on conflict (unique_key) do update set run_at = excluded.run_at, attempts = 0
+    where jobs.locked_until is null or jobs.locked_until < now()`;
+}
+
+export async function deleteKeyedJob(sql: Queryable, uniqueKey: string): Promise<void> {
+  await sql`delete from jobs where unique_key = ${uniqueKey} and (locked_until is null or locked_until < now())`;
+}

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config.ts';
+import type { Queryable, Sql } from '../db/connect.ts';
+import type { RecordedEvent } from '../events/outbox.ts';
+import type { Logger } from '../log.ts';
+import { insertJob } from '../queue/queries.ts';
+import type { JobDefinition } from '../queue/runtime.ts';
+import { findDelivery, findSettings, insertDelivery, recordAttempt, type DeliveryRow, type DeliveryStatus } from './queries.ts';
+import { postWebhook, type AttemptResult } from './sender.ts';
+import { signatureHeader, type WebhookSettings } from './settings.ts';
+
+// A delivery is one event sent to one tenant's URL:
+//
+//   state      trigger                         next       also
+//   pending    attempt answered 2xx in time    delivered  no retry
+//   pending    attempt failed, retries left    pending    next attempt after the next delay
+//                                                         (1 min, 5 min, 30 min, 2 h, 12 h)
+//   pending    the 5th retry failed            abandoned  no further attempt
+//   any        redeliver                       pending    a new series of attempts starts now
+//
+// "failed" is not a state: the listing filter means abandoned, or pending after a failed
+// attempt. Each delivery has one job (unique key delivery:<id>) that makes its attempts;
+// an attempt whose worker died is made again when the job's lease expires (at least once).
+
+export function deliveryJobKey(deliveryId: string): string {
+  return `delivery:${deliveryId}`;
+}
+
+export interface AttemptOutcome {
+  delivery: DeliveryRow;
+  result: AttemptResult;
+  /** Wait before the next attempt when the delivery is still pending. */
+  retryInMs: number | null;
+}
+
+export class DeliveryEngine {
+  private readonly inFlight = new Map<number, number>();
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly settings: WebhookSettings,
+    private readonly config: Config['webhooks'],
+    private readonly userAgent: string,
+    private readonly log: Logger,
+  ) {}
+
+  /** Outbox listener: queues a delivery of every event, in the event's own transaction. */
+  readonly onEvent = async (tx: Queryable, event: RecordedEvent): Promise<void> => {
+    // The test webhook makes its first attempt itself (see WebhookService.sendTest).
+    if (event.kind === 'webhook.test') return;
+    const settings = await findSettings(tx, event.tenantId);
+    if (settings?.url == null) {
+      this.log.info('event recorded; no webhook URL is configured, so it is not delivered', { tenant: event.tenantId, event: event.kind, eventId: event.id });
+      return;
+    }
+    await this.createDelivery(tx, event, settings.url, 0);
+  };
+
+  async createDelivery(tx: Queryable, event: RecordedEvent, url: string, delayMs: number): Promise<DeliveryRow> {
+    const delivery = await insertDelivery(tx, { id: randomUUID(), tenantId: event.tenantId, eventId: event.id, event: event.kind, url });
+    await insertJob(tx, { kind: 'webhook.deliver', payload: { deliveryId: delivery.id, tenantId: event.tenantId }, delayMs, uniqueKey: deliveryJobKey(delivery.id) });
+    return delivery;
+  }
+
+  /** Makes one attempt of a pending delivery and records it. Undefined when it is not pending. */
+  async attempt(deliveryId: string): Promise<AttemptOutcome | undefined> {
+    const d = await findDelivery(this.sql, deliveryId);
+    if (d === undefined || d.status !== 'pending') return undefined;
+    const { url, secret } = await this.settings.forDelivery(d.tenantId);
+    const at = new Date();
+    let result: AttemptResult;
+    if (url === null) {
+      result = { ok: false, statusCode: null, durationMs: 0, error: 'no webhook URL is configured', responseBody: '' };
+    } else {
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'user-agent': this.userAgent,
+        'x-ecf-tenant-id': String(d.tenantId),
+        'x-ecf-event': d.event,
+        'x-ecf-delivery-id': d.id,
+        'x-ecf-delivery-attempt': String(d.attemptCount + 1),
+      };
+      if (secret !== null) headers['x-ecf-signature'] = signatureHeader(secret, d.body);
+      result = await postWebhook(url, d.body, headers, { timeoutMs: this.config.timeoutMs, allowPrivate: this.config.allowPrivateNetworks });
+    }
+    const delays = this.config.retryDelaysMs;
+    const retryNumber = d.seriesAttempts; // 0 for the first attempt of a series
+    const retryInMs = result.ok || retryNumber >= delays.length ? null : (delays[retryNumber] as number);
+    const status: DeliveryStatus = result.ok ? 'delivered' : retryInMs === null ? 'abandoned' : 'pending';
+    const delivery = await recordAttempt(this.sql, d.id, url ?? d.url, at, result, {
+      status,
+      nextAttemptAt: retryInMs === null ? null : new Date(at.getTime() + retryInMs),
+    });
+    if (delivery === undefined) return undefined;
+    if (status === 'abandoned') this.log.warn('webhook delivery abandoned', { tenant: d.tenantId, delivery: d.id, attempts: delivery.attemptCount, error: result.error });
+    return { delivery, result, retryInMs };
+  }
+
+  /** The `webhook.deliver` job: one attempt per run, then a planned wait until the next. */
+  job(): JobDefinition {
+    return {
+      run: async (job) => {
+        const tenantId = Number(job.payload.tenantId);
+        const running = this.inFlight.get(tenantId) ?? 0;
+        // A slow receiver may hold only so many slots; its other deliveries wait a moment.
+        if (running >= this.config.maxInFlightPerTenant) return { retryIn: 100 + Math.floor(Math.random() * 200) };
+        this.inFlight.set(tenantId, running + 1);
+        try {
+          const outcome = await this.attempt(String(job.payload.deliveryId));
+          if (outcome?.retryInMs != null) return { retryIn: outcome.retryInMs };
+        } finally {
+          const left = (this.inFlight.get(tenantId) ?? 1) - 1;
+          if (left <= 0) this.inFlight.delete(tenantId);
+          else this.inFlight.set(tenantId, left);
+        }
+      },
+    };
+  }
+}

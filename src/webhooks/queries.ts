@@ -1,0 +1,143 @@
+import type { Queryable } from '../db/connect.ts';
+import type { EventKind } from '../events/outbox.ts';
+import type { AttemptResult } from './sender.ts';
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'abandoned'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export interface SettingsRow {
+  url: string | null;
+  secretSealed: Buffer | null;
+  updatedAt: Date;
+}
+
+export interface DeliveryRow {
+  id: string;
+  seq: string;
+  tenantId: number;
+  eventId: string;
+  event: EventKind;
+  status: DeliveryStatus;
+  url: string;
+  attemptCount: number;
+  seriesAttempts: number;
+  lastAttemptOk: boolean | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  lastAttemptAt: Date | null;
+  nextAttemptAt: Date | null;
+  deliveredAt: Date | null;
+  createdAt: Date;
+}
+
+export interface AttemptRow {
+  number: number;
+  url: string;
+  at: Date;
+  statusCode: number | null;
+  durationMs: number;
+  ok: boolean;
+  error: string | null;
+  responseBody: string | null;
+}
+
+export async function findSettings(sql: Queryable, tenantId: number): Promise<SettingsRow | undefined> {
+  const [row] = await sql<SettingsRow[]>`select url, secret_sealed, updated_at from webhook_settings where tenant_id = ${tenantId}`;
+  return row;
+}
+
+export async function upsertSettings(sql: Queryable, tenantId: number, s: { url: string | null; secretSealed: Buffer | null }): Promise<SettingsRow> {
+  const [row] = await sql<SettingsRow[]>`
+    insert into webhook_settings (tenant_id, url, secret_sealed) values (${tenantId}, ${s.url}, ${s.secretSealed})
+    on conflict (tenant_id) do update set url = excluded.url, secret_sealed = excluded.secret_sealed, updated_at = now()
+    returning url, secret_sealed, updated_at`;
+  return row as SettingsRow;
+}
+
+const COLUMNS = 'id, seq, tenant_id, event_id, event, status, url, attempt_count, series_attempts, last_attempt_ok, last_status_code, last_error, last_attempt_at, next_attempt_at, delivered_at, created_at';
+
+export async function insertDelivery(sql: Queryable, d: { id: string; tenantId: number; eventId: string; event: EventKind; url: string }): Promise<DeliveryRow> {
+  const [row] = await sql<DeliveryRow[]>`
+    insert into webhook_deliveries (id, tenant_id, event_id, event, status, url, next_attempt_at)
+    values (${d.id}, ${d.tenantId}, ${d.eventId}, ${d.event}, 'pending', ${d.url}, now())
+    returning ${sql.unsafe(COLUMNS)}`;
+  return row as DeliveryRow;
+}
+
+export async function findDelivery(sql: Queryable, id: string): Promise<(DeliveryRow & { body: string }) | undefined> {
+  const [row] = await sql<(DeliveryRow & { body: string })[]>`
+    select ${sql.unsafe(COLUMNS.split(', ').map((c) => `d.${c}`).join(', '))}, e.body
+    from webhook_deliveries d join events e on e.id = d.event_id where d.id = ${id}`;
+  return row;
+}
+
+export async function findTenantDelivery(sql: Queryable, tenantId: number, id: string): Promise<(DeliveryRow & { body: string }) | undefined> {
+  const row = await findDelivery(sql, id);
+  return row?.tenantId === tenantId ? row : undefined;
+}
+
+/** Records an attempt and the delivery's new state; only while the delivery is still pending. */
+export async function recordAttempt(
+  sql: Queryable,
+  deliveryId: string,
+  url: string,
+  at: Date,
+  r: AttemptResult,
+  next: { status: DeliveryStatus; nextAttemptAt: Date | null },
+): Promise<DeliveryRow | undefined> {
+  const [row] = await sql<DeliveryRow[]>`
+    update webhook_deliveries set
+      status = ${next.status}, url = ${url},
+      attempt_count = attempt_count + 1, series_attempts = series_attempts + 1,
+      last_attempt_ok = ${r.ok}, last_status_code = ${r.statusCode}, last_error = ${r.error},
+      last_attempt_at = ${at}, next_attempt_at = ${next.nextAttemptAt},
+      delivered_at = case when ${r.ok} then ${at}::timestamptz else delivered_at end
+    where id = ${deliveryId} and status = 'pending'
+    returning ${sql.unsafe(COLUMNS)}`;
+  if (row === undefined) return undefined;
+  await sql`
+    insert into webhook_attempts (delivery_id, number, url, at, status_code, duration_ms, ok, error, response_body)
+    values (${deliveryId}, ${row.attemptCount}, ${url}, ${at}, ${r.statusCode}, ${r.durationMs}, ${r.ok}, ${r.error}, ${r.responseBody})`;
+  return row;
+}
+
+/** Starts a new attempt series: pending again, its series count back to zero. */
+export async function restartDelivery(sql: Queryable, tenantId: number, id: string): Promise<DeliveryRow | undefined> {
+  const [row] = await sql<DeliveryRow[]>`
+    update webhook_deliveries set status = 'pending', series_attempts = 0, last_attempt_ok = null, next_attempt_at = now()
+    where id = ${id} and tenant_id = ${tenantId}
+    returning ${sql.unsafe(COLUMNS)}`;
+  return row;
+}
+
+export async function deliveryAttempts(sql: Queryable, deliveryId: string): Promise<AttemptRow[]> {
+  return sql<AttemptRow[]>`
+    select number, url, at, status_code, duration_ms, ok, error, response_body
+    from webhook_attempts where delivery_id = ${deliveryId} order by id`;
+}
+
+export interface DeliveryFilter {
+  tenantId: number;
+  status?: DeliveryStatus | 'failed';
+  event?: EventKind;
+  after?: string;
+  limit: number;
+}
+
+export async function listDeliveries(sql: Queryable, f: DeliveryFilter): Promise<DeliveryRow[]> {
+  const no = sql``;
+  const status = f.status === undefined ? no
+    : f.status === 'failed' ? sql`and (status = 'abandoned' or (status = 'pending' and last_attempt_ok = false))`
+    : sql`and status = ${f.status}`;
+  return sql<DeliveryRow[]>`
+    select ${sql.unsafe(COLUMNS)} from webhook_deliveries
+    where tenant_id = ${f.tenantId} ${status}
+      ${f.event === undefined ? no : sql`and event = ${f.event}`}
+      ${f.after === undefined ? no : sql`and seq < ${f.after}::bigint`}
+    order by seq desc
+    limit ${f.limit}`;
+}
+
+export async function countDeliveriesByStatus(sql: Queryable): Promise<{ status: DeliveryStatus; n: number }[]> {
+  return sql<{ status: DeliveryStatus; n: number }[]>`select status, count(*)::int as n from webhook_deliveries group by status`;
+}

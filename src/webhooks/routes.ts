@@ -1,0 +1,75 @@
+import { EVENT_KINDS } from '../events/outbox.ts';
+import { S, envelope } from '../http/openapi.ts';
+import { tenantOf, uuidParam } from '../http/params.ts';
+import { Query } from '../http/query.ts';
+import { ok } from '../http/reply.ts';
+import type { Route } from '../http/types.ts';
+import { DELIVERY_STATUSES } from './queries.ts';
+import type { WebhookService } from './service.ts';
+import type { WebhookSettings } from './settings.ts';
+
+const ERR = (description: string) => ({ description, schema: S.ref('ErrorEnvelope') });
+const STATUS_FILTERS = [...DELIVERY_STATUSES, 'failed'] as const;
+
+export function webhookRoutes(deps: { settings: WebhookSettings; webhooks: WebhookService }): Route[] {
+  const { settings, webhooks } = deps;
+  return [
+    {
+      method: 'GET', path: '/api/webhooks/settings', auth: 'bearer',
+      doc: { operationId: 'getWebhookSettings', tags: ['Webhooks'], summary: 'The webhook URL, and whether a secret is set', responses: { '200': { description: 'Settings.', schema: envelope(S.ref('WebhookSettings')) } } },
+      handler: async (ctx) => ok(await settings.get(tenantOf(ctx))),
+    },
+    {
+      method: 'PUT', path: '/api/webhooks/settings', auth: 'bearer', body: 'json',
+      doc: {
+        operationId: 'putWebhookSettings', tags: ['Webhooks'], summary: 'Set the webhook URL and secret',
+        description: 'Fields left out keep their value; null clears. `webhookSecret` (16–256 characters) is write-only; `"generate": true` makes the server create one and show it in this answer only. Deliveries are signed with X-ECF-Signature: sha256=<hex HMAC-SHA256 of the body> when a secret is set. A URL whose host is a forbidden IP literal (loopback, private, link-local, reserved...) is refused.',
+        requestBody: { schema: S.object({ webhookUrl: S.nullable(S.string({ format: 'uri', maxLength: 2048 })), webhookSecret: S.nullable(S.string({ minLength: 16, maxLength: 256 })), generate: S.bool() }, []) },
+        responses: { '200': { description: 'The saved settings.', schema: envelope(S.ref('WebhookSettings')) }, '422': ERR('VALIDATION_ERROR.') },
+      },
+      handler: async (ctx) => ok(await settings.update(tenantOf(ctx), ctx.body)),
+    },
+    {
+      method: 'POST', path: '/api/webhooks/test', auth: 'bearer', rateScope: 'sensitive', body: 'optionalJson',
+      doc: {
+        operationId: 'sendTestWebhook', tags: ['Webhooks'], summary: 'Send a webhook.test delivery now',
+        description: 'Creates a `webhook.test` delivery ({ event, tenantId, timestamp, message }), makes its first attempt at once and answers with the delivery and that attempt; a failed delivery then follows the retry schedule.',
+        requestBody: { required: false, schema: S.object({}, []) },
+        responses: { '200': { description: 'The delivery and its first attempt.', schema: envelope(S.object({ delivery: S.ref('WebhookDelivery'), attempt: S.nullable(S.ref('WebhookAttempt')) })) }, '422': ERR('VALIDATION_ERROR: no webhook URL is configured.') },
+      },
+      handler: async (ctx) => ok(await webhooks.sendTest(tenantOf(ctx))),
+    },
+    {
+      method: 'GET', path: '/api/webhooks/deliveries', auth: 'bearer',
+      doc: {
+        operationId: 'listWebhookDeliveries', tags: ['Webhooks'], summary: 'List deliveries, newest first',
+        query: {
+          status: { description: 'pending, delivered, abandoned, or failed (abandoned, or pending after a failed attempt).', schema: S.string({ enum: [...STATUS_FILTERS] }) },
+          event: { description: 'Event kind.', schema: S.string({ enum: [...EVENT_KINDS] }) },
+          pageSize: { description: '1–500, default 50.', schema: S.int({ minimum: 1, maximum: 500, default: 50 }) },
+          cursor: { description: 'nextCursor of the previous page.', schema: S.string() },
+        },
+        responses: { '200': { description: 'A page.', schema: envelope(S.object({ items: S.array(S.ref('WebhookDelivery')), nextCursor: S.nullable(S.string()) })) }, '422': ERR('VALIDATION_ERROR: a filter value is not valid.') },
+      },
+      handler: async (ctx) => {
+        const q = new Query(ctx.query);
+        const status = q.oneOf('status', STATUS_FILTERS);
+        const event = q.oneOf('event', EVENT_KINDS);
+        const pageSize = q.int('pageSize', 50, 1, 500);
+        const after = q.cursor('cursor');
+        q.done();
+        return ok(await webhooks.list({ tenantId: tenantOf(ctx), status, event, after, pageSize }));
+      },
+    },
+    {
+      method: 'GET', path: '/api/webhooks/deliveries/{id}', auth: 'bearer',
+      doc: { operationId: 'getWebhookDelivery', tags: ['Webhooks'], summary: 'A delivery with its attempts and the exact body sent', responses: { '200': { description: 'The delivery.', schema: envelope({ allOf: [S.ref('WebhookDelivery'), S.object({ body: S.string(), attempts: S.array(S.ref('WebhookAttempt')) })] }) } } },
+      handler: async (ctx) => ok(await webhooks.get(tenantOf(ctx), uuidParam(ctx, 'id'))),
+    },
+    {
+      method: 'POST', path: '/api/webhooks/deliveries/{id}/redeliver', auth: 'bearer', body: 'optionalJson',
+      doc: { operationId: 'redeliverWebhook', tags: ['Webhooks'], summary: 'Start a new series of attempts for a delivery', responses: { '202': { description: 'Queued; the first attempt starts at once.', schema: envelope(S.ref('WebhookDelivery')) } } },
+      handler: async (ctx) => ok(await webhooks.redeliver(tenantOf(ctx), uuidParam(ctx, 'id')), 202),
+    },
+  ];
+}

@@ -1,0 +1,50 @@
+import { EVENT_KINDS } from '../events/outbox.ts';
+import { S, type Schema } from '../http/openapi.ts';
+import { DELIVERY_STATUSES } from './queries.ts';
+
+export const SETTINGS: Schema = S.object({
+  webhookUrl: S.nullable(S.string({ format: 'uri', maxLength: 2048 })),
+  secretConfigured: S.bool(),
+  updatedAt: S.nullable(S.dateTime()),
+  webhookSecret: S.string({ description: 'Only in the answer of a PUT with "generate": true: the new secret, shown once.' }),
+}, ['webhookUrl', 'secretConfigured', 'updatedAt']);
+
+export const DELIVERY: Schema = S.object({
+  id: S.uuid(),
+  eventId: S.uuid(),
+  event: S.string({ enum: [...EVENT_KINDS] }),
+  status: S.string({ enum: [...DELIVERY_STATUSES] }),
+  url: S.string(),
+  attemptCount: S.int(),
+  lastStatusCode: S.nullable(S.int()),
+  lastError: S.nullable(S.string()),
+  lastAttemptAt: S.nullable(S.dateTime()),
+  nextAttemptAt: S.nullable(S.dateTime()),
+  deliveredAt: S.nullable(S.dateTime()),
+  createdAt: S.dateTime(),
+});
+
+export const ATTEMPT: Schema = S.object({
+  number: S.int({ description: 'X-ECF-Delivery-Attempt of this try.' }),
+  at: S.dateTime(),
+  url: S.string(),
+  statusCode: S.nullable(S.int()),
+  durationMs: S.int(),
+  ok: S.bool(),
+  error: S.nullable(S.string()),
+  responseBody: S.string({ description: 'The first KiB of the receiver\'s answer.' }),
+});
+
+export const TEST_EVENT: Schema = S.object({
+  event: S.string({ const: 'webhook.test' }),
+  tenantId: S.int(),
+  timestamp: S.dateTime(),
+  message: S.string(),
+});
+
+export const WEBHOOK_SCHEMAS: Record<string, Schema> = {
+  WebhookSettings: SETTINGS,
+  WebhookDelivery: DELIVERY,
+  WebhookAttempt: ATTEMPT,
+  WebhookTestEvent: TEST_EVENT,
+};

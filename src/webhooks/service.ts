@@ -1,0 +1,77 @@
+import type { Sql } from '../db/connect.ts';
+import { notFound } from '../errors.ts';
+import type { EventKind, EventOutbox } from '../events/outbox.ts';
+import { encodeCursor } from '../http/query.ts';
+import { deleteKeyedJob, scheduleKeyedJob } from '../queue/queries.ts';
+import { deliveryJobKey, type DeliveryEngine } from './delivery.ts';
+import { deliveryAttempts, findTenantDelivery, listDeliveries, restartDelivery, type DeliveryStatus } from './queries.ts';
+import { assertUrlConfigured, type WebhookSettings } from './settings.ts';
+import { attemptView, deliveryView, resultView } from './views.ts';
+
+/** The deliveries API: test webhook, listing, one delivery with its attempts, redelivery. */
+export class WebhookService {
+  constructor(
+    private readonly sql: Sql,
+    private readonly outbox: EventOutbox,
+    private readonly settings: WebhookSettings,
+    private readonly engine: DeliveryEngine,
+    private readonly timeoutMs: number,
+    private readonly nudge: () => void,
+  ) {}
+
+  /**
+   * Records a webhook.test event and its delivery, makes the first attempt now and answers
+   * its outcome; a failure then follows the usual retry schedule. The delivery's job is
+   * created in the same transaction but due only after the attempt could have finished, so
+   * it is never lost and never runs alongside this first attempt.
+   */
+  async sendTest(tenantId: number) {
+    const current = await this.settings.get(tenantId);
+    assertUrlConfigured(current);
+    const delivery = await this.sql.begin(async (tx) => {
+      const event = await this.outbox.record(tx, tenantId, 'webhook.test', {
+        tenantId,
+        timestamp: new Date().toISOString(),
+        message: 'Test webhook from the e-CF service: your endpoint is reachable and verifying signatures.',
+      });
+      return this.engine.createDelivery(tx, event, current.webhookUrl as string, this.timeoutMs + 60_000);
+    });
+    const startedAt = new Date();
+    const outcome = await this.engine.attempt(delivery.id);
+    const key = deliveryJobKey(delivery.id);
+    if (outcome === undefined) return { delivery: deliveryView(delivery), attempt: null };
+    if (outcome.retryInMs === null) await deleteKeyedJob(this.sql, key);
+    else await scheduleKeyedJob(this.sql, { kind: 'webhook.deliver', payload: { deliveryId: delivery.id, tenantId }, delayMs: outcome.retryInMs, uniqueKey: key });
+    return {
+      delivery: deliveryView(outcome.delivery),
+      attempt: resultView(outcome.delivery.attemptCount, outcome.delivery.url, startedAt, outcome.result),
+    };
+  }
+
+  async list(filter: { tenantId: number; status?: DeliveryStatus | 'failed'; event?: EventKind; after?: string; pageSize: number }) {
+    const rows = await listDeliveries(this.sql, { ...filter, limit: filter.pageSize + 1 });
+    const page = rows.slice(0, filter.pageSize);
+    const last = page[page.length - 1];
+    return { items: page.map(deliveryView), nextCursor: rows.length > filter.pageSize && last !== undefined ? encodeCursor(last.seq) : null };
+  }
+
+  async get(tenantId: number, id: string) {
+    const d = await findTenantDelivery(this.sql, tenantId, id);
+    if (d === undefined) throw notFound('Delivery');
+    return { ...deliveryView(d), body: d.body, attempts: (await deliveryAttempts(this.sql, d.id)).map(attemptView) };
+  }
+
+  /** Starts a new series of attempts at once, whatever the delivery's state. */
+  async redeliver(tenantId: number, id: string) {
+    const row = await this.sql.begin(async (tx) => {
+      const restarted = await restartDelivery(tx, tenantId, id);
+      if (restarted !== undefined) {
+        await scheduleKeyedJob(tx, { kind: 'webhook.deliver', payload: { deliveryId: id, tenantId }, uniqueKey: deliveryJobKey(id) });
+      }
+      return restarted;
+    });
+    if (row === undefined) throw notFound('Delivery');
+    this.nudge();
+    return deliveryView(row);
+  }
+}

@@ -1,0 +1,79 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { forbiddenReason, guardedLookup } from '../src/webhooks/ssrf.ts';
+import { client, newTenant } from './helpers/http.ts';
+import { startReceiver, type Receiver } from './helpers/receiver.ts';
+import { startTestService, type TestService } from './helpers/service.ts';
+
+const FORBIDDEN: [string, RegExp][] = [
+  ['127.0.0.1', /loopback/], ['127.255.0.9', /loopback/], ['::1', /loopback/],
+  ['10.0.0.1', /private/], ['172.16.5.4', /private/], ['192.168.0.10', /private/], ['fd00::1', /unique local/],
+  ['169.254.169.254', /link-local/], ['fe80::1', /link-local/],
+  ['100.64.0.1', /CGNAT/], ['100.127.255.254', /CGNAT/],
+  ['224.0.0.251', /multicast/], ['ff02::1', /multicast/],
+  ['0.0.0.0', /unspecified/], ['::', /unspecified/],
+  ['192.0.2.1', /documentation/], ['198.51.100.1', /documentation/], ['203.0.113.9', /documentation/], ['2001:db8::1', /documentation/],
+  ['240.0.0.1', /reserved/], ['255.255.255.255', /reserved/], ['198.18.0.1', /benchmarking/],
+  ['::ffff:127.0.0.1', /loopback/], ['::ffff:7f00:1', /loopback/], ['::ffff:10.1.1.1', /private/], ['::ffff:a9fe:a9fe', /link-local/],
+  ['64:ff9b::7f00:1', /NAT64/], ['2002:7f00:1::', /6to4/],
+];
+
+describe('address classification', () => {
+  test('every forbidden class is refused, IPv4-mapped IPv6 included', () => {
+    for (const [address, label] of FORBIDDEN) {
+      const reason = forbiddenReason(address);
+      assert.ok(reason !== null, `${address} should be refused`);
+      assert.match(reason, label, address);
+    }
+  });
+
+  test('public addresses are allowed', () => {
+    for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
+      assert.equal(forbiddenReason(address), null, address);
+    }
+  });
+
+  test('the guarded lookup refuses a name that resolves to loopback and hands back the checked address otherwise', async () => {
+    const refused = await new Promise<Error | null>((resolve) => guardedLookup(false)('localhost', {}, (err) => resolve(err)));
+    assert.match(String(refused?.message), /refused destination: localhost resolves to .*loopback/);
+    const allowed = await new Promise<string>((resolve, reject) => guardedLookup(true)('localhost', { family: 4 }, (err, address) => (err ? reject(err) : resolve(address as string))));
+    assert.equal(allowed, '127.0.0.1');
+  });
+});
+
+describe('webhooks without private networks', () => {
+  let t: TestService;
+  let r: Receiver;
+  before(async () => {
+    t = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' } });
+    r = await startReceiver();
+  });
+  after(async () => {
+    await r.close();
+    await t.close();
+  });
+
+  test('PUT settings refuses URLs whose literal host is forbidden', async () => {
+    const a = await newTenant(t.url);
+    const api = client(t.url, { authorization: `Bearer ${a.accessToken}` });
+    for (const url of ['http://127.0.0.1:8080/x', 'http://[::1]/x', 'http://[::ffff:127.0.0.1]/x', 'http://10.0.0.5/x', 'http://169.254.169.254/latest/meta-data', 'https://100.64.1.1/', 'http://0.0.0.0/', 'http://[fe80::1]/']) {
+      const res = await api.put('/api/webhooks/settings', { json: { webhookUrl: url } });
+      assert.equal(res.status, 422, url);
+      assert.match(res.body.error.details[0].message, /is not reachable from this service/);
+    }
+    assert.equal((await api.put('/api/webhooks/settings', { json: { webhookUrl: 'https://hooks.example.com/ecf' } })).status, 200);
+  });
+
+  test('a host name that resolves to a forbidden address is refused at connect time and recorded', async () => {
+    const a = await newTenant(t.url);
+    const api = client(t.url, { authorization: `Bearer ${a.accessToken}` });
+    const url = r.url.replace('127.0.0.1', 'localhost');
+    assert.equal((await api.put('/api/webhooks/settings', { json: { webhookUrl: url } })).status, 200);
+    const res = await api.post('/api/webhooks/test', { json: {} });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.data.attempt.ok, false);
+    assert.match(res.body.data.attempt.error, /^refused destination: localhost resolves to .* loopback/);
+    assert.equal(res.body.data.delivery.status, 'pending');
+    assert.equal(r.received.length, 0, 'nothing reached the loopback receiver');
+  });
+});

@@ -1,0 +1,220 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, client, newTenant } from './helpers/http.ts';
+import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
+import { startReceiver, type Receiver } from './helpers/receiver.ts';
+import { startTestService, type TestService } from './helpers/service.ts';
+import { waitFor } from './helpers/wait.ts';
+
+let t: TestService;
+const receivers: Receiver[] = [];
+before(async () => {
+  t = await startTestService({
+    env: { ...FAST_PIPELINE, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_INTERVAL_MS: '20', WEBHOOK_RETRY_DELAYS_MS: '50,50,50,50,50' },
+    captureLog: true,
+  });
+});
+after(async () => {
+  for (const r of receivers) await r.close();
+  await t.close();
+});
+
+async function receiver(options: Parameters<typeof startReceiver>[0] = {}): Promise<Receiver> {
+  const r = await startReceiver(options);
+  receivers.push(r);
+  return r;
+}
+
+async function tenantWithWebhook(options: Parameters<typeof startReceiver>[0] & { withSecret?: boolean } = {}) {
+  const a = await newTenant(t.url);
+  const api = client(t.url, { authorization: `Bearer ${a.accessToken}` });
+  let secret: string | undefined;
+  if (options.withSecret !== false) {
+    const gen = await api.put('/api/webhooks/settings', { json: { generate: true } });
+    secret = gen.body.data.webhookSecret;
+  }
+  const r = await receiver({ ...options, ...(secret === undefined ? {} : { secret }) });
+  const put = await api.put('/api/webhooks/settings', { json: { webhookUrl: r.url } });
+  assert.equal(put.status, 200, put.text);
+  return { a, api, r, secret };
+}
+
+describe('settings', () => {
+  test('a generated secret is shown once, stored sealed, and never returned again', async () => {
+    const a = await newTenant(t.url);
+    const api = client(t.url, { authorization: `Bearer ${a.accessToken}` });
+    assert.deepEqual((await api.get('/api/webhooks/settings')).body.data, { webhookUrl: null, secretConfigured: false, updatedAt: null });
+    const gen = await api.put('/api/webhooks/settings', { json: { webhookUrl: 'https://erp.example.com/hooks', generate: true } });
+    assert.equal(gen.status, 200);
+    const secret = gen.body.data.webhookSecret as string;
+    assert.match(secret, /^whsec_[A-Za-z0-9_-]{43}$/);
+    const got = await api.get('/api/webhooks/settings');
+    assert.equal(got.body.data.secretConfigured, true);
+    assert.equal(got.body.data.webhookUrl, 'https://erp.example.com/hooks');
+    assert.ok(!got.text.includes(secret));
+    const [row] = await t.sql`select secret_sealed from webhook_settings where tenant_id = ${a.tenantId}`;
+    assert.ok(!(row?.secretSealed as Buffer).includes(Buffer.from(secret)), 'sealed, not stored in clear');
+    assert.ok(!t.logLines.join('').includes(secret), 'never logged');
+    // Fields left out keep their value; null clears.
+    await api.put('/api/webhooks/settings', { json: { webhookSecret: null } });
+    assert.equal((await api.get('/api/webhooks/settings')).body.data.webhookUrl, 'https://erp.example.com/hooks');
+    assert.equal((await api.get('/api/webhooks/settings')).body.data.secretConfigured, false);
+  });
+
+  test('bad settings are 422 with every problem', async () => {
+    const a = await newTenant(t.url);
+    const api = client(t.url, { authorization: `Bearer ${a.accessToken}` });
+    const cases: [unknown, string][] = [
+      [{ webhookUrl: 'not a url' }, 'webhookUrl'],
+      [{ webhookUrl: 'ftp://example.com/x' }, 'webhookUrl'],
+      [{ webhookUrl: `https://example.com/${'a'.repeat(2050)}` }, 'webhookUrl'],
+      [{ webhookUrl: 'https://user:pw@example.com/' }, 'webhookUrl'],
+      [{ webhookSecret: 'short' }, 'webhookSecret'],
+      [{ generate: true, webhookSecret: 'a long enough secret value' }, 'generate'],
+      [{ webhookUrl: 42 }, 'webhookUrl'],
+      [{ extra: 1 }, 'extra'],
+    ];
+    for (const [body, path] of cases) {
+      const res = await api.put('/api/webhooks/settings', { json: body });
+      assert.equal(res.status, 422, JSON.stringify(body));
+      assert.ok(res.body.error.details.some((d: { path: string }) => d.path === path), res.text);
+    }
+  });
+
+  test('the settings and deliveries need a bearer token', async () => {
+    const a = await newTenant(t.url);
+    for (const [method, path] of [['GET', '/api/webhooks/settings'], ['GET', '/api/webhooks/deliveries'], ['POST', '/api/webhooks/test']] as const) {
+      assert.equal((await call(t.url, method, path)).status, 401);
+      assert.equal((await call(t.url, method, path, { headers: { 'x-api-key': a.apiKey } })).status, 401, 'an API key alone is not enough');
+    }
+  });
+});
+
+describe('delivery', () => {
+  test('the test webhook is delivered signed with every header, and answered with its first attempt', async () => {
+    const { a, api, r, secret } = await tenantWithWebhook();
+    const res = await api.post('/api/webhooks/test', { json: {} });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.data.delivery.status, 'delivered');
+    assert.equal(res.body.data.attempt.ok, true);
+    assert.equal(res.body.data.attempt.statusCode, 204);
+    assert.equal(r.received.length, 1);
+    const got = r.received[0];
+    assert.ok(got);
+    assert.equal(got.signatureValid, true);
+    assert.equal(got.headers['content-type'], 'application/json');
+    assert.match(String(got.headers['user-agent']), /^ecf-service-webhooks\//);
+    assert.equal(got.headers['x-ecf-tenant-id'], String(a.tenantId));
+    assert.equal(got.headers['x-ecf-event'], 'webhook.test');
+    assert.equal(got.headers['x-ecf-delivery-id'], res.body.data.delivery.id);
+    assert.equal(got.headers['x-ecf-delivery-attempt'], '1');
+    assert.deepEqual(Object.keys(got.json), ['event', 'tenantId', 'timestamp', 'message']);
+    assert.equal(got.json.tenantId, a.tenantId);
+    assert.ok(secret);
+    const [job] = await t.sql`select count(*)::int as n from jobs where unique_key = ${'delivery:' + res.body.data.delivery.id}`;
+    assert.equal(job?.n, 0, 'a delivered test leaves no job behind');
+  });
+
+  test('without a secret no signature header is sent; without a URL the test webhook is 422', async () => {
+    const { api, r } = await tenantWithWebhook({ withSecret: false });
+    await api.post('/api/webhooks/test', { json: {} });
+    assert.equal(r.received[0]?.headers['x-ecf-signature'], undefined);
+    const b = await newTenant(t.url);
+    const res = await call(t.url, 'POST', '/api/webhooks/test', { json: {}, headers: { authorization: `Bearer ${b.accessToken}` } });
+    assert.equal(res.status, 422);
+    assert.equal(res.body.error.details[0].path, 'webhookUrl');
+  });
+
+  test('a document\'s status changes reach the receiver with exactly the specification\'s fields', async () => {
+    const { a, r } = await tenantWithWebhook();
+    const emit = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey } });
+    const id = emit.body.data.internalTrackId;
+    await waitForEstado(t.url, 'TesteCF', id, { 'x-api-key': a.apiKey }, ['aceptado']);
+    const events = await waitFor(async () => {
+      const mine = r.received.filter((x) => x.json.internalTrackId === id);
+      return mine.length === 3 ? mine : undefined;
+    });
+    const estados = events.map((e) => e.json.estado).sort();
+    assert.deepEqual(estados, ['aceptado', 'en_proceso', 'recibido']);
+    for (const e of events) {
+      assert.deepEqual(Object.keys(e.json), ['event', 'internalTrackId', 'encf', 'estado', 'dgiiCode', 'dgiiMessage', 'trackId', 'timestamp']);
+      assert.equal(e.headers['x-ecf-event'], 'ecf.status_update');
+      assert.equal(e.signatureValid, true);
+    }
+    const accepted = events.find((e) => e.json.estado === 'aceptado');
+    assert.equal(accepted?.json.dgiiCode, '0');
+    assert.equal(typeof accepted?.json.trackId, 'string');
+    assert.equal(new Set(events.map((e) => e.headers['x-ecf-delivery-id'])).size, 3, 'one delivery per event');
+  });
+
+  test('events of a tenant without a URL are recorded but not delivered, and the log says so', async () => {
+    const a = await newTenant(t.url);
+    const emit = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey } });
+    assert.equal(emit.status, 202);
+    const [row] = await t.sql`select (select count(*)::int from events where tenant_id = ${a.tenantId}) as events, (select count(*)::int from webhook_deliveries where tenant_id = ${a.tenantId}) as deliveries`;
+    assert.ok((row?.events as number) >= 1);
+    assert.equal(row?.deliveries, 0);
+    assert.ok(t.logLines.some((l) => l.includes('no webhook URL is configured') && l.includes(`"tenant":${a.tenantId}`)));
+  });
+});
+
+describe('deliveries API', () => {
+  test('deliveries are listed with filters, shown with attempts and body, and scoped to the tenant', async () => {
+    const { api, r } = await tenantWithWebhook({ respond: (_req, i) => ({ status: i === 0 ? 500 : 200 }) });
+    const failedFirst = await api.post('/api/webhooks/test', { json: {} });
+    assert.equal(failedFirst.body.data.delivery.status, 'pending');
+    assert.equal(failedFirst.body.data.attempt.statusCode, 500);
+    assert.equal(failedFirst.body.data.attempt.error, 'receiver answered 500');
+    const deliveryId = failedFirst.body.data.delivery.id;
+    assert.equal((await api.get('/api/webhooks/deliveries?status=failed')).body.data.items[0]?.id, deliveryId);
+    // The retry (50 ms later) succeeds.
+    await waitFor(async () => (await api.get(`/api/webhooks/deliveries/${deliveryId}`)).body.data.status === 'delivered');
+    const one = await api.get(`/api/webhooks/deliveries/${deliveryId}`);
+    assert.deepEqual(one.body.data.attempts.map((x: { statusCode: number }) => x.statusCode), [500, 200]);
+    assert.equal(JSON.parse(one.body.data.body).event, 'webhook.test');
+    assert.equal(r.received[1]?.headers['x-ecf-delivery-id'], deliveryId, 'the delivery id is stable across retries');
+    assert.equal(r.received[1]?.headers['x-ecf-delivery-attempt'], '2');
+    assert.equal((await api.get('/api/webhooks/deliveries?status=failed')).body.data.items.length, 0);
+    assert.equal((await api.get('/api/webhooks/deliveries?status=delivered&event=webhook.test')).body.data.items.length, 1);
+    assert.equal((await api.get('/api/webhooks/deliveries?event=ecf.status_update')).body.data.items.length, 0);
+
+    const other = await newTenant(t.url);
+    const foreign = await call(t.url, 'GET', `/api/webhooks/deliveries/${deliveryId}`, { headers: { authorization: `Bearer ${other.accessToken}` } });
+    assert.equal(foreign.status, 404);
+    assert.equal((await call(t.url, 'POST', `/api/webhooks/deliveries/${deliveryId}/redeliver`, { headers: { authorization: `Bearer ${other.accessToken}` } })).status, 404);
+    assert.deepEqual((await call(t.url, 'GET', '/api/webhooks/deliveries', { headers: { authorization: `Bearer ${other.accessToken}` } })).body.data.items, []);
+  });
+
+  test('paging walks every delivery once, newest first', async () => {
+    const { api } = await tenantWithWebhook();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await api.post('/api/webhooks/test', { json: {} })).body.data.delivery.id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { data: { items: { id: string }[]; nextCursor: string | null } } } = await api.get(`/api/webhooks/deliveries?pageSize=2${cursor ? `&cursor=${cursor}` : ''}`);
+      seen.push(...page.body.data.items.map((d) => d.id));
+      cursor = page.body.data.nextCursor;
+    } while (cursor !== null);
+    assert.deepEqual(seen, [...ids].reverse());
+  });
+
+  test('bad filter values are 422, never 500', async () => {
+    const a = await newTenant(t.url);
+    const api = client(t.url, { authorization: `Bearer ${a.accessToken}` });
+    for (const q of ['status=lost', 'event=ecf.deleted', 'pageSize=0', 'pageSize=501', 'pageSize=-1', 'cursor=%%%', 'cursor=abc', 'limit=10', 'status=failed&status=pending']) {
+      const res = await api.get(`/api/webhooks/deliveries?${q}`);
+      assert.equal(res.status, 422, q);
+      assert.equal(res.body.error.code, 'VALIDATION_ERROR');
+    }
+    assert.equal((await api.get('/api/webhooks/deliveries/not-a-uuid')).status, 404);
+    assert.equal((await api.get('/api/webhooks/deliveries/00000000-0000-4000-8000-000000000000')).status, 404);
+  });
+
+  test('the test webhook is in the sensitive scope: 10 per minute', async () => {
+    const { api } = await tenantWithWebhook();
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await api.post('/api/webhooks/test', { json: {} })).status);
+    assert.deepEqual(statuses, [...Array(10).fill(200), 429]);
+  });
+});
