@@ -197,6 +197,18 @@ describe('API keys', () => {
     assert.equal(after.body.error.code, 'INVALID_API_KEY');
   });
 
+  test('whoami names the tenant of an API key or a token, and needs one of them', async () => {
+    const a = await newTenant(t.url);
+    const byKey = await call(t.url, 'GET', '/api/whoami', { headers: { 'x-api-key': a.apiKey } });
+    assert.equal(byKey.status, 200);
+    assert.equal(byKey.body.data.tenantId, a.tenantId);
+    assert.equal(byKey.body.data.userId, null);
+    const byToken = await call(t.url, 'GET', '/api/whoami', { headers: { authorization: `Bearer ${a.accessToken}` } });
+    assert.equal(byToken.body.data.tenantId, a.tenantId);
+    assert.equal(byToken.body.data.apiKeyId, null);
+    assert.equal((await call(t.url, 'GET', '/api/whoami')).status, 401);
+  });
+
   test('a tenant cannot revoke another tenant\'s key (404)', async () => {
     const a = await newTenant(t.url);
     const b = await newTenant(t.url);

@@ -120,6 +120,15 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       },
     },
     {
+      method: 'GET', path: '/api/whoami', auth: 'apiKeyOrBearer',
+      doc: {
+        operationId: 'whoami', tags: ['Account'], summary: 'Check credentials: the tenant (and user or key) they name',
+        description: 'Answers from the credentials alone, so an ERP can test its API key without side effects.',
+        responses: { '200': { description: 'Who is calling.', schema: envelope(S.object({ tenantId: S.int(), userId: S.nullable(S.int()), apiKeyId: S.nullable(S.uuid()) })) } },
+      },
+      handler: async (ctx) => ok({ tenantId: tenantOf(ctx), userId: ctx.principal?.userId ?? null, apiKeyId: ctx.principal?.apiKeyId ?? null }),
+    },
+    {
       method: 'GET', path: '/api/account', auth: 'bearer',
       doc: {
         operationId: 'getAccount', tags: ['Account'], summary: 'The signed-in user and their tenant',
