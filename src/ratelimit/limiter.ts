@@ -8,6 +8,7 @@ const WINDOW_MS = 60_000;
 /** Per-instance limits for every scope of the Limits table (not shared between instances). */
 export class RateLimits {
   private readonly limiters: Record<RateScope, TokenBucketLimiter>;
+  private readonly refused = new Map<RateScope, number>();
 
   constructor(config: Config['rateLimits']) {
     const entries = RATE_SCOPE_NAMES.map((scope) => [
@@ -25,10 +26,16 @@ export class RateLimits {
     const decision = this.limiters[scope].take(String(key), now);
     const headers = rateLimitHeaders(scope, decision);
     if (!decision.allowed) {
+      this.refused.set(scope, (this.refused.get(scope) ?? 0) + 1);
       headers['retry-after'] = String(decision.retryAfterSec);
       throw new AppError('RATE_LIMITED', `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfterSec} s`, { headers });
     }
     return headers;
+  }
+
+  /** Requests refused in `scope` since start (for /metrics). */
+  refusals(scope: RateScope): number {
+    return this.refused.get(scope) ?? 0;
   }
 
   size(scope: RateScope): number {

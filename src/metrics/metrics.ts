@@ -1,0 +1,46 @@
+import type { Sql } from '../db/connect.ts';
+import type { CompletedRequest } from '../http/server.ts';
+import { JOB_KIND_NAMES } from '../queue/kinds.ts';
+import { countJobs } from '../queue/queries.ts';
+import type { RateLimits } from '../ratelimit/limiter.ts';
+import { RATE_SCOPE_NAMES } from '../ratelimit/scopes.ts';
+import { DELIVERY_STATUSES, countDeliveriesByStatus } from '../webhooks/queries.ts';
+import { Counter, Histogram, gauge } from './registry.ts';
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** What /metrics exposes: request counts and latency, queue depth, deliveries, rate-limit refusals. */
+export class ServiceMetrics {
+  private readonly requests = new Counter('ecf_http_requests_total', 'HTTP requests by method, route pattern and status.');
+  private readonly latency = new Histogram('ecf_http_request_duration_seconds', 'HTTP request duration by method and route pattern.', LATENCY_BUCKETS);
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly rateLimits: RateLimits,
+  ) {}
+
+  readonly onRequest = (r: CompletedRequest): void => {
+    this.requests.inc({ method: r.method, route: r.route, status: String(r.status) });
+    this.latency.observe({ method: r.method, route: r.route }, r.ms / 1000);
+  };
+
+  /** Database-backed gauges are read at scrape time, so they hold for every instance alike. */
+  async render(): Promise<string> {
+    const [jobs, deliveries] = await Promise.all([countJobs(this.sql), countDeliveriesByStatus(this.sql)]);
+    const memory = process.memoryUsage();
+    const lines = [
+      ...this.requests.render(),
+      ...this.latency.render(),
+      ...gauge('ecf_jobs_queued', 'Jobs waiting to run, by kind.', JOB_KIND_NAMES.map((kind) => ({ labels: { kind }, value: jobs.find((j) => j.kind === kind)?.queued ?? 0 }))),
+      ...gauge('ecf_jobs_running', 'Jobs claimed by a worker (lease held), by kind.', JOB_KIND_NAMES.map((kind) => ({ labels: { kind }, value: jobs.find((j) => j.kind === kind)?.running ?? 0 }))),
+      ...gauge('ecf_webhook_deliveries', 'Webhook deliveries by status.', DELIVERY_STATUSES.map((status) => ({ labels: { status }, value: deliveries.find((d) => d.status === status)?.n ?? 0 }))),
+      '# HELP ecf_rate_limit_refusals_total Requests refused with 429, by scope (this instance).',
+      '# TYPE ecf_rate_limit_refusals_total counter',
+      ...RATE_SCOPE_NAMES.map((scope) => `ecf_rate_limit_refusals_total{scope="${scope}"} ${this.rateLimits.refusals(scope)}`),
+      ...gauge('process_resident_memory_bytes', 'Resident set size.', [{ value: memory.rss }]),
+      ...gauge('nodejs_heap_used_bytes', 'V8 heap in use.', [{ value: memory.heapUsed }]),
+      ...gauge('process_uptime_seconds', 'Seconds since the process started.', [{ value: Math.round(process.uptime()) }]),
+    ];
+    return lines.join('\n') + '\n';
+  }
+}

@@ -1,0 +1,59 @@
+// A minimal Prometheus text-format (version 0.0.4) registry: counters and histograms kept
+// in memory, plus gauges computed when scraped.
+
+type Labels = Record<string, string>;
+
+function labelText(labels: Labels): string {
+  const parts = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')}"`);
+  return parts.length === 0 ? '' : `{${parts.join(',')}}`;
+}
+
+const keyOf = (labels: Labels): string => JSON.stringify(labels);
+
+export class Counter {
+  private readonly values = new Map<string, { labels: Labels; value: number }>();
+  constructor(readonly name: string, readonly help: string) {}
+
+  inc(labels: Labels = {}, by = 1): void {
+    const k = keyOf(labels);
+    const entry = this.values.get(k);
+    if (entry === undefined) this.values.set(k, { labels, value: by });
+    else entry.value += by;
+  }
+
+  render(): string[] {
+    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`, ...[...this.values.values()].map((e) => `${this.name}${labelText(e.labels)} ${e.value}`)];
+  }
+}
+
+export class Histogram {
+  private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
+  constructor(readonly name: string, readonly help: string, readonly buckets: readonly number[]) {}
+
+  observe(labels: Labels, value: number): void {
+    const k = keyOf(labels);
+    let s = this.series.get(k);
+    if (s === undefined) {
+      s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
+      this.series.set(k, s);
+    }
+    for (let i = 0; i < this.buckets.length; i++) if (value <= (this.buckets[i] as number)) s.counts[i] = (s.counts[i] as number) + 1;
+    s.sum += value;
+    s.count += 1;
+  }
+
+  render(): string[] {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
+    for (const s of this.series.values()) {
+      this.buckets.forEach((b, i) => lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: String(b) })} ${s.counts[i]}`));
+      lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: '+Inf' })} ${s.count}`);
+      lines.push(`${this.name}_sum${labelText(s.labels)} ${s.sum}`);
+      lines.push(`${this.name}_count${labelText(s.labels)} ${s.count}`);
+    }
+    return lines;
+  }
+}
+
+export function gauge(name: string, help: string, samples: { labels?: Labels; value: number }[]): string[] {
+  return [`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, ...samples.map((s) => `${name}${labelText(s.labels ?? {})} ${s.value}`)];
+}

@@ -1,0 +1,34 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { AppError } from '../errors.ts';
+import { header, type Route } from '../http/types.ts';
+import type { ServiceMetrics } from './metrics.ts';
+
+const LOOPBACK = new Set(['127.0.0.1', '::1']);
+
+function sameSecret(a: string, b: string): boolean {
+  // Hashing first gives equal lengths, so the comparison is constant-time whatever is sent.
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+/** GET /metrics: with METRICS_TOKEN set, only for `Authorization: Bearer <token>`; otherwise only from loopback. */
+export function metricsRoutes(deps: { metrics: ServiceMetrics; token: string | null }): Route[] {
+  return [
+    {
+      method: 'GET', path: '/metrics', auth: 'none',
+      doc: {
+        operationId: 'metrics', tags: ['System'], summary: 'Prometheus metrics',
+        description: 'Text exposition format 0.0.4. Protected: with METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>`; without it, only clients on loopback are answered.',
+        responses: { '200': { description: 'Metrics.', contentType: 'text/plain; version=0.0.4', schema: { type: 'string' } }, '403': { description: 'FORBIDDEN.', schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+      },
+      handler: async (ctx) => {
+        if (deps.token !== null) {
+          const m = /^Bearer (.+)$/.exec(header(ctx.headers, 'authorization') ?? '');
+          if (m?.[1] === undefined || !sameSecret(m[1], deps.token)) throw new AppError('FORBIDDEN', 'Metrics need Authorization: Bearer <METRICS_TOKEN>');
+        } else if (!LOOPBACK.has(ctx.clientIp)) {
+          throw new AppError('FORBIDDEN', 'Metrics are served to loopback clients only unless METRICS_TOKEN is set');
+        }
+        return { status: 200, raw: { data: await deps.metrics.render(), contentType: 'text/plain; version=0.0.4; charset=utf-8' } };
+      },
+    },
+  ];
+}
