@@ -16,9 +16,15 @@ import { createLogger, type Logger } from './log.ts';
 import { RateLimits } from './ratelimit/limiter.ts';
 import { systemRoutes } from './system/routes.ts';
 import type { TaxAuthority } from './dgii/authority.ts';
-import { SimulatedAuthority } from './dgii/simulated-authority.ts';
+import type { DgiiSimulator } from './dgii/simulator/index.ts';
+import { type RunningAuthority, startTaxAuthority } from './dgii/tax-authority.ts';
+import { certificateRoutes } from './certificates/routes.ts';
+import { CERTIFICATE_SCHEMAS } from './certificates/schemas.ts';
+import { CertificateStore } from './certificates/store.ts';
 import { documentJobs } from './documents/pipeline.ts';
 import { documentRoutes } from './documents/routes.ts';
+import { DashboardAssets } from './dashboard/assets.ts';
+import { dashboardRoutes } from './dashboard/routes.ts';
 import { DOCUMENT_SCHEMAS } from './documents/schemas.ts';
 import { DocumentService } from './documents/service.ts';
 import { EventOutbox } from './events/outbox.ts';
@@ -30,6 +36,14 @@ import { webhookRoutes } from './webhooks/routes.ts';
 import { WEBHOOK_SCHEMAS } from './webhooks/schemas.ts';
 import { WebhookService } from './webhooks/service.ts';
 import { WebhookSettings } from './webhooks/settings.ts';
+import { ServiceMetrics } from './metrics/metrics.ts';
+import { metricsRoutes } from './metrics/routes.ts';
+import { receivedDocumentRoutes } from './receiver/listing-routes.ts';
+import { ReceivedDocuments } from './receiver/received-documents.ts';
+import { receiverRoutes } from './receiver/routes.ts';
+import { RECEIVER_SCHEMAS } from './receiver/schemas.ts';
+import { SenderAuth } from './receiver/sender-auth.ts';
+import { ReceiverService } from './receiver/service.ts';
 
 export interface Service {
   url: string;
@@ -41,6 +55,8 @@ export interface Service {
   /** Runs webhook deliveries only, with their own concurrency, so slow receivers never hold up submissions. */
   deliveries: WorkerRuntime;
   outbox: EventOutbox;
+  /** The in-process DGII simulator when TAX_AUTHORITY=simulator (and no authority was passed in). */
+  simulator: DgiiSimulator | null;
   close(): Promise<void>;
 }
 
@@ -58,6 +74,7 @@ const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.
 export async function startService(config: Config, options: StartOptions = {}): Promise<Service> {
   const log = options.log ?? createLogger(config.logLevel);
   const db = options.database ?? (await openDatabase(config, log));
+  let dgii: RunningAuthority | null = null;
   try {
     await migrate(db.sql, log);
     const keys = deriveKeys(await loadMasterKey(config, log));
@@ -68,10 +85,15 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const rateLimits = new RateLimits(config.rateLimits);
     const outbox = new EventOutbox();
     const idempotency = new IdempotencyStore(db.sql, config.idempotency, log);
-    const authority = options.authority ?? new SimulatedAuthority(config.authority.simulatedProcessingMs);
+    const certificates = new CertificateStore(db.sql, keys['certificates']);
+    dgii = options.authority === undefined
+      ? await startTaxAuthority(config.authority, (tenantId) => certificates.credentials(tenantId), log)
+      : { authority: options.authority, simulator: null, close: async () => {} };
+    const { authority, simulator } = dgii;
+    const closeAuthority = dgii.close;
     const documents = new DocumentService(db.sql, outbox, () => runtime.nudge());
     const runtime: WorkerRuntime = new WorkerRuntime(db.sql, log, config.queue, {
-      ...documentJobs({ sql: db.sql, authority, outbox, config: config.authority, log }),
+      ...documentJobs({ sql: db.sql, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, config: config.authority, log }),
       'maintenance.purge': maintenanceJob(db.sql, log),
     });
     const webhookSettings = new WebhookSettings(db.sql, keys['webhook-secrets'], config.webhooks);
@@ -85,37 +107,46 @@ export async function startService(config: Config, options: StartOptions = {}): 
     }, { 'webhook.deliver': engine.job() });
     const webhooks = new WebhookService(db.sql, outbox, webhookSettings, engine, config.webhooks.timeoutMs, () => deliveries.nudge());
 
+    const metrics = new ServiceMetrics(db.sql, rateLimits);
     const router = new Router();
     let openapi: Record<string, unknown> | null = null;
     const routes = [
       ...systemRoutes({
         sql: db.sql,
-        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...WEBHOOK_SCHEMAS } })),
+        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...CERTIFICATE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...RECEIVER_SCHEMAS } })),
       }),
       ...authRoutes({ config, identity, tokens, authenticator }),
       ...documentRoutes({ documents, idempotency }),
+      ...certificateRoutes({ certificates }),
+      ...dashboardRoutes({ assets: new DashboardAssets(log) }),
       ...webhookRoutes({ settings: webhookSettings, webhooks }),
+      ...metricsRoutes({ metrics, token: config.metricsToken }),
+      ...receiverRoutes({ receiver: new ReceiverService(db.sql, outbox, certificates, log), auth: new SenderAuth(db.sql) }),
+      ...receivedDocumentRoutes(new ReceivedDocuments(db.sql)),
     ];
     for (const route of routes) router.add(route);
 
-    const http = createHttpServer({ config, log, router, authenticator, rateLimits });
+    const http = createHttpServer({ config, log, router, authenticator, rateLimits, onCompleted: metrics.onRequest });
     if (config.queue.workersEnabled) {
       await scheduleMaintenance(db.sql);
       runtime.start();
       deliveries.start();
     }
     const { url, port } = await http.listen();
-    log.info('listening', { url, database: db.kind, version: VERSION, workers: config.queue.workersEnabled });
+    log.info('listening', { url, database: db.kind, version: VERSION, workers: config.queue.workersEnabled, taxAuthority: options.authority === undefined ? config.authority.kind : 'custom' });
+    if (config.authority.kind === 'simulator' && config.nodeEnv === 'production') log.warn('TAX_AUTHORITY=simulator: documents go to the built-in DGII simulator, not to DGII');
     return {
-      url, port, db, router, rateLimits, runtime, deliveries, outbox,
+      url, port, db, router, rateLimits, runtime, deliveries, outbox, simulator,
       close: async () => {
         await http.close();
         await Promise.all([runtime.stop(config.http.shutdownGraceMs), deliveries.stop(config.http.shutdownGraceMs)]);
+        await closeAuthority();
         if (options.database === undefined) await db.close();
         log.info('stopped');
       },
     };
   } catch (err) {
+    await dgii?.close().catch(() => {});
     if (options.database === undefined) await db.close().catch(() => {});
     throw err;
   }

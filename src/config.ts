@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { DGII_BASE_URLS, DGII_FC_BASE_URLS } from './dgii/protocol/paths.ts';
+import { ENVIRONMENTS, type Environment } from './environments.ts';
 
 // Configuration is read once, here, from environment variables into a typed object.
 // Every variable is declared through the reader below, which records its default and
@@ -11,7 +13,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const NODE_ENVS = ['development', 'production', 'test'] as const;
 export type NodeEnv = (typeof NODE_ENVS)[number];
 
-export const AUTHORITY_KINDS = ['simulated'] as const;
+/** simulator: DGII's HTTP services simulated in process; dgii: DGII's real services. */
+export const AUTHORITY_KINDS = ['simulator', 'dgii'] as const;
 export type AuthorityKind = (typeof AUTHORITY_KINDS)[number];
 
 export interface Config {
@@ -29,6 +32,8 @@ export interface Config {
   logLevel: LogLevel;
   trustProxy: number;
   registrationEnabled: boolean;
+  /** Bearer token for GET /metrics; null means loopback clients only. */
+  metricsToken: string | null;
   http: {
     bodyLimitBytes: number;
     headersTimeoutMs: number;
@@ -60,6 +65,12 @@ export interface Config {
   authority: {
     kind: AuthorityKind;
     simulatedProcessingMs: number;
+    /** Deadline of each HTTP exchange with DGII. */
+    timeoutMs: number;
+    /** DGII's e-CF services per environment (TAX_AUTHORITY=dgii). */
+    baseUrls: Record<Environment, string>;
+    /** DGII's RFCE (type 32 summary) services per environment. */
+    fcBaseUrls: Record<Environment, string>;
     pollIntervalMs: number;
     pollMaxIntervalMs: number;
     pollTimeoutMs: number;
@@ -203,6 +214,24 @@ function parsePublicUrl(r: Reader, value: string | null): string | null {
   }
 }
 
+// DGII's addresses can be overridden (a proxy, a test double); production only talks TLS.
+function parseDgiiUrls(r: Reader, nodeEnv: NodeEnv, prefix: string, defaults: Readonly<Record<Environment, string>>, what: string): Record<Environment, string> {
+  const urls = {} as Record<Environment, string>;
+  for (const environment of ENVIRONMENTS) {
+    const name = `${prefix}_${environment.toUpperCase()}`;
+    const value = r.string(name, defaults[environment], `${what} in ${environment}; used with TAX_AUTHORITY=dgii. Must be https in production.`);
+    urls[environment] = defaults[environment];
+    try {
+      const u = new URL(value);
+      if (u.protocol !== 'https:' && (nodeEnv === 'production' || u.protocol !== 'http:')) throw new Error('scheme');
+      urls[environment] = value.replace(/\/+$/, '');
+    } catch {
+      r.problem(`${name} must be an absolute ${nodeEnv === 'production' ? 'https' : 'http(s)'} URL (got "${value}")`);
+    }
+  }
+  return urls;
+}
+
 function read(env: Env): { config: Config; r: Reader } {
   const r = new Reader(env);
   const nodeEnv = r.oneOf('NODE_ENV', NODE_ENVS, 'development', 'Deployment mode; production requires ECF_MASTER_KEY.');
@@ -218,6 +247,7 @@ function read(env: Env): { config: Config; r: Reader } {
     logLevel: r.oneOf('LOG_LEVEL', LOG_LEVELS, 'info', 'Minimum level of the JSON log lines written to stdout.'),
     trustProxy: r.int('TRUST_PROXY', 0, 0, 10, 'Number of reverse-proxy hops whose X-Forwarded-For is trusted for the client IP (0: use the socket address).'),
     registrationEnabled: r.bool('REGISTRATION_ENABLED', true, 'Allow public sign-up through POST /{env}/customer/register.'),
+    metricsToken: r.optional('METRICS_TOKEN', 'Bearer token that GET /metrics requires; unset: /metrics answers loopback clients only.'),
     http: {
       bodyLimitBytes: r.int('HTTP_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024, 'Largest accepted request body (413 above it).'),
       headersTimeoutMs: r.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 1000, 600_000, 'Time allowed to receive the request headers.'),
@@ -247,8 +277,11 @@ function read(env: Env): { config: Config; r: Reader } {
       leaseMs: r.int('IDEMPOTENCY_LEASE_SECONDS', 60, 1, 3600, 'How long a running request holds its Idempotency-Key before a retry may take it over.') * 1000,
     },
     authority: {
-      kind: r.oneOf('TAX_AUTHORITY', AUTHORITY_KINDS, 'simulated', 'Where documents are sent.'),
-      simulatedProcessingMs: r.int('SIMULATOR_PROCESSING_MS', 3000, 0, 3_600_000, 'How long the simulated authority answers "En Proceso" before its verdict.'),
+      kind: r.oneOf('TAX_AUTHORITY', AUTHORITY_KINDS, 'simulator', 'Where documents are sent: simulator starts a DGII simulator inside the service (on 127.0.0.1, a free port) and talks to it with the real DGII client; dgii uses DGII\'s services.'),
+      simulatedProcessingMs: r.int('SIMULATOR_PROCESSING_MS', 3000, 0, 3_600_000, 'With TAX_AUTHORITY=simulator: how long the simulator answers "En Proceso" before its verdict.'),
+      timeoutMs: r.int('DGII_TIMEOUT_MS', 30_000, 100, 600_000, 'Deadline of each HTTP call to DGII (or the simulator), reading the answer included; a timeout is retried like a network error.'),
+      baseUrls: parseDgiiUrls(r, nodeEnv, 'DGII_BASE_URL', DGII_BASE_URLS, 'Base URL of DGII\'s e-CF services (authentication, reception, status)'),
+      fcBaseUrls: parseDgiiUrls(r, nodeEnv, 'DGII_FC_BASE_URL', DGII_FC_BASE_URLS, 'Base URL of DGII\'s RFCE service (type 32 under RD$250,000)'),
       pollIntervalMs: r.int('DGII_POLL_INTERVAL_MS', 2000, 10, 3_600_000, 'First wait before asking the authority for a document\'s status; doubles each time.'),
       pollMaxIntervalMs: r.int('DGII_POLL_MAX_INTERVAL_MS', 60_000, 10, 3_600_000, 'Longest wait between two status queries.'),
       pollTimeoutMs: r.int('DGII_POLL_TIMEOUT_MS', 24 * 3_600_000, 1000, 30 * 24 * 3_600_000, 'After this long without a final status a document becomes error.'),

@@ -12,7 +12,8 @@ import type { Environment } from '../src/environments.ts';
 import { signXml } from '../src/xml/index.ts';
 import { CertificateFactory, EMISOR_RNC, EMISOR_SUBJECT, signedEcf, signedRfce, startSimulator, type RunningSimulator } from './helpers/dgii-protocol.ts';
 
-const PROCESSING_MS = 150;
+// Long enough that "still En Proceso right after sending" holds on a loaded machine.
+const PROCESSING_MS = 800;
 const TENANT = 1;
 const OTHER_TENANT = 2;
 const NO_CERT_TENANT = 3;

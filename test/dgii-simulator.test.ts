@@ -12,7 +12,8 @@ import { parseXml, signXml, textAt } from '../src/xml/index.ts';
 import type { DgiiCredentials } from '../src/dgii/protocol/index.ts';
 import { CertificateFactory, EMISOR_RNC, EMISOR_SUBJECT, nextEncf, signedEcf, signedRfce, startSimulator, type RunningSimulator } from './helpers/dgii-protocol.ts';
 
-const PROCESSING_MS = 150;
+// Long enough that "still En Proceso right after sending" holds on a loaded machine.
+const PROCESSING_MS = 800;
 const certs = new CertificateFactory();
 let emisor: DgiiCredentials;
 let sim: RunningSimulator;

@@ -1,93 +1,139 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PermanentAuthorityError, TransientAuthorityError, type StatusResult, type SubmitResult, type Submission, type TaxAuthority } from '../src/dgii/authority.ts';
+import type { DgiiSimulator } from '../src/dgii/simulator/index.ts';
+import { findDocumentById } from '../src/documents/queries.ts';
+import { ensureSigned } from '../src/documents/signing.ts';
 import { call, newTenant } from './helpers/http.ts';
+import { newTenantWithCertificate } from './helpers/certificates.ts';
 import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 
-// The pipeline's failure paths, driven by an authority whose answers the test scripts
-// per document (by the free text InformacionAdicionalEmisor).
-class ScriptedAuthority implements TaxAuthority {
-  readonly submits = new Map<string, number>();
-  constructor(private readonly script: (s: Submission, attempt: number) => SubmitResult, private readonly statusOf: (trackId: string) => StatusResult) {}
-  async submit(s: Submission): Promise<SubmitResult> {
-    const n = (this.submits.get(s.documentId) ?? 0) + 1;
-    this.submits.set(s.documentId, n);
-    return this.script(s, n);
-  }
-  async status(q: { trackId: string }): Promise<StatusResult> {
-    return this.statusOf(q.trackId);
-  }
-}
-
-const scenario = (s: Submission) => String((s.ecf.Encabezado as Record<string, Record<string, unknown>>).Emisor?.InformacionAdicionalEmisor ?? '');
-
-const authority = new ScriptedAuthority(
-  (s, attempt) => {
-    const kind = scenario(s);
-    if (kind === 'flaky' && attempt < 3) throw new TransientAuthorityError(`connection reset (attempt ${attempt})`);
-    if (kind === 'down') throw new TransientAuthorityError('DGII answered 503');
-    if (kind === 'refused') throw new PermanentAuthorityError('No valid certificate: upload one with POST /api/certificates');
-    if (kind === 'instant') return { kind: 'final', trackId: null, verdict: { estado: 'aceptado', dgiiCode: '0', dgiiMessage: 'Aceptado' } };
-    return { kind: 'queued', trackId: kind === 'stuck' ? 'stuck' : `track-${s.documentId}` };
-  },
-  (trackId) => (trackId === 'stuck' ? { kind: 'pending', dgiiMessage: 'En Proceso' } : { kind: 'final', verdict: { estado: 'aceptado', dgiiCode: '0', dgiiMessage: 'Aceptado' } }),
-);
+// The pipeline's failure paths, driven through the real DGII client against the in-process
+// simulator, whose faults (an HTTP status, a delay) the tests inject before each document.
+// Tests in this file run one after another, so a fault meets the one document in flight.
 
 let t: TestService;
+let simulator: DgiiSimulator;
 before(async () => {
-  t = await startTestService({ env: { ...FAST_PIPELINE, DGII_SUBMIT_MAX_ATTEMPTS: '4', DGII_POLL_TIMEOUT_MS: '1000' }, authority });
+  t = await startTestService({ env: { ...FAST_PIPELINE, DGII_SUBMIT_MAX_ATTEMPTS: '4', DGII_TIMEOUT_MS: '1000' }, captureLog: true });
+  assert.ok(t.service.simulator !== null, 'TAX_AUTHORITY defaults to the in-process simulator');
+  simulator = t.service.simulator;
 });
 after(() => t.close());
 
-async function emitScenario(kind: string) {
-  const a = await newTenant(t.url);
-  const body = ecfFor(a.rnc, 31, { Encabezado: { IdDoc: { eNCF: undefined }, Emisor: { RNCEmisor: a.rnc, InformacionAdicionalEmisor: kind } } });
-  const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: body, headers: { 'x-api-key': a.apiKey } });
+type Tenant = Awaited<ReturnType<typeof newTenant>>;
+
+async function emit(a: Tenant, tipo: 31 | 32 = 31) {
+  const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc, tipo), headers: { 'x-api-key': a.apiKey } });
   assert.equal(res.status, 202, res.text);
   return { id: res.body.data.internalTrackId as string, headers: { 'x-api-key': a.apiKey } };
 }
 
+/** Submission retries logged so far (the job queue logs each failed attempt it will retry). */
+const retriesLogged = (kind: string) => t.logLines.filter((l) => l.includes('job failed; will retry') && l.includes(`"kind":"${kind}"`));
+
+const historyOf = (doc: { history: { estado: string }[] }) => doc.history.map((h) => h.estado);
+
 describe('submission pipeline', () => {
-  test('transient failures are retried with backoff, then the document proceeds', async () => {
-    const { id, headers } = await emitScenario('flaky');
+  test('transient failures (5xx) are retried with backoff, then the document proceeds', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const before = retriesLogged('document.submit').length;
+    simulator.injectFault({ service: 'recepcion', status: 503, times: 2 });
+    const { id, headers } = await emit(a);
     const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado']);
-    assert.equal(authority.submits.get(id), 3);
-    assert.deepEqual(doc.history.map((h: { estado: string }) => h.estado), ['recibido', 'en_proceso', 'aceptado']);
+    const retries = retriesLogged('document.submit').slice(before);
+    assert.equal(retries.length, 2);
+    for (const line of retries) assert.match(line, /DGII answered HTTP 503 while sending/);
+    assert.deepEqual(historyOf(doc), ['recibido', 'en_proceso', 'aceptado']);
+  });
+
+  test('a timeout is retried like a network error', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    simulator.injectFault({ service: 'recepcion', delayMs: 1500 });
+    const { id, headers } = await emit(a);
+    const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado']);
+    assert.deepEqual(historyOf(doc), ['recibido', 'en_proceso', 'aceptado']);
   });
 
   test('after the retry budget the document becomes error with the last failure', async () => {
-    const { id, headers } = await emitScenario('down');
+    const a = await newTenantWithCertificate(t.url);
+    simulator.injectFault({ service: 'recepcion', status: 503, times: 4 });
+    const { id, headers } = await emit(a);
     const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['error']);
-    assert.equal(authority.submits.get(id), 4);
-    assert.match(doc.dgiiMessage, /Could not be sent after 4 attempts: DGII answered 503/);
+    assert.match(doc.dgiiMessage, /^Could not be sent after 4 attempts: DGII answered HTTP 503 while sending \d+E31\d{10}\.xml: Fallo simulado/);
+    assert.deepEqual(historyOf(doc), ['recibido', 'error']);
   });
 
-  test('a permanent refusal makes the document error at once, with a clear message', async () => {
-    const { id, headers } = await emitScenario('refused');
+  test('a refusal by DGII (4xx) makes the document error at once, with DGII\'s message', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const before = retriesLogged('document.submit').length;
+    simulator.injectFault({ service: 'recepcion', status: 400 });
+    const { id, headers } = await emit(a);
     const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['error']);
-    assert.equal(authority.submits.get(id), 1);
-    assert.match(doc.dgiiMessage, /No valid certificate/);
+    assert.match(doc.dgiiMessage, /DGII answered HTTP 400 while sending .*Fallo simulado \(HTTP 400\)/);
+    assert.equal(retriesLogged('document.submit').length, before, 'not retried');
   });
 
-  test('an immediate verdict goes straight from recibido to the final state', async () => {
-    const { id, headers } = await emitScenario('instant');
+  test('without a certificate the document becomes error with a clear message, and has no XML', async () => {
+    const a = await newTenant(t.url);
+    const { id, headers } = await emit(a);
+    const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['error']);
+    assert.equal(doc.dgiiMessage, 'No valid certificate: upload one with POST /api/certificates');
+    assert.deepEqual(historyOf(doc), ['recibido', 'error']);
+    assert.deepEqual([doc.securityCode, doc.timbreUrl, doc.fechaHoraFirma], [null, null, null]);
+    const xml = await call(t.url, 'GET', `/TesteCF/documentos-ecf/${id}/xml`, { headers });
+    assert.equal(xml.status, 404);
+    assert.match(xml.body.error.message, /never signed/);
+  });
+
+  test('a failing status query is retried until the verdict', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const before = retriesLogged('document.poll').length;
+    simulator.injectFault({ service: 'estado', status: 502, times: 2 });
+    const { id, headers } = await emit(a);
     const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado']);
-    assert.deepEqual(doc.history.map((h: { estado: string }) => h.estado), ['recibido', 'aceptado']);
+    assert.equal(retriesLogged('document.poll').length - before, 2);
+    assert.deepEqual(historyOf(doc), ['recibido', 'en_proceso', 'aceptado']);
   });
 
-  test('a document without a verdict before the poll timeout becomes error', async () => {
-    const { id, headers } = await emitScenario('stuck');
-    const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['error']);
-    assert.match(doc.dgiiMessage, /No verdict from the tax authority/);
-    assert.deepEqual(doc.history.map((h: { estado: string }) => h.estado), ['recibido', 'en_proceso', 'error']);
+  test('an RFCE verdict goes straight from recibido to the final state', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const { id, headers } = await emit(a, 32);
+    const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado']);
+    assert.deepEqual(historyOf(doc), ['recibido', 'aceptado']);
+    assert.equal(doc.trackId, null);
+  });
+
+  test('a signed document keeps its signature: later attempts get the stored bytes', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const { id, headers } = await emit(a);
+    await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado']);
+    const row = await findDocumentById(t.sql, id);
+    assert.ok(row !== undefined && row.fechaHoraFirma !== null);
+    const downloaded = await call(t.url, 'GET', `/TesteCF/documentos-ecf/${id}/xml`, { headers });
+    const again = await ensureSigned(t.sql, async () => assert.fail('a signed document must not be signed again'), row, new Date(Date.now() + 3_600_000));
+    assert.equal(again.signedXml, downloaded.text);
+    assert.equal(again.rfceXml, null);
   });
 
   test('no job is left behind once documents are final', async () => {
     const [row] = await t.sql`select count(*)::int as n from jobs where kind like 'document.%'`;
     assert.equal(row?.n, 0);
   });
+});
+
+test('a document without a verdict before the poll timeout becomes error', async () => {
+  const slow = await startTestService({ env: { ...FAST_PIPELINE, SIMULATOR_PROCESSING_MS: '60000', DGII_POLL_TIMEOUT_MS: '1000' } });
+  try {
+    const a = await newTenantWithCertificate(slow.url);
+    const res = await call(slow.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey } });
+    const doc = await waitForEstado(slow.url, 'TesteCF', res.body.data.internalTrackId, { 'x-api-key': a.apiKey }, ['error']);
+    assert.match(doc.dgiiMessage, /No verdict from the tax authority/);
+    assert.deepEqual(historyOf(doc), ['recibido', 'en_proceso', 'error']);
+  } finally {
+    await slow.close();
+  }
 });
 
 test('the maintenance job is scheduled once however many instances start', async () => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { call, client, newTenant, type ApiResponse, type Loose } from './helpers/http.ts';
 import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
+import { newTenantWithCertificate } from './helpers/certificates.ts';
 
 let t: TestService;
 before(async () => {
@@ -44,7 +45,7 @@ describe('emit', () => {
   });
 
   test('a document goes recibido → en_proceso → aceptado with the authority\'s trackId and code 0', async () => {
-    const a = await newTenant(t.url);
+    const a = await newTenantWithCertificate(t.url);
     const headers = { 'x-api-key': a.apiKey };
     const res = await call(t.url, 'POST', '/CerteCF/documentos-ecf', { json: ecfFor(a.rnc, 31), headers });
     const doc = await waitForEstado(t.url, 'CerteCF', res.body.data.internalTrackId, headers, ['aceptado']);
@@ -67,7 +68,7 @@ describe('emit', () => {
   });
 
   test('the authority\'s other verdicts are aceptado_condicional and rechazado', async () => {
-    const a = await newTenant(t.url);
+    const a = await newTenantWithCertificate(t.url);
     const headers = { authorization: `Bearer ${a.accessToken}` };
     const marker = (m: string) => ecfFor(a.rnc, 31, { Encabezado: { IdDoc: { eNCF: undefined }, Emisor: { RNCEmisor: a.rnc, InformacionAdicionalEmisor: m } } });
     const cond = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: marker('[simulador:condicional]'), headers });

@@ -32,10 +32,11 @@ test('SIGTERM lets an in-flight request finish, then the process exits 0', async
     req.on('error', reject);
     // Half the body now, the SIGTERM, then the rest: the request is in flight during shutdown.
     req.write(body.slice(0, 20));
+    // A second for the server to accept the connection even on a loaded machine.
     setTimeout(() => {
       svc.child.kill('SIGTERM');
       setTimeout(() => req.end(body.slice(20)), 300);
-    }, 200);
+    }, 1000);
   });
   const res = await response;
   assert.equal(res.status, 201, res.text);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { call, client, newTenant } from './helpers/http.ts';
 import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
+import { makeTestCertificate, uploadCertificate } from './helpers/certificates.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
 import { waitFor } from './helpers/wait.ts';
 
@@ -127,6 +128,8 @@ describe('delivery', () => {
 
   test('a document\'s status changes reach the receiver with exactly the specification\'s fields', async () => {
     const { a, r } = await tenantWithWebhook();
+    // Documents are signed before they are sent: the tenant needs its certificate.
+    assert.equal((await uploadCertificate(t.url, a.accessToken, makeTestCertificate(a.rnc))).status, 201);
     const emit = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey } });
     const id = emit.body.data.internalTrackId;
     await waitForEstado(t.url, 'TesteCF', id, { 'x-api-key': a.apiKey }, ['aceptado']);

@@ -6,18 +6,22 @@ import type { Logger } from '../log.ts';
 import type { JobRow } from '../queue/queries.ts';
 import { insertJob } from '../queue/queries.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
-import { findDocumentById, type DocumentRow } from './queries.ts';
+import { findDocumentById, type DocumentRow, type SignedXml } from './queries.ts';
+import { type CredentialsOf, ensureSigned } from './signing.ts';
 import { transition } from './transitions.ts';
 
-// Background submission: `document.submit` sends a `recibido` document and moves it to
-// en_proceso (or straight to a verdict); `document.poll` asks for the status with a
-// doubling interval until a verdict, or error after DGII_POLL_TIMEOUT_MS. Transient
+// Background submission: `document.submit` signs a `recibido` document (once: retries resend
+// the stored bytes), sends it and moves it to en_proceso (or straight to a verdict);
+// `document.poll` asks for the status with a doubling interval until a verdict, or error
+// after DGII_POLL_TIMEOUT_MS. A missing certificate is a permanent failure. Transient
 // failures are thrown so the queue retries them with backoff; when the retry budget is
 // spent the document becomes `error` with the last failure as its message.
 
 export interface PipelineDeps {
   sql: Sql;
   authority: TaxAuthority;
+  /** The tenant's signing certificate (CertificateStore.credentials). */
+  credentials: CredentialsOf;
   outbox: EventOutbox;
   config: Config['authority'];
   log: Logger;
@@ -30,10 +34,10 @@ interface PollPayload {
   interval: number;
 }
 
-function toSubmission(doc: DocumentRow): Submission {
+function toSubmission(doc: DocumentRow, signed: SignedXml): Submission {
   return {
-    signedXml: '',
-    signedRfceXml: null,
+    signedXml: signed.signedXml,
+    signedRfceXml: signed.rfceXml,
     documentId: doc.id, tenantId: doc.tenantId, environment: doc.environment, tipo: doc.tipo, encf: doc.encf,
     rncEmisor: doc.rncEmisor, rncComprador: doc.rncComprador, fechaEmision: doc.fechaEmision, montoTotal: doc.montoTotal, ecf: doc.ecf,
   };
@@ -44,7 +48,7 @@ function message(err: unknown): string {
 }
 
 export function documentJobs(deps: PipelineDeps): Record<'document.submit' | 'document.poll', JobDefinition> {
-  const { sql, authority, outbox, config, log } = deps;
+  const { sql, authority, credentials, outbox, config, log } = deps;
 
   async function finish(doc: DocumentRow, verdict: Verdict, trackId?: string | null): Promise<void> {
     await sql.begin((tx) => transition(tx, outbox, doc, verdict.estado, { trackId, dgiiCode: verdict.dgiiCode, dgiiMessage: verdict.dgiiMessage }));
@@ -69,7 +73,8 @@ export function documentJobs(deps: PipelineDeps): Record<'document.submit' | 'do
         if (doc === undefined || doc.estado !== 'recibido') return;
         let result;
         try {
-          result = await authority.submit(toSubmission(doc), ctx.signal);
+          const signed = await ensureSigned(sql, credentials, doc);
+          result = await authority.submit(toSubmission(doc, signed), ctx.signal);
         } catch (err) {
           if (!(err instanceof PermanentAuthorityError)) throw err;
           await fail(doc.id, err.dgiiCode, err.message);

@@ -19,8 +19,27 @@ export interface DocumentRow {
   trackId: string | null;
   dgiiCode: string | null;
   dgiiMessage: string | null;
+  /** Set with the signature, before the first submission; null until then. */
+  securityCode: string | null;
+  timbreUrl: string | null;
+  /** dd-MM-yyyy HH:mm:ss (GMT-4), as in the signed XML. */
+  fechaHoraFirma: string | null;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** What signing adds to a document, stored in one statement. */
+export interface DocumentSignature {
+  signedXml: string;
+  rfceXml: string | null;
+  securityCode: string;
+  timbreUrl: string;
+  fechaHoraFirma: string;
+}
+
+export interface SignedXml {
+  signedXml: string;
+  rfceXml: string | null;
 }
 
 export interface HistoryRow {
@@ -47,7 +66,7 @@ export interface NewDocument {
 }
 
 // Columns every document query returns; fecha_emision as ISO text to avoid time zones.
-const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, monto_total, ecf, track_id, dgii_code, dgii_message, created_at, updated_at';
+const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, monto_total, ecf, track_id, dgii_code, dgii_message, security_code, timbre_url, fecha_hora_firma, created_at, updated_at';
 
 export async function insertDocument(sql: Queryable, d: NewDocument): Promise<DocumentRow> {
   const [row] = await sql<DocumentRow[]>`
@@ -82,6 +101,27 @@ export async function findDocument(sql: Queryable, tenantId: number, environment
 export async function findDocumentById(sql: Queryable, id: string): Promise<DocumentRow | undefined> {
   const [row] = await sql<DocumentRow[]>`select ${sql.unsafe(COLUMNS)} from documents where id = ${id}`;
   return row;
+}
+
+/**
+ * Stores the signature unless the document already has one (a concurrent worker signed it
+ * first); either way answers the XML the document keeps, so every attempt sends the same bytes.
+ */
+export async function storeSignature(sql: Queryable, id: string, s: DocumentSignature): Promise<SignedXml | undefined> {
+  const [stored] = await sql<SignedXml[]>`
+    update documents set signed_xml = ${s.signedXml}, rfce_xml = ${s.rfceXml}, security_code = ${s.securityCode},
+      timbre_url = ${s.timbreUrl}, fecha_hora_firma = ${s.fechaHoraFirma}, updated_at = now()
+    where id = ${id} and signed_xml is null
+    returning signed_xml, rfce_xml`;
+  return stored ?? findSignedXml(sql, id);
+}
+
+/** The signed XML of a document, undefined while it has none. */
+export async function findSignedXml(sql: Queryable, id: string): Promise<SignedXml | undefined> {
+  const [row] = await sql<{ signedXml: string | null; rfceXml: string | null }[]>`
+    select signed_xml, rfce_xml from documents where id = ${id}`;
+  if (row === undefined || row.signedXml === null) return undefined;
+  return { signedXml: row.signedXml, rfceXml: row.rfceXml };
 }
 
 export async function documentHistory(sql: Queryable, documentId: string): Promise<HistoryRow[]> {

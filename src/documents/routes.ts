@@ -91,5 +91,20 @@ export function documentRoutes(deps: DocumentRouteDeps): Route[] {
       },
       handler: async (ctx) => ok(await documents.get(tenantOf(ctx), envOf(ctx), uuidParam(ctx, 'internalTrackId'))),
     },
+    {
+      method: 'GET', path: '/{env}/documentos-ecf/{internalTrackId}/xml', auth: 'apiKeyOrBearer',
+      doc: {
+        operationId: 'getDocumentXml', tags: ['Documents'], summary: 'The signed e-CF XML',
+        description: 'The XML exactly as signed and sent to DGII (enveloped XMLDSig, RSA-SHA256). For a type 32 sent as RFCE this is the full e-CF the summary refers to. The document is signed right before its first submission; until then this is 404.',
+        responses: {
+          '200': { description: 'The signed XML (UTF-8).', contentType: 'application/xml', schema: S.string() },
+          '404': ERR('NOT_FOUND: no such document for this tenant and environment, or not signed yet.'),
+        },
+      },
+      handler: async (ctx) => ({
+        status: 200,
+        raw: { data: await documents.signedXml(tenantOf(ctx), envOf(ctx), uuidParam(ctx, 'internalTrackId')), contentType: 'application/xml; charset=utf-8' },
+      }),
+    },
   ];
 }

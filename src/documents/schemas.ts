@@ -28,6 +28,9 @@ export const DOCUMENT_SUMMARY: Schema = S.object({
   trackId: S.nullable(S.string({ description: 'Tracking id the tax authority assigned.' })),
   dgiiCode: S.nullable(S.string({ description: 'The authority\'s message code (0 with acceptance).' })),
   dgiiMessage: S.nullable(S.string()),
+  securityCode: S.nullable(S.string({ description: 'CodigoSeguridad: the first 6 characters of the signature value; null until the document is signed (right before its first submission).' })),
+  timbreUrl: S.nullable(S.string({ format: 'uri', description: 'DGII\'s verification URL (ConsultaTimbre, or ConsultaTimbreFC for a type 32 sent as RFCE), printed as a QR code; null until signed.' })),
+  fechaHoraFirma: S.nullable(S.string({ description: 'dd-MM-yyyy HH:mm:ss (GMT-4) as in the signed XML; null until signed.' })),
   createdAt: S.dateTime(),
   updatedAt: S.dateTime(),
 });

@@ -1,11 +1,11 @@
 import { findTenant } from '../auth/queries.ts';
 import type { Queryable, Sql } from '../db/connect.ts';
 import type { Environment } from '../environments.ts';
-import { notFound, validationError } from '../errors.ts';
+import { AppError, notFound, validationError } from '../errors.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import { encodeCursor } from '../http/query.ts';
 import { emitDocument } from './emit.ts';
-import { documentHistory, findDocument, listDocuments, type DocumentRow, type ListFilter } from './queries.ts';
+import { documentHistory, findDocument, findSignedXml, listDocuments, type DocumentRow, type ListFilter } from './queries.ts';
 import { validateEcf } from './validation/validate-ecf.ts';
 import { documentDetail, documentSummary, type DocumentSummary } from './views.ts';
 
@@ -59,6 +59,19 @@ export class DocumentService {
     const row = await findDocument(this.sql, tenantId, environment, id);
     if (row === undefined) throw notFound('Document');
     return documentDetail(row, await documentHistory(this.sql, row.id));
+  }
+
+  /** The signed e-CF XML; 404 for another tenant's document and while it is not signed yet. */
+  async signedXml(tenantId: number, environment: Environment, id: string): Promise<string> {
+    const row = await findDocument(this.sql, tenantId, environment, id);
+    if (row === undefined) throw notFound('Document');
+    const signed = await findSignedXml(this.sql, row.id);
+    if (signed === undefined) {
+      throw new AppError('NOT_FOUND', row.estado === 'error'
+        ? 'This document was never signed: it ended in error before its submission (see dgiiMessage)'
+        : 'This document is not signed yet: it is signed right before its first submission to DGII; try again shortly');
+    }
+    return signed.signedXml;
   }
 
   async list(filter: Omit<ListFilter, 'limit'> & { pageSize: number }): Promise<{ items: DocumentSummary[]; nextCursor: string | null }> {

@@ -26,6 +26,9 @@ export function documentSummary(row: DocumentRow) {
     trackId: row.trackId,
     dgiiCode: row.dgiiCode,
     dgiiMessage: row.dgiiMessage,
+    securityCode: row.securityCode,
+    timbreUrl: row.timbreUrl,
+    fechaHoraFirma: row.fechaHoraFirma,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

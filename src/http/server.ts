@@ -87,16 +87,17 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     write(res, err.status, { 'content-type': 'application/json; charset=utf-8', ...extra, ...err.headers }, errorBody(err));
   }
 
-  function limit(scope: RateScope, ctx: RequestContext): Record<string, string> {
+  function limit(scope: RateScope, route: Route, ctx: RequestContext): Record<string, string> {
     if (RATE_SCOPES[scope].key === 'ip') return rateLimits.consume(scope, ctx.clientIp);
-    return ctx.principal === null ? {} : rateLimits.consume(scope, ctx.principal.tenantId);
+    const key = route.rateKey !== undefined ? route.rateKey(ctx) : (ctx.principal?.tenantId ?? null);
+    return key === null ? {} : rateLimits.consume(scope, key);
   }
 
   async function run(route: Route, ctx: RequestContext, req: IncomingMessage, res: ServerResponse, rate: { headers: Record<string, string> }): Promise<void> {
     const scope = rateScopeOf(route) as RateScope | null;
-    if (scope !== null && RATE_SCOPES[scope].key === 'ip') rate.headers = limit(scope, ctx);
+    if (scope !== null && RATE_SCOPES[scope].key === 'ip') rate.headers = limit(scope, route, ctx);
     if (route.auth !== 'none') ctx.principal = await authenticator.authenticate(route.auth, ctx.headers);
-    if (scope !== null && RATE_SCOPES[scope].key === 'tenant') rate.headers = limit(scope, ctx);
+    if (scope !== null && RATE_SCOPES[scope].key === 'tenant') rate.headers = limit(scope, route, ctx);
     const bodyKind = route.body ?? 'none';
     if (bodyKind !== 'none') {
       ctx.rawBody = await readBody(req, route.bodyLimit ?? config.http.bodyLimitBytes);

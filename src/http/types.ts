@@ -58,6 +58,11 @@ export interface Route {
   auth: AuthMode;
   /** Rate-limit scope; authenticated routes default to `default`, public ones to none. */
   rateScope?: RateScope | 'none';
+  /**
+   * The bucket of a tenant-keyed scope when the tenant is not the authenticated principal
+   * (the receiver group names its tenant in the path); null applies no limit.
+   */
+  rateKey?: (ctx: RequestContext) => string | null;
   body?: BodyKind;
   /** Overrides the configured body size limit for this route. */
   bodyLimit?: number;

@@ -12,7 +12,7 @@ import { santoDomingoTimestamp } from './time.ts';
 // The same rules as checkSigningCertificate, which needs the private key: the authority only
 // ever sees the certificate. verifyXml has already refused RSA keys under MIN_RSA_BITS; the
 // check stays here so the rule is visible where certificates are accepted.
-function certificateProblem(certificate: X509Certificate, now: Date): string | null {
+export function certificateProblem(certificate: X509Certificate, now: Date): string | null {
   const key = certificate.publicKey;
   const bits = key.asymmetricKeyType === 'rsa' ? (key.asymmetricKeyDetails?.modulusLength ?? 0) : 0;
   if (bits < MIN_RSA_BITS) return `El certificado debe tener una llave RSA de al menos ${MIN_RSA_BITS} bits`;
@@ -22,16 +22,21 @@ function certificateProblem(certificate: X509Certificate, now: Date): string | n
   return null;
 }
 
-export const seedHandler: Handler = (ctx) => {
-  const valor = ctx.env.issueSeed();
-  ctx.state.counters.seedsIssued++;
+/** DGII's seed document: <SemillaModel><valor>…</valor><fecha>…</fecha></SemillaModel>. */
+export function seedModelXml(valor: string, now: number): string {
   const seed = el(
     'SemillaModel',
     { 'xmlns:xsd': 'http://www.w3.org/2001/XMLSchema', 'xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance' },
     el('valor', valor),
-    el('fecha', santoDomingoTimestamp(ctx.now)),
+    el('fecha', santoDomingoTimestamp(now)),
   );
-  return { status: 200, xml: serializeXml(seed, { declaration: true }) };
+  return serializeXml(seed, { declaration: true });
+}
+
+export const seedHandler: Handler = (ctx) => {
+  const valor = ctx.env.issueSeed();
+  ctx.state.counters.seedsIssued++;
+  return { status: 200, xml: seedModelXml(valor, ctx.now) };
 };
 
 export const validateSeedHandler: Handler = (ctx) => {

@@ -1,0 +1,161 @@
+import { ApiError } from './api.ts';
+import { ERROR_SUMMARIES, type Tone } from './labels.ts';
+
+// Building the DOM without HTML strings: every text goes through textContent, so nothing
+// the server or a user sends can become markup (the CSP's Trusted Types enforce it).
+
+export type Child = Node | string | number | null | undefined | false | readonly Child[];
+type AttrValue = string | number | boolean | null | undefined;
+export type Attrs = Record<string, AttrValue | ((ev: Event) => void)>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs | null = null, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs ?? {})) {
+    if (typeof value === 'function') el.addEventListener(name.replace(/^on/, ''), value);
+    else if (value === true) el.setAttribute(name, '');
+    else if (value !== false && value !== null && value !== undefined) el.setAttribute(name, String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el: Element, children: readonly Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else el.append(child instanceof Node ? child : String(child));
+  }
+}
+
+let ids = 0;
+export function uid(prefix: string): string {
+  return `${prefix}-${++ids}`;
+}
+
+const DATE_TIME = new Intl.DateTimeFormat('es-DO', { dateStyle: 'medium', timeStyle: 'medium' });
+const MONEY = new Intl.NumberFormat('es-DO', { style: 'currency', currency: 'DOP' });
+
+/** An ISO instant in the reader's time zone; the exact value stays in `datetime`. */
+export function time(iso: string | null | undefined): Node {
+  if (iso === null || iso === undefined) return document.createTextNode('—');
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return document.createTextNode(iso);
+  return h('time', { datetime: iso, title: iso }, DATE_TIME.format(d));
+}
+
+/** Amounts arrive as decimal strings; beyond 15 digits a float would round them, so they show as sent. */
+export function money(amount: string): string {
+  const digits = amount.replace(/\D/g, '').length;
+  return digits > 15 || !/^-?\d+(\.\d+)?$/.test(amount) ? amount : MONEY.format(Number(amount));
+}
+
+export function badge(label: string, tone: Tone, value: string): HTMLElement {
+  return h('span', { class: `badge badge-${tone}`, 'data-value': value }, label);
+}
+
+export function orDash(v: string | number | null | undefined): string {
+  return v === null || v === undefined || v === '' ? '—' : String(v);
+}
+
+/** The error envelope in words: a Spanish summary, the server's message, and each detail of a 422. */
+export function errorBox(err: unknown): HTMLElement {
+  if (!(err instanceof ApiError)) {
+    return h('div', { class: 'alert alert-bad', role: 'alert' }, h('p', null, 'Ocurrió un error inesperado en la página. Recargue e intente de nuevo.'));
+  }
+  const summary = ERROR_SUMMARIES[err.code];
+  return h('div', { class: 'alert alert-bad', role: 'alert', 'data-code': err.code },
+    h('p', null, summary === undefined ? null : h('strong', null, summary, ' '), err.message),
+    err.details.length === 0 ? null : h('ul', { class: 'details' }, err.details.map((d) => h('li', null, d.path === '' ? null : [h('code', null, d.path), ': '], d.message))),
+  );
+}
+
+export function notice(text: string, tone: Tone = 'ok'): HTMLElement {
+  return h('div', { class: `alert alert-${tone}`, role: 'status' }, h('p', null, text));
+}
+
+export function loading(what = 'Cargando…'): HTMLElement {
+  return h('p', { class: 'loading', role: 'status' }, what);
+}
+
+export function empty(text: string): HTMLElement {
+  return h('p', { class: 'empty' }, text);
+}
+
+/** A label and its control, tied together by id. */
+export function field(label: string, control: HTMLInputElement | HTMLSelectElement, hint?: string): HTMLElement {
+  control.id ||= uid('f');
+  const hintId = hint === undefined ? null : `${control.id}-hint`;
+  if (hintId !== null) control.setAttribute('aria-describedby', hintId);
+  return h('div', { class: 'field' }, h('label', { for: control.id }, label), control, hintId === null ? null : h('small', { id: hintId, class: 'hint' }, hint));
+}
+
+export function select(name: string, options: readonly (readonly [string, string])[], selected: string): HTMLSelectElement {
+  return h('select', { name }, options.map(([value, label]) => h('option', { value, selected: value === selected }, label)));
+}
+
+/** Two-column facts about one thing; rows with a null value are left out. */
+export function facts(rows: readonly (readonly [string, Child] | null)[]): HTMLElement {
+  return h('dl', { class: 'facts' }, rows.map((r) => (r === null ? null : [h('dt', null, r[0]), h('dd', null, r[1])])));
+}
+
+/** A table that becomes a list of cards on narrow screens (each cell shows its column name). */
+export function table(columns: readonly string[], rows: readonly (readonly Child[])[], attrs: Attrs = {}): HTMLElement {
+  return h('table', { class: 'grid', ...attrs },
+    h('thead', null, h('tr', null, columns.map((c) => h('th', { scope: 'col' }, c)))),
+    h('tbody', null, rows.map((cells) => h('tr', null, cells.map((cell, i) => h('td', { 'data-label': columns[i] ?? '' }, cell))))),
+  );
+}
+
+/** A secret shown once: a read-only field with a copy button and the warning that goes with it. */
+export function secretBox(label: string, value: string, id: string): HTMLElement {
+  const input = h('input', { id, type: 'text', readonly: true, value, spellcheck: 'false', autocomplete: 'off', class: 'mono' });
+  const status = h('span', { class: 'copy-status', role: 'status' });
+  const copy = async (): Promise<void> => {
+    input.select();
+    try {
+      await navigator.clipboard.writeText(value);
+      status.textContent = 'Copiado.';
+    } catch {
+      status.textContent = 'Seleccionado: cópielo con Ctrl+C.';
+    }
+  };
+  return h('div', { class: 'secret' },
+    h('label', { for: id }, label),
+    h('div', { class: 'secret-row' }, input, h('button', { type: 'button', class: 'secondary', onclick: () => void copy() }, 'Copiar')),
+    status,
+    h('p', { class: 'hint' }, 'Cópielo ahora y guárdelo en un lugar seguro: no se volverá a mostrar.'),
+  );
+}
+
+/** A modal question; resolves true only when the person confirms. Escape or Cancelar is false. */
+export function confirmAction(question: string, confirmLabel: string): Promise<boolean> {
+  const textId = uid('confirm');
+  const cancel = h('button', { type: 'submit', value: 'cancel', class: 'secondary', autofocus: true }, 'Cancelar');
+  const dialog = h('dialog', { class: 'confirm', 'aria-labelledby': textId },
+    h('form', { method: 'dialog' },
+      h('p', { id: textId }, question),
+      h('div', { class: 'actions' }, cancel, h('button', { type: 'submit', value: 'confirm', class: 'danger' }, confirmLabel)),
+    ),
+  );
+  document.body.append(dialog);
+  dialog.showModal();
+  cancel.focus();
+  return new Promise((resolve) => {
+    dialog.addEventListener('close', () => {
+      resolve(dialog.returnValue === 'confirm');
+      dialog.remove();
+    }, { once: true });
+  });
+}
+
+/** Runs `work` with the button disabled and marked busy, so a double click sends one request. */
+export async function busy<T>(button: HTMLButtonElement, work: () => Promise<T>): Promise<T> {
+  button.disabled = true;
+  button.setAttribute('aria-busy', 'true');
+  try {
+    return await work();
+  } finally {
+    button.disabled = false;
+    button.removeAttribute('aria-busy');
+  }
+}

@@ -1,0 +1,96 @@
+import { poll, type PageContext } from './context.ts';
+import { busy, errorBox, facts, h, loading, money, orDash, table, time } from './dom.ts';
+import { ESTADOS } from './labels.ts';
+import { estadoBadge, lastListHash, tipoLabel } from './page-documents.ts';
+import type { DocumentDetail } from './types.ts';
+
+// One document: what DGII answered, its history, and (once signed) its security code,
+// the timbre's verification link and the signed XML.
+
+/** Only web links become links: a stored value can never turn into a script URL. */
+function webLink(url: string): HTMLElement {
+  let ok = false;
+  try {
+    ok = ['https:', 'http:'].includes(new URL(url).protocol);
+  } catch {
+    ok = false;
+  }
+  return ok
+    ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer', class: 'break', 'data-timbre': '' }, 'Verificar en la DGII ↗')
+    : h('span', { class: 'break' }, url);
+}
+
+async function downloadXml(ctx: PageContext, doc: DocumentDetail, status: HTMLElement): Promise<void> {
+  status.replaceChildren();
+  try {
+    const blob = await ctx.api.download(`/${ctx.env}/documentos-ecf/${doc.internalTrackId}/xml`);
+    const href = URL.createObjectURL(new Blob([blob], { type: 'application/xml' }));
+    const a = h('a', { href, download: `${doc.encf}.xml`, hidden: true });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(href), 10_000);
+  } catch (err) {
+    status.replaceChildren(errorBox(err));
+  }
+}
+
+function detail(ctx: PageContext, doc: DocumentDetail): HTMLElement[] {
+  const xmlStatus = h('div');
+  const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
+  const download = h('button', { type: 'button', class: 'secondary', 'data-action': 'xml' }, 'Descargar XML firmado');
+  download.addEventListener('click', () => void busy(download, () => downloadXml(ctx, doc, xmlStatus)));
+  return [
+    h('section', { class: 'card', 'aria-labelledby': 'doc-summary' },
+      h('h2', { id: 'doc-summary' }, 'Resumen'),
+      facts([
+        ['Estado', estadoBadge(doc.estado)],
+        ['Tipo', tipoLabel(doc.tipo)],
+        ['Ambiente', doc.environment],
+        ['Fecha de emisión', doc.fechaEmision],
+        ['Monto total', money(doc.montoTotal)],
+        ['RNC emisor', doc.rncEmisor],
+        ['RNC comprador', orDash(doc.rncComprador)],
+        ['TrackId DGII', h('span', { class: 'mono break' }, orDash(doc.trackId))],
+        ['Código DGII', h('span', { 'data-field': 'dgiiCode' }, orDash(doc.dgiiCode))],
+        ['Mensaje DGII', h('span', { 'data-field': 'dgiiMessage' }, orDash(doc.dgiiMessage))],
+        signed ? ['Código de seguridad', h('span', { class: 'mono', 'data-field': 'securityCode' }, doc.securityCode ?? '')] : null,
+        typeof doc.fechaHoraFirma === 'string' && doc.fechaHoraFirma !== '' ? ['Firmado', doc.fechaHoraFirma] : null,
+        typeof doc.timbreUrl === 'string' && doc.timbreUrl !== '' ? ['Timbre', webLink(doc.timbreUrl)] : null,
+        ['Recibido', time(doc.createdAt)],
+        ['Actualizado', time(doc.updatedAt)],
+        ['ID interno', h('span', { class: 'mono break' }, doc.internalTrackId)],
+      ]),
+      signed ? h('div', { class: 'actions' }, download) : null,
+      xmlStatus,
+    ),
+    h('section', { class: 'card', 'aria-labelledby': 'doc-history' },
+      h('h2', { id: 'doc-history' }, 'Historial'),
+      table(['Fecha', 'Estado', 'Código DGII', 'Mensaje DGII', 'Detalle'], doc.history.map((e) => [
+        time(e.at), estadoBadge(e.estado), orDash(e.dgiiCode), orDash(e.dgiiMessage), orDash(e.detail),
+      ]), { 'data-list': 'history' }),
+    ),
+  ];
+}
+
+export async function documentPage(ctx: PageContext): Promise<void> {
+  const id = ctx.params.id ?? '';
+  const body = h('div', { class: 'stack' }, loading());
+  ctx.root.append(h('p', null, h('a', { href: lastListHash }, '← Volver a documentos')), body);
+  let shown = '';
+  const show = async (): Promise<boolean> => {
+    const doc = await ctx.api.get<DocumentDetail>(`/${ctx.env}/documentos-ecf/${encodeURIComponent(id)}`, ctx.signal);
+    ctx.heading.textContent = `Documento ${doc.encf}`;
+    const snapshot = JSON.stringify(doc);
+    if (snapshot !== shown) {
+      shown = snapshot;
+      body.replaceChildren(...detail(ctx, doc));
+    }
+    return ESTADOS[doc.estado]?.final === false;
+  };
+  try {
+    if (await show()) poll(ctx.signal, 1500, show);
+  } catch (err) {
+    if (!ctx.signal.aborted) body.replaceChildren(errorBox(err));
+  }
+}

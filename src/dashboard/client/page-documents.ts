@@ -1,0 +1,85 @@
+import { CursorTrail, hashOf, type PageContext } from './context.ts';
+import { badge, field, h, money, orDash, select, table, time } from './dom.ts';
+import { ESTADOS, PAGE_SIZES, TIPOS } from './labels.ts';
+import { listView } from './list-view.ts';
+import type { DocumentSummary, Page } from './types.ts';
+
+// Documents of the chosen environment, newest first, with the API's own filters. The filters
+// live in the address (#/documentos?estado=…) so Back and bookmarks keep them.
+
+const FILTERS = ['estado', 'tipo', 'desde', 'hasta', 'pageSize'] as const;
+const trail = new CursorTrail();
+/** Where "back to the list" goes from a document: the list as it was last seen. */
+export let lastListHash = '#/documentos';
+
+export function estadoBadge(estado: DocumentSummary['estado']): HTMLElement {
+  const e = ESTADOS[estado];
+  return badge(e?.label ?? estado, e?.tone ?? 'neutral', estado);
+}
+
+export function tipoLabel(tipo: number): string {
+  const name = (TIPOS as Record<number, string | undefined>)[tipo];
+  return name === undefined ? String(tipo) : `${tipo} · ${name}`;
+}
+
+function filterForm(ctx: PageContext): HTMLElement {
+  const q = ctx.query;
+  const estado = select('estado', [['', 'Todos'], ...Object.entries(ESTADOS).map(([k, v]) => [k, v.label] as const)], q.get('estado') ?? '');
+  const tipo = select('tipo', [['', 'Todos'], ...Object.keys(TIPOS).map((k) => [k, tipoLabel(Number(k))] as const)], q.get('tipo') ?? '');
+  const desde = h('input', { type: 'date', name: 'desde', value: q.get('desde') ?? '' });
+  const hasta = h('input', { type: 'date', name: 'hasta', value: q.get('hasta') ?? '' });
+  const pageSize = select('pageSize', PAGE_SIZES.map((n) => [String(n), String(n)] as const), q.get('pageSize') ?? '25');
+  const form = h('form', { class: 'filters', 'aria-label': 'Filtros de documentos' },
+    field('Estado', estado), field('Tipo', tipo), field('Emitidos desde', desde), field('Hasta', hasta), field('Por página', pageSize),
+    h('div', { class: 'actions' },
+      h('button', { type: 'submit' }, 'Filtrar'),
+      h('button', { type: 'button', class: 'secondary', onclick: () => ctx.navigate('#/documentos') }, 'Limpiar'),
+    ),
+  );
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const data = new FormData(form);
+    ctx.navigate(hashOf('/documentos', Object.fromEntries(FILTERS.map((k) => [k, String(data.get(k) ?? '')]))));
+  });
+  return form;
+}
+
+function documentsTable(items: readonly DocumentSummary[]): HTMLElement {
+  return table(['eNCF', 'Tipo', 'Estado', 'Emisión', 'Monto total', 'RNC comprador', 'Actualizado'], items.map((d) => [
+    h('a', { href: `#/documentos/${d.internalTrackId}`, class: 'mono', 'data-focus-key': d.internalTrackId }, d.encf),
+    tipoLabel(d.tipo),
+    estadoBadge(d.estado),
+    d.fechaEmision,
+    money(d.montoTotal),
+    orDash(d.rncComprador),
+    time(d.updatedAt),
+  ]), { 'data-list': 'documents' });
+}
+
+export async function documentsPage(ctx: PageContext): Promise<void> {
+  const query = new URLSearchParams();
+  for (const k of FILTERS) {
+    const v = ctx.query.get(k);
+    if (v !== null && v !== '') query.set(k, v);
+  }
+  if (!query.has('pageSize')) query.set('pageSize', '25');
+  lastListHash = hashOf('/documentos', Object.fromEntries(ctx.query));
+  trail.use(`${ctx.env}?${query.toString()}`);
+
+  ctx.root.append(
+    h('p', { class: 'lead' }, 'Ambiente ', h('strong', null, ctx.env), '. Los documentos en proceso se actualizan solos.'),
+    filterForm(ctx),
+    listView<DocumentSummary>({
+      ctx, trail,
+      pagerLabel: 'Páginas de documentos',
+      emptyText: 'No hay documentos con estos filtros en este ambiente.',
+      fetchPage: (cursor, signal) => {
+        const q = new URLSearchParams(query);
+        if (cursor !== null) q.set('cursor', cursor);
+        return ctx.api.get<Page<DocumentSummary>>(`/${ctx.env}/documentos-ecf?${q.toString()}`, signal);
+      },
+      render: documentsTable,
+      changing: (items) => items.some((d) => ESTADOS[d.estado]?.final === false),
+    }),
+  );
+}

@@ -1,0 +1,74 @@
+import type { PageContext } from './context.ts';
+import { busy, errorBox, field, h, notice, secretBox } from './dom.ts';
+
+// Signing in, and creating an account where the server allows public registration (it
+// answers REGISTRATION_DISABLED otherwise, which is shown as it comes).
+
+/** A message for the sign-in page left by whoever sent the person there (logout, lost session). */
+let pending: { text: string; tone: 'ok' | 'warn' } | null = null;
+export function leaveSignInMessage(text: string, tone: 'ok' | 'warn'): void {
+  pending = { text, tone };
+}
+
+export async function signInPage(ctx: PageContext): Promise<void> {
+  const email = h('input', { type: 'email', name: 'email', autocomplete: 'username', required: true, spellcheck: 'false' });
+  const password = h('input', { type: 'password', name: 'password', autocomplete: 'current-password', required: true });
+  const submit = h('button', { type: 'submit' }, 'Ingresar');
+  const status = h('div', { 'aria-live': 'polite' }, pending === null ? null : notice(pending.text, pending.tone));
+  pending = null;
+  const form = h('form', { class: 'stack narrow', 'aria-labelledby': ctx.heading.id },
+    field('Correo electrónico', email), field('Contraseña', password),
+    h('div', { class: 'actions' }, submit), status);
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    void busy(submit, async () => {
+      status.replaceChildren();
+      try {
+        await ctx.api.signIn(email.value.trim(), password.value);
+        ctx.navigate('#/documentos');
+      } catch (err) {
+        status.replaceChildren(errorBox(err));
+        password.select();
+      }
+    });
+  });
+  ctx.root.append(h('div', { class: 'card narrow' }, form, h('p', null, '¿Aún no tiene cuenta? ', h('a', { href: '#/registro' }, 'Crear una cuenta'))));
+}
+
+export async function registerPage(ctx: PageContext): Promise<void> {
+  const name = h('input', { type: 'text', name: 'name', autocomplete: 'organization', required: true, maxlength: '150' });
+  const rnc = h('input', { type: 'text', name: 'rnc', inputmode: 'numeric', required: true, pattern: '\\d{9}|\\d{11}', maxlength: '11', autocomplete: 'off' });
+  const email = h('input', { type: 'email', name: 'email', autocomplete: 'username', required: true, spellcheck: 'false' });
+  const password = h('input', { type: 'password', name: 'password', autocomplete: 'new-password', required: true, minlength: '10', maxlength: '256' });
+  const submit = h('button', { type: 'submit' }, 'Crear cuenta');
+  const status = h('div', { 'aria-live': 'polite' });
+  const form = h('form', { class: 'stack narrow', 'aria-labelledby': ctx.heading.id },
+    field('Nombre de la empresa', name),
+    field('RNC o cédula', rnc, '9 dígitos (RNC) u 11 (cédula), sin guiones.'),
+    field('Correo electrónico', email),
+    field('Contraseña', password, 'Entre 10 y 256 caracteres.'),
+    h('div', { class: 'actions' }, submit), status);
+  const card = h('div', { class: 'card narrow' }, form, h('p', null, '¿Ya tiene cuenta? ', h('a', { href: '#/ingresar' }, 'Ingresar')));
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    void busy(submit, async () => {
+      status.replaceChildren();
+      try {
+        const made = await ctx.api.register({ name: name.value.trim(), rnc: rnc.value.trim(), email: email.value.trim(), password: password.value });
+        await ctx.api.signIn(email.value.trim(), password.value);
+        const go = h('button', { type: 'button', onclick: () => ctx.navigate('#/documentos') }, 'Continuar al panel');
+        card.replaceChildren(
+          notice(`Cuenta creada para ${made.tenant.name} (RNC ${made.tenant.rnc}).`),
+          h('p', null, 'Esta es la primera clave API de su empresa. Su sistema la usa para emitir documentos.'),
+          secretBox('Clave API', made.apiKey.key, 'new-api-key'),
+          h('div', { class: 'actions' }, go),
+        );
+        ctx.heading.textContent = 'Cuenta creada';
+        go.focus();
+      } catch (err) {
+        status.replaceChildren(errorBox(err));
+      }
+    });
+  });
+  ctx.root.append(card);
+}

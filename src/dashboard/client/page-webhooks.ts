@@ -1,0 +1,149 @@
+import type { PageContext } from './context.ts';
+import { badge, busy, confirmAction, errorBox, facts, field, h, loading, notice, orDash, secretBox, time } from './dom.ts';
+import { DELIVERY_STATUSES } from './labels.ts';
+import type { TestResult, WebhookSettings } from './types.ts';
+
+// Settings → Webhooks: where events are sent, the secret that signs them (shown once when
+// generated), and a test event to see the receiver's answer right here.
+
+const SETTINGS = '/api/webhooks/settings';
+
+export function deliveryBadge(status: keyof typeof DELIVERY_STATUSES): HTMLElement {
+  const s = DELIVERY_STATUSES[status];
+  return badge(s?.label ?? status, s?.tone ?? 'neutral', status);
+}
+
+/** A part of the page that redraws what depends on the settings, keeping its own messages. */
+interface Section {
+  el: HTMLElement;
+  update(settings: WebhookSettings): void;
+}
+
+type Apply = (settings: WebhookSettings) => void;
+
+function urlSection(ctx: PageContext, initial: WebhookSettings, apply: Apply): Section {
+  const input = h('input', { type: 'url', name: 'webhookUrl', value: initial.webhookUrl ?? '', placeholder: 'https://erp.ejemplo.do/webhooks/ecf', autocomplete: 'url', spellcheck: 'false', inputmode: 'url' });
+  const status = h('div');
+  const save = h('button', { type: 'submit' }, 'Guardar URL');
+  const form = h('form', { class: 'stack', 'aria-labelledby': 'wh-url' },
+    field('URL del receptor', input, 'Recibe un POST JSON firmado por cada evento. Déjela vacía para dejar de enviar webhooks.'),
+    h('div', { class: 'actions' }, save), status);
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    void busy(save, async () => {
+      status.replaceChildren();
+      try {
+        const value = input.value.trim();
+        const next = await ctx.api.put<WebhookSettings>(SETTINGS, { webhookUrl: value === '' ? null : value });
+        status.replaceChildren(notice(next.webhookUrl === null ? 'URL eliminada: no se enviarán webhooks.' : 'URL guardada.'));
+        apply(next);
+      } catch (err) {
+        status.replaceChildren(errorBox(err));
+      }
+    });
+  });
+  return { el: h('section', { class: 'card' }, h('h2', { id: 'wh-url' }, 'Dirección'), form), update: () => undefined };
+}
+
+function secretSection(ctx: PageContext, apply: Apply): Section {
+  let configured = false;
+  const state = h('p');
+  const result = h('div');
+  const generate = h('button', { type: 'button', 'data-action': 'generate-secret' });
+  generate.addEventListener('click', () => void busy(generate, async () => {
+    if (configured && !(await confirmAction('El secreto actual dejará de firmar los webhooks de inmediato. ¿Generar uno nuevo?', 'Rotar secreto'))) return;
+    result.replaceChildren();
+    try {
+      const next = await ctx.api.put<WebhookSettings>(SETTINGS, { generate: true });
+      apply(next);
+      if (next.webhookSecret !== undefined) result.replaceChildren(secretBox('Nuevo secreto de firma', next.webhookSecret, 'webhook-secret'));
+    } catch (err) {
+      result.replaceChildren(errorBox(err));
+    }
+  }));
+  const el = h('section', { class: 'card' },
+    h('h2', null, 'Secreto de firma'),
+    state,
+    h('p', { class: 'hint' }, 'Su receptor lo usa para comprobar la firma HMAC de cada webhook.'),
+    h('div', { class: 'actions' }, generate),
+    result,
+  );
+  return {
+    el,
+    update: (s) => {
+      configured = s.secretConfigured;
+      state.textContent = configured ? 'Hay un secreto configurado.' : 'Todavía no hay secreto: los webhooks no se pueden firmar.';
+      generate.textContent = configured ? 'Rotar secreto' : 'Generar secreto';
+    },
+  };
+}
+
+function testResult(r: TestResult): HTMLElement {
+  const a = r.attempt;
+  const link = h('p', null, h('a', { href: `#/entregas/${r.delivery.id}` }, 'Ver la entrega y sus intentos →'));
+  if (a === null) {
+    return h('div', { class: 'stack', 'data-test-result': 'queued' }, notice('La prueba quedó en cola; su primer intento sale en breve.', 'info'), link);
+  }
+  const outcome = a.ok
+    ? notice(`El receptor respondió ${a.statusCode ?? ''} en ${a.durationMs} ms.`, 'ok')
+    : notice(`El envío falló: ${a.error ?? `respuesta ${a.statusCode ?? 'sin código'}`}. Se reintentará según el calendario de reintentos.`, 'bad');
+  return h('div', { class: 'stack', 'data-test-result': a.ok ? 'ok' : 'failed' },
+    outcome,
+    facts([
+      ['Entrega', deliveryBadge(r.delivery.status)],
+      ['Código HTTP', orDash(a.statusCode)],
+      ['Duración', `${a.durationMs} ms`],
+      ['Enviado', time(a.at)],
+      a.error === null ? null : ['Error', a.error],
+      a.responseBody === '' ? null : ['Respuesta', h('pre', { class: 'response' }, a.responseBody)],
+    ]),
+    link,
+  );
+}
+
+function testSection(ctx: PageContext): Section {
+  const explain = h('p');
+  const result = h('div', { 'aria-live': 'polite' });
+  const send = h('button', { type: 'button', 'data-action': 'send-test' }, 'Enviar webhook de prueba');
+  send.addEventListener('click', () => void busy(send, async () => {
+    result.replaceChildren(loading('Enviando…'));
+    try {
+      result.replaceChildren(testResult(await ctx.api.post<TestResult>('/api/webhooks/test', {})));
+    } catch (err) {
+      result.replaceChildren(errorBox(err));
+    }
+  }));
+  return {
+    el: h('section', { class: 'card' }, h('h2', null, 'Prueba'), explain, h('div', { class: 'actions' }, send), result),
+    update: (s) => {
+      send.disabled = s.webhookUrl === null;
+      explain.textContent = s.webhookUrl === null
+        ? 'Guarde una URL para poder enviar una prueba.'
+        : 'Envía un evento webhook.test a la URL guardada y muestra lo que respondió.';
+    },
+  };
+}
+
+export async function webhooksPage(ctx: PageContext): Promise<void> {
+  const body = h('div', { class: 'stack' }, loading());
+  ctx.root.append(body);
+  let settings: WebhookSettings;
+  try {
+    settings = await ctx.api.get<WebhookSettings>(SETTINGS, ctx.signal);
+  } catch (err) {
+    if (!ctx.signal.aborted) body.replaceChildren(errorBox(err));
+    return;
+  }
+  const updated = h('span');
+  const sections: Section[] = [];
+  const apply: Apply = (s) => {
+    for (const section of sections) section.update(s);
+    updated.replaceChildren(time(s.updatedAt));
+  };
+  sections.push(urlSection(ctx, settings, apply), secretSection(ctx, apply), testSection(ctx));
+  body.replaceChildren(
+    ...sections.map((s) => s.el),
+    h('p', { class: 'hint' }, 'Última modificación: ', updated, ' · ', h('a', { href: '#/entregas' }, 'Ver todas las entregas')),
+  );
+  apply(settings);
+}

@@ -1,0 +1,123 @@
+// What the receiver decides about an e-CF another taxpayer sent, before looking for
+// duplicates: DGII's reasons for "no recibido" in the order they are checked (signature,
+// specification, buyer). A document whose identifiers cannot be read cannot even be
+// acknowledged, because the ARECF must name its emisor and eNCF.
+import { certificateProblem } from '../dgii/simulator/auth.ts';
+import { ecfXmlToObject, securityCode, validateEcfXml, type MotivoNoRecibido } from '../dgii/ecf-xml/index.ts';
+import type { EcfObject } from '../documents/validation/types.ts';
+import { parseXml, textAt, verifyXml, XmlError, type XmlDocument, type XmlElement } from '../xml/index.ts';
+
+/** What an ARECF names; each value already fits the ARECF schema. */
+export interface AcknowledgedIds {
+  rncEmisor: string;
+  rncComprador: string;
+  encf: string;
+}
+
+export interface ReceivedEcf {
+  tipo: number;
+  encf: string;
+  rncEmisor: string;
+  razonSocialEmisor: string;
+  rncComprador: string;
+  /** yyyy-MM-dd */
+  fechaEmision: string;
+  montoTotal: string;
+  securityCode: string;
+  signerSubject: string;
+  ecf: EcfObject;
+  xml: string;
+}
+
+export type Assessment =
+  | { kind: 'unreadable'; message: string }
+  | { kind: 'refused'; ids: AcknowledgedIds; motivo: Exclude<MotivoNoRecibido, 3>; detail: string }
+  | { kind: 'acceptable'; ids: AcknowledgedIds; document: ReceivedEcf };
+
+const PATHS = {
+  tipo: ['Encabezado', 'IdDoc', 'TipoeCF'],
+  encf: ['Encabezado', 'IdDoc', 'eNCF'],
+  rncEmisor: ['Encabezado', 'Emisor', 'RNCEmisor'],
+  razonSocialEmisor: ['Encabezado', 'Emisor', 'RazonSocialEmisor'],
+  fechaEmision: ['Encabezado', 'Emisor', 'FechaEmision'],
+  rncComprador: ['Encabezado', 'Comprador', 'RNCComprador'],
+  montoTotal: ['Encabezado', 'Totales', 'MontoTotal'],
+} as const;
+
+// The ARECF's own simple types (arecf.xsd RNCType and eNCFType).
+const RNC = /^(\d{9}|\d{11})$/;
+const ENCF = /^([A-Za-z0-9]{13}|[A-Za-z0-9]{11}|[A-Za-z0-9]{9})$/;
+const MAX_DETAIL_ERRORS = 5;
+
+function leaf(root: XmlElement, path: readonly string[]): string {
+  return (textAt(root, path) ?? '').trim();
+}
+
+/** dd-MM-yyyy (already checked by the schema) → yyyy-MM-dd. */
+function isoDate(dgii: string): string {
+  const [d, m, y] = dgii.split('-');
+  return `${y}-${m}-${d}`;
+}
+
+function identifiers(root: XmlElement, tenantRnc: string): AcknowledgedIds | null {
+  if (root.localName !== 'ECF' || root.namespaceURI !== '') return null;
+  const rncEmisor = leaf(root, PATHS.rncEmisor);
+  const encf = leaf(root, PATHS.encf);
+  if (!RNC.test(rncEmisor) || !ENCF.test(encf)) return null;
+  const comprador = leaf(root, PATHS.rncComprador);
+  // Without a readable buyer RNC the acknowledgement names the tenant, the buyer it was sent to.
+  return { rncEmisor, encf, rncComprador: RNC.test(comprador) ? comprador : tenantRnc };
+}
+
+/** Never throws: every input maps to one of the three outcomes. */
+export function assessEcf(data: Buffer, tenantRnc: string, now: Date, maxBytes: number): Assessment {
+  const verified = verifyXml(data, { maxBytes });
+  let doc: XmlDocument;
+  if (verified.valid) {
+    doc = verified.document;
+  } else {
+    try {
+      doc = parseXml(data, { maxBytes });
+    } catch (err) {
+      const reason = err instanceof XmlError ? err.message : 'unreadable';
+      return { kind: 'unreadable', message: `El archivo no es un XML aceptable: ${reason}` };
+    }
+  }
+  const ids = identifiers(doc.root, tenantRnc);
+  if (ids === null) {
+    return { kind: 'unreadable', message: 'El documento no es un e-CF (<ECF>) con RNCEmisor y eNCF legibles; no se puede emitir acuse de recibo' };
+  }
+  if (!verified.valid) return { kind: 'refused', ids, motivo: 2, detail: verified.reason };
+  const problem = certificateProblem(verified.certificate, now);
+  if (problem !== null) return { kind: 'refused', ids, motivo: 2, detail: problem };
+
+  const errors = validateEcfXml(doc);
+  if (errors.length > 0) {
+    const detail = errors.slice(0, MAX_DETAIL_ERRORS).map((e) => `${e.path}: ${e.message}`).join('; ');
+    return { kind: 'refused', ids, motivo: 1, detail };
+  }
+  const fechaEmision = leaf(doc.root, PATHS.fechaEmision);
+  // The schema admits year 0000, which no calendar (nor PostgreSQL's date type) has.
+  if (fechaEmision.endsWith('-0000')) return { kind: 'refused', ids, motivo: 1, detail: 'FechaEmision: el año 0000 no existe' };
+  const rncComprador = leaf(doc.root, PATHS.rncComprador);
+  if (rncComprador !== tenantRnc) {
+    return { kind: 'refused', ids, motivo: 4, detail: `RNCComprador "${rncComprador}" no es el RNC ${tenantRnc} de este receptor` };
+  }
+  return {
+    kind: 'acceptable',
+    ids,
+    document: {
+      tipo: Number(leaf(doc.root, PATHS.tipo)),
+      encf: ids.encf,
+      rncEmisor: ids.rncEmisor,
+      razonSocialEmisor: leaf(doc.root, PATHS.razonSocialEmisor),
+      rncComprador,
+      fechaEmision: isoDate(fechaEmision),
+      montoTotal: leaf(doc.root, PATHS.montoTotal),
+      securityCode: securityCode(verified.signatureValue),
+      signerSubject: verified.certificate.subject.split('\n').join(', '),
+      ecf: ecfXmlToObject(doc.root),
+      xml: data.toString('utf8'),
+    },
+  };
+}

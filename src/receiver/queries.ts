@@ -1,0 +1,125 @@
+import type { Queryable } from '../db/connect.ts';
+import type { Environment } from '../environments.ts';
+import type { EcfObject } from '../documents/validation/types.ts';
+import type { ReceivedEcf } from './assess-ecf.ts';
+
+// Received e-CF and commercial approvals. Each function is one statement.
+
+export interface ReceivedRow {
+  id: string;
+  seq: string;
+  tenantId: number;
+  environment: Environment;
+  tipo: number;
+  encf: string;
+  rncEmisor: string;
+  razonSocialEmisor: string;
+  rncComprador: string;
+  /** yyyy-MM-dd */
+  fechaEmision: string;
+  montoTotal: string;
+  securityCode: string;
+  signerSubject: string;
+  ecf: EcfObject;
+  receivedAt: Date;
+}
+
+// Every column but the two XML texts, which only their own endpoint reads.
+const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, rnc_emisor, razon_social_emisor, rnc_comprador, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, monto_total, security_code, signer_subject, ecf, received_at';
+
+/** Stores a received e-CF; undefined when the same emisor and eNCF were already received. */
+export async function insertReceived(
+  sql: Queryable,
+  r: { id: string; tenantId: number; environment: Environment; document: ReceivedEcf; arecfXml: string },
+): Promise<ReceivedRow | undefined> {
+  const d = r.document;
+  const [row] = await sql<ReceivedRow[]>`
+    insert into received_documents (id, tenant_id, environment, tipo, encf, rnc_emisor, razon_social_emisor, rnc_comprador,
+      fecha_emision, monto_total, security_code, signer_subject, ecf, xml, arecf_xml)
+    values (${r.id}, ${r.tenantId}, ${r.environment}, ${d.tipo}, ${d.encf}, ${d.rncEmisor}, ${d.razonSocialEmisor}, ${d.rncComprador},
+      ${d.fechaEmision}::date, ${d.montoTotal}::numeric, ${d.securityCode}, ${d.signerSubject}, ${sql.json(d.ecf as never)}, ${d.xml}, ${r.arecfXml})
+    on conflict (tenant_id, environment, rnc_emisor, encf) do nothing
+    returning ${sql.unsafe(COLUMNS)}`;
+  return row;
+}
+
+export async function findReceived(sql: Queryable, tenantId: number, environment: Environment, id: string): Promise<ReceivedRow | undefined> {
+  const [row] = await sql<ReceivedRow[]>`
+    select ${sql.unsafe(COLUMNS)} from received_documents where id = ${id} and tenant_id = ${tenantId} and environment = ${environment}`;
+  return row;
+}
+
+export async function findReceivedXml(sql: Queryable, tenantId: number, environment: Environment, id: string): Promise<{ xml: string; arecfXml: string } | undefined> {
+  const [row] = await sql<{ xml: string; arecfXml: string }[]>`
+    select xml, arecf_xml from received_documents where id = ${id} and tenant_id = ${tenantId} and environment = ${environment}`;
+  return row;
+}
+
+export interface ReceivedFilter {
+  tenantId: number;
+  environment: Environment;
+  rncEmisor?: string;
+  tipo?: number;
+  encf?: string;
+  /** yyyy-MM-dd, inclusive */
+  desde?: string;
+  hasta?: string;
+  /** The seq of the last row of the previous page. */
+  after?: string;
+  limit: number;
+}
+
+/** Newest first, keyset-paginated on seq; every filter is optional. */
+export async function listReceived(sql: Queryable, f: ReceivedFilter): Promise<ReceivedRow[]> {
+  const no = sql``;
+  return sql<ReceivedRow[]>`
+    select ${sql.unsafe(COLUMNS)} from received_documents
+    where tenant_id = ${f.tenantId} and environment = ${f.environment}
+      ${f.rncEmisor === undefined ? no : sql`and rnc_emisor = ${f.rncEmisor}`}
+      ${f.tipo === undefined ? no : sql`and tipo = ${f.tipo}`}
+      ${f.encf === undefined ? no : sql`and encf = ${f.encf}`}
+      ${f.desde === undefined ? no : sql`and fecha_emision >= ${f.desde}::date`}
+      ${f.hasta === undefined ? no : sql`and fecha_emision <= ${f.hasta}::date`}
+      ${f.after === undefined ? no : sql`and seq < ${f.after}::bigint`}
+    order by seq desc
+    limit ${f.limit}`;
+}
+
+/** An e-CF the tenant issued, as an ACECF names it. */
+export interface IssuedDocument {
+  id: string;
+  rncComprador: string | null;
+  /** yyyy-MM-dd */
+  fechaEmision: string;
+  montoTotal: string;
+}
+
+export async function findIssued(sql: Queryable, tenantId: number, environment: Environment, encf: string): Promise<IssuedDocument | undefined> {
+  const [row] = await sql<IssuedDocument[]>`
+    select id, rnc_comprador, to_char(fecha_emision, 'YYYY-MM-DD') as fecha_emision, monto_total
+    from documents where tenant_id = ${tenantId} and environment = ${environment} and encf = ${encf}`;
+  return row;
+}
+
+export interface NewApproval {
+  id: string;
+  tenantId: number;
+  documentId: string;
+  rncComprador: string;
+  estado: 1 | 2;
+  detalleMotivoRechazo: string | null;
+  fechaHoraAprobacion: string;
+  xml: string;
+}
+
+/** Stores the approval; the XML of the one already stored when the document has one. */
+export async function insertApproval(sql: Queryable, a: NewApproval): Promise<{ inserted: true } | { inserted: false; existingXml: string }> {
+  const rows = await sql`
+    insert into commercial_approvals (id, tenant_id, document_id, rnc_comprador, estado, detalle_motivo_rechazo, fecha_hora_aprobacion, xml)
+    values (${a.id}, ${a.tenantId}, ${a.documentId}, ${a.rncComprador}, ${a.estado}, ${a.detalleMotivoRechazo}, ${a.fechaHoraAprobacion}, ${a.xml})
+    on conflict (document_id) do nothing
+    returning 1`;
+  if (rows.count > 0) return { inserted: true };
+  const [existing] = await sql<{ xml: string }[]>`select xml from commercial_approvals where document_id = ${a.documentId}`;
+  return { inserted: false, existingXml: existing?.xml ?? '' };
+}

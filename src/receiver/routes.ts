@@ -1,0 +1,115 @@
+import { AppError } from '../errors.ts';
+import { S, envelope, type ResponseDoc } from '../http/openapi.ts';
+import { header, type RequestContext, type Route } from '../http/types.ts';
+import { ok } from '../http/reply.ts';
+import { RECEIVER_BODY_LIMITS, type ReceiverService } from './service.ts';
+import type { SenderAuth } from './sender-auth.ts';
+import { uploadedXml } from './upload.ts';
+
+// The receiver group: the paths DGII fixes below the base URL each taxpayer registers in
+// DGII's directory, here {base_url}/{env}/receptor/{rnc}. Other taxpayers' software calls
+// them, so they answer as DGII's services do (seed XML, bare token JSON, signed ARECF).
+// The tenant is named by the path, not by credentials: the rate limit is keyed on the RNC
+// (one tenant per RNC), and the sender's Bearer token is checked here, not by the server.
+
+export interface ReceiverRouteDeps {
+  receiver: ReceiverService;
+  auth: SenderAuth;
+}
+
+const BASE = '/{env}/receptor/{rnc}/fe';
+const TAGS = ['Receptor'];
+const XML_CONTENT = 'application/xml; charset=utf-8';
+const ERR = (description: string): ResponseDoc => ({ description, schema: S.ref('ErrorEnvelope') });
+const BEARER = { Authorization: { description: 'Bearer <token> from POST …/fe/autenticacion/api/validacioncertificado.', schema: S.string(), required: true } };
+const UPLOAD = (what: string) => ({ schema: S.ref('ReceiverUpload'), contentType: 'multipart/form-data', description: `${what} in the field "xml".` });
+
+// Shared by every /fe/* route: the receiver scope, keyed on the tenant the path names.
+const GROUP = {
+  auth: 'none',
+  rateScope: 'receiver',
+  rateKey: (ctx: RequestContext) => `rnc:${ctx.params.rnc ?? ''}`,
+} as const satisfies Partial<Route>;
+
+function envOf(ctx: RequestContext) {
+  if (ctx.env === null) throw new AppError('NOT_FOUND');
+  return ctx.env;
+}
+
+export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
+  const { receiver, auth } = deps;
+  const tenantOf = (ctx: RequestContext) => receiver.tenant(ctx.params.rnc ?? '');
+  const sender = async (ctx: RequestContext) => {
+    const tenant = await tenantOf(ctx);
+    await auth.authenticate(tenant, envOf(ctx), header(ctx.headers, 'authorization'));
+    return tenant;
+  };
+  return [
+    {
+      ...GROUP, method: 'GET', path: `${BASE}/autenticacion/api/semilla`,
+      doc: {
+        operationId: 'receiverSeed', tags: TAGS, summary: 'A seed to sign (receiver authentication, step 1)',
+        description: 'DGII\'s seed document for this receiver: sign it (enveloped XMLDSig, DGII profile) with your certificate and send it to validacioncertificado within 5 minutes. Each seed is good for one attempt.',
+        responses: { '200': { description: '<SemillaModel><valor>…</valor><fecha>…</fecha></SemillaModel>', contentType: 'application/xml', schema: S.string() } },
+      },
+      handler: async (ctx) => ({ status: 200, raw: { data: await auth.seed(await tenantOf(ctx), envOf(ctx)), contentType: XML_CONTENT } }),
+    },
+    {
+      ...GROUP, method: 'POST', path: `${BASE}/autenticacion/api/validacioncertificado`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.signedSeed,
+      doc: {
+        operationId: 'receiverValidateCertificate', tags: TAGS, summary: 'Exchange a signed seed for a token (step 2)',
+        description: 'The seed must have been issued by this receiver for this environment, unused and unexpired; the signature must verify with a certificate (in the signature) that is valid now, RSA of at least 2048 bits. The token is valid for one hour, for this receiver and environment only.',
+        requestBody: UPLOAD('The signed seed'),
+        responses: {
+          '200': { description: 'A token (DGII\'s shape, no envelope).', schema: S.ref('ReceiverToken') },
+          '400': ERR('INVALID_REQUEST: not multipart, no "xml" part, a bad signature, or a seed that is unknown, expired or used.'),
+          '401': ERR('UNAUTHORIZED: the certificate is expired, not yet valid or too weak.'),
+        },
+      },
+      handler: async (ctx) => {
+        const tenant = await tenantOf(ctx);
+        const signed = uploadedXml(ctx.headers, ctx.rawBody, RECEIVER_BODY_LIMITS.signedSeed);
+        return { status: 200, body: await auth.validate(tenant, envOf(ctx), signed, RECEIVER_BODY_LIMITS.signedSeed) };
+      },
+    },
+    {
+      ...GROUP, method: 'POST', path: `${BASE}/recepcion/api/ecf`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.ecf,
+      doc: {
+        operationId: 'receiverReceiveEcf', tags: TAGS, summary: 'Receive an e-CF from another taxpayer',
+        description: 'Answers an ARECF signed with this tenant\'s certificate: Estado 0 (recibido; stored, listed under documentos-recibidos, ecf.received event) or Estado 1 (no recibido) with CodigoMotivoNoRecibido 1 specification (XSD), 2 signature (or the signer\'s certificate), 3 duplicate (same RNCEmisor and eNCF already received), 4 RNCComprador is not this tenant. Checked in the order 2, 1, 4, 3.',
+        headers: BEARER,
+        requestBody: UPLOAD('The signed e-CF'),
+        responses: {
+          '200': { description: 'The signed ARECF, whether Estado is 0 or 1.', contentType: 'application/xml', schema: S.string() },
+          '400': ERR('INVALID_REQUEST: not multipart or no "xml" part, or a document that cannot be acknowledged (not XML, not an <ECF>, or without a readable RNCEmisor and eNCF).'),
+          '401': ERR('UNAUTHORIZED: no token, or one that is expired or was issued by another receiver or environment.'),
+          '409': ERR('CONFLICT: this tenant has no valid certificate to sign the ARECF; nothing was received. Retrying will not help until the tenant uploads one.'),
+        },
+      },
+      handler: async (ctx) => {
+        const tenant = await sender(ctx);
+        const upload = uploadedXml(ctx.headers, ctx.rawBody, RECEIVER_BODY_LIMITS.ecf);
+        return { status: 200, raw: { data: await receiver.receiveEcf(tenant, envOf(ctx), upload), contentType: XML_CONTENT } };
+      },
+    },
+    {
+      ...GROUP, method: 'POST', path: `${BASE}/aprobacioncomercial/api/ecf`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.acecf,
+      doc: {
+        operationId: 'receiverCommercialApproval', tags: TAGS, summary: 'Receive a commercial approval (ACECF) of an e-CF this tenant issued',
+        description: 'The buyer of an e-CF this tenant issued approves (Estado 1) or rejects (Estado 2) it. The ACECF must be signed, valid against DGII\'s schema, name this tenant as RNCEmisor and match the issued e-CF (eNCF, RNCComprador, FechaEmision, MontoTotal). One per e-CF; sending the same one again is answered as the first.',
+        headers: BEARER,
+        requestBody: UPLOAD('The signed ACECF'),
+        responses: {
+          '200': { description: 'Stored.', schema: envelope(S.object({ encf: S.string(), estado: S.int({ enum: [1, 2] }) })) },
+          '400': ERR('INVALID_REQUEST: with a message saying why the approval was not taken.'),
+          '401': ERR('UNAUTHORIZED: no token, or one that is expired or was issued by another receiver or environment.'),
+        },
+      },
+      handler: async (ctx) => {
+        const tenant = await sender(ctx);
+        const upload = uploadedXml(ctx.headers, ctx.rawBody, RECEIVER_BODY_LIMITS.acecf);
+        return ok(await receiver.receiveApproval(tenant, envOf(ctx), upload));
+      },
+    },
+  ];
+}

@@ -1,0 +1,45 @@
+import { S, type Schema } from '../http/openapi.ts';
+import { ECF_TIPOS } from '../documents/validation/ecf-types.ts';
+
+const RECEIVED_SUMMARY: Schema = S.object({
+  id: S.uuid(),
+  environment: S.string(),
+  tipo: S.int({ enum: [...ECF_TIPOS] }),
+  encf: S.string(),
+  rncEmisor: S.string(),
+  razonSocialEmisor: S.string(),
+  rncComprador: S.string({ description: 'Always this tenant\'s RNC: other e-CF are acknowledged as not received.' }),
+  fechaEmision: S.string({ description: 'dd-MM-yyyy' }),
+  montoTotal: S.string({ description: 'Decimal text as the emisor wrote it.' }),
+  codigoSeguridad: S.string({ description: 'The first six characters of the e-CF\'s SignatureValue.' }),
+  receivedAt: S.dateTime(),
+});
+
+const RECEIVED_DETAIL: Schema = {
+  allOf: [
+    S.ref('ReceivedDocumentSummary'),
+    S.object({
+      signerSubject: S.string({ description: 'Subject of the certificate that signed the e-CF.' }),
+      document: S.object({ ECF: { type: 'object', description: 'The received XML read back into the same JSON form as emitted documents, FechaHoraFirma included.' } }),
+    }),
+  ],
+};
+
+const MULTIPART_XML: Schema = {
+  type: 'object',
+  required: ['xml'],
+  properties: { xml: { type: 'string', format: 'binary', description: 'The signed XML document.' } },
+};
+
+const RECEIVER_TOKEN: Schema = S.object({
+  token: S.string({ description: 'Send as Authorization: Bearer <token> to this receiver (this tenant and environment only).' }),
+  expira: S.dateTime(),
+  expedido: S.dateTime(),
+});
+
+export const RECEIVER_SCHEMAS: Record<string, Schema> = {
+  ReceivedDocumentSummary: RECEIVED_SUMMARY,
+  ReceivedDocumentDetail: RECEIVED_DETAIL,
+  ReceiverUpload: MULTIPART_XML,
+  ReceiverToken: RECEIVER_TOKEN,
+};

@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import type { SigningCredential } from '../certificates/check.ts';
+import type { Sql } from '../db/connect.ts';
+import { buildArecfXml, ESTADO_ACUSE, type MotivoNoRecibido } from '../dgii/ecf-xml/index.ts';
+import type { Environment } from '../environments.ts';
+import { AppError } from '../errors.ts';
+import type { EventOutbox } from '../events/outbox.ts';
+import { TtlCache } from '../lib/ttl-cache.ts';
+import type { Logger } from '../log.ts';
+import { signXml } from '../xml/index.ts';
+import { assessAcecf, mismatch } from './assess-acecf.ts';
+import { assessEcf, type AcknowledgedIds } from './assess-ecf.ts';
+import { findTenantByRnc, type ReceiverTenant } from './auth-queries.ts';
+import { findIssued, insertApproval, insertReceived } from './queries.ts';
+import { receivedEventPayload } from './views.ts';
+
+/** Where the tenant's own signing certificate comes from (the CertificateStore). */
+export interface CredentialSource {
+  credentials(tenantId: number, now?: Date): Promise<SigningCredential | null>;
+}
+
+/** Body caps per upload. An e-CF of 1,000 lines with long descriptions stays well under 5 MiB. */
+export const RECEIVER_BODY_LIMITS = {
+  signedSeed: 64 * 1024,
+  ecf: 5 * 1024 * 1024,
+  acecf: 64 * 1024,
+} as const;
+
+const RNC_SHAPE = /^(\d{9}|\d{11})$/;
+const TENANT_CACHE_MS = 60_000;
+
+/** The /fe/* flows of a tenant's receiver; knows nothing of HTTP beyond AppError. */
+export class ReceiverService {
+  // A tenant's RNC never changes, so a found tenant may be remembered a while.
+  private readonly tenants = new TtlCache<ReceiverTenant>(TENANT_CACHE_MS, 10_000);
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly outbox: EventOutbox,
+    private readonly certificates: CredentialSource,
+    private readonly log: Logger,
+  ) {}
+
+  /** The tenant whose receiver base names this RNC; 404 when there is none. */
+  async tenant(rnc: string): Promise<ReceiverTenant> {
+    const cached = this.tenants.get(rnc);
+    if (cached !== undefined) return cached;
+    const found = RNC_SHAPE.test(rnc) ? await findTenantByRnc(this.sql, rnc) : undefined;
+    if (found === undefined) throw new AppError('NOT_FOUND', `No hay un receptor electrónico para el RNC ${rnc.slice(0, 20)}`);
+    this.tenants.set(rnc, found);
+    return found;
+  }
+
+  /** The signed ARECF answering an uploaded e-CF, Estado 0 (stored, ecf.received recorded) or 1 with its motivo. */
+  async receiveEcf(tenant: ReceiverTenant, environment: Environment, upload: Buffer, now = new Date()): Promise<string> {
+    const credential = await this.signingCredential(tenant, now);
+    const assessment = assessEcf(upload, tenant.rnc, now, RECEIVER_BODY_LIMITS.ecf);
+    if (assessment.kind === 'unreadable') throw new AppError('INVALID_REQUEST', assessment.message);
+    if (assessment.kind === 'refused') {
+      this.log.info('e-CF not received', { tenant: tenant.id, environment, encf: assessment.ids.encf, motivo: assessment.motivo, detail: assessment.detail });
+      return acknowledge(credential, assessment.ids, assessment.motivo, now);
+    }
+    const { ids, document } = assessment;
+    const arecf = acknowledge(credential, ids, null, now);
+    const stored = await this.sql.begin(async (tx) => {
+      const row = await insertReceived(tx, { id: randomUUID(), tenantId: tenant.id, environment, document, arecfXml: arecf });
+      if (row !== undefined) await this.outbox.record(tx, tenant.id, 'ecf.received', receivedEventPayload(row));
+      return row !== undefined;
+    });
+    if (!stored) {
+      this.log.info('e-CF not received', { tenant: tenant.id, environment, encf: ids.encf, motivo: 3 });
+      return acknowledge(credential, ids, 3, now);
+    }
+    this.log.info('e-CF received', { tenant: tenant.id, environment, encf: ids.encf, rncEmisor: ids.rncEmisor });
+    return arecf;
+  }
+
+  /** Stores a commercial approval of an e-CF the tenant issued; 400 with the reason when it cannot. */
+  async receiveApproval(tenant: ReceiverTenant, environment: Environment, upload: Buffer, now = new Date()): Promise<{ encf: string; estado: 1 | 2 }> {
+    const assessed = assessAcecf(upload, now, RECEIVER_BODY_LIMITS.acecf);
+    if ('problem' in assessed) throw new AppError('INVALID_REQUEST', assessed.problem);
+    const approval = assessed.approval;
+    if (approval.rncEmisor !== tenant.rnc) {
+      throw new AppError('INVALID_REQUEST', `El RNCEmisor ${approval.rncEmisor} de la aprobación comercial no es el RNC ${tenant.rnc} de este receptor`);
+    }
+    const issued = await findIssued(this.sql, tenant.id, environment, approval.encf);
+    if (issued === undefined) throw new AppError('INVALID_REQUEST', `El RNC ${tenant.rnc} no ha emitido el e-CF ${approval.encf} en ${environment}`);
+    const problem = mismatch(approval, issued);
+    if (problem !== null) throw new AppError('INVALID_REQUEST', problem);
+    const result = await insertApproval(this.sql, {
+      id: randomUUID(),
+      tenantId: tenant.id,
+      documentId: issued.id,
+      rncComprador: approval.rncComprador,
+      estado: approval.estado,
+      detalleMotivoRechazo: approval.detalleMotivoRechazo,
+      fechaHoraAprobacion: approval.fechaHoraAprobacion,
+      xml: approval.xml,
+    });
+    // The same approval sent again (a retry) is answered as the first; a different one is not taken.
+    if (!result.inserted && result.existingXml !== approval.xml) {
+      throw new AppError('INVALID_REQUEST', `Ya se recibió una aprobación comercial para el e-CF ${approval.encf}`);
+    }
+    this.log.info('commercial approval received', { tenant: tenant.id, environment, encf: approval.encf, estado: approval.estado });
+    return { encf: approval.encf, estado: approval.estado };
+  }
+
+  /**
+   * The tenant's certificate. Without one no ARECF can be signed, which no retry by the
+   * sender fixes until the tenant uploads one: 409, not a transient 503.
+   */
+  private async signingCredential(tenant: ReceiverTenant, now: Date): Promise<SigningCredential> {
+    const credential = await this.certificates.credentials(tenant.id, now);
+    if (credential !== null) return credential;
+    this.log.warn('receiver has no valid certificate to sign ARECF', { tenant: tenant.id });
+    throw new AppError('CONFLICT', `El receptor ${tenant.rnc} no tiene un certificado digital vigente con el que firmar el acuse de recibo (ARECF); no puede recibir e-CF hasta que cargue uno`);
+  }
+}
+
+/**
+ * Builds and signs the ARECF: Estado 0 when `motivo` is null, else 1 with that motivo. The
+ * identifiers were checked against the ARECF schema and the store hands out only usable
+ * keys, so a throw here is a broken invariant (a 500), never the sender's fault.
+ */
+function acknowledge(credential: SigningCredential, ids: AcknowledgedIds, motivo: MotivoNoRecibido | null, now: Date): string {
+  const xml = buildArecfXml({
+    rncEmisor: ids.rncEmisor,
+    rncComprador: ids.rncComprador,
+    encf: ids.encf,
+    estado: motivo === null ? ESTADO_ACUSE.recibido : ESTADO_ACUSE.noRecibido,
+    ...(motivo === null ? {} : { codigoMotivoNoRecibido: motivo }),
+    fechaHoraAcuseRecibo: now,
+  });
+  return signXml(xml, credential.privateKey, credential.certificate);
+}

@@ -1,0 +1,184 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { getCiphers, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { CertificateStore } from '../src/certificates/store.ts';
+import { parsePkcs12 } from '../src/certificates/pkcs12.ts';
+import { deriveKeys } from '../src/crypto/master-key.ts';
+import { call, newTenant } from './helpers/http.ts';
+import { makeTestCertificate, TEST_P12_PASSWORD, uploadCertificate } from './helpers/certificates.ts';
+import { startTestService, TEST_MASTER_KEY, type TestService } from './helpers/service.ts';
+
+let t: TestService;
+before(async () => {
+  t = await startTestService({ env: { RATE_LIMIT_SENSITIVE_PER_MINUTE: '1000', RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE: '1000' }, captureLog: true });
+});
+after(() => t.close());
+
+const certificateKey = () => deriveKeys(Buffer.from(TEST_MASTER_KEY, 'hex')).certificates;
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+async function rejected(p12: Buffer, password: string) {
+  const a = await newTenant(t.url);
+  const res = await uploadCertificate(t.url, a.accessToken, { p12, password });
+  assert.equal(res.status, 422, res.text);
+  assert.equal(res.body.error.code, 'VALIDATION_ERROR');
+  const [row] = await t.sql<{ n: number }[]>`select count(*)::int as n from certificates where tenant_id = ${a.tenantId}`;
+  assert.equal(row?.n, 0, 'nothing is stored');
+  return res.body.error as { message: string; details: { path: string; message: string }[] };
+}
+
+describe('POST /api/certificates', () => {
+  test('a valid PKCS#12 is stored, described and becomes the active certificate', async () => {
+    const a = await newTenant(t.url);
+    const cert = makeTestCertificate(a.rnc, { name: 'Empresa Prueba SRL' });
+    const res = await uploadCertificate(t.url, a.accessToken, cert);
+    assert.equal(res.status, 201, res.text);
+    const data = res.body.data;
+    assert.deepEqual(Object.keys(data).sort(), ['active', 'createdAt', 'fingerprint256', 'holderId', 'id', 'issuer', 'serialNumber', 'subject', 'validFrom', 'validTo']);
+    const x509 = new X509Certificate(readFileSync(cert.certificatePath));
+    assert.equal(data.holderId, a.rnc);
+    assert.match(data.subject, /CN=Empresa Prueba SRL/);
+    assert.match(data.subject, new RegExp(`serialNumber=${a.rnc}`));
+    assert.equal(data.fingerprint256, x509.fingerprint256);
+    assert.equal(data.serialNumber, x509.serialNumber);
+    assert.equal(data.active, true);
+    const days = (Date.parse(data.validTo) - Date.parse(data.validFrom)) / 86_400_000;
+    assert.ok(Math.abs(days - 30) < 0.01, `validity of ${days} days`);
+    assert.match(res.headers.get('ratelimit-policy') ?? '', /"sensitive"/);
+  });
+
+  test('a wrong password is 422 on the password field', async () => {
+    const a = await newTenant(t.url);
+    const error = await rejected(makeTestCertificate(a.rnc).p12, 'not-the-password');
+    assert.match(error.message, /password is incorrect/);
+    assert.deepEqual(error.details.map((d) => d.path), ['password']);
+  });
+
+  test('text that is not base64, and base64 of something else, are 422 with clear messages', async () => {
+    const a = await newTenant(t.url);
+    const bad = await call(t.url, 'POST', '/api/certificates', { json: { p12: 'this is *not* base64!', password: 'x' }, headers: bearer(a.accessToken) });
+    assert.equal(bad.status, 422);
+    assert.deepEqual(bad.body.error.details, [{ path: 'p12', message: 'must be the .p12/.pfx file encoded in base64' }]);
+    const garbage = await rejected(Buffer.from('a PEM file, a photo, anything but PKCS#12'), 'x');
+    assert.match(garbage.message, /not a valid PKCS#12 \(\.p12\/\.pfx\) file/);
+  });
+
+  test('an RC2-encrypted (OpenSSL -legacy) file gets the re-export advice when the runtime lacks RC2', async () => {
+    const a = await newTenant(t.url);
+    const cert = makeTestCertificate(a.rnc, { exportArgs: ['-legacy'] });
+    const res = await uploadCertificate(t.url, a.accessToken, cert);
+    if (getCiphers().includes('rc2-40-cbc')) {
+      assert.equal(res.status, 201, res.text);
+      return;
+    }
+    assert.equal(res.status, 422, res.text);
+    assert.match(res.body.error.message, /RC2/);
+    assert.match(res.body.error.message, /openssl pkcs12 -legacy -in old\.p12 -nodes -out old\.pem/);
+  });
+
+  test('an expired certificate with a 1024-bit key is 422 listing both problems', async () => {
+    const a = await newTenant(t.url);
+    const expired = await rejected(makeTestCertificate(a.rnc, { days: -1 }).p12, TEST_P12_PASSWORD);
+    assert.match(expired.message, /The certificate expired on \d{4}-/);
+    assert.deepEqual(expired.details.map((d) => d.path), ['p12.certificate.validTo']);
+    const weak = await rejected(makeTestCertificate(a.rnc, { bits: 1024 }).p12, TEST_P12_PASSWORD);
+    assert.deepEqual(weak.details, [{ path: 'p12.privateKey', message: 'The RSA key has 1024 bits; at least 2048 are required.' }]);
+    const both = await rejected(makeTestCertificate(a.rnc, { bits: 1024, days: -1 }).p12, TEST_P12_PASSWORD);
+    assert.deepEqual(both.details.map((d) => d.path), ['p12.privateKey', 'p12.certificate.validTo']);
+  });
+
+  test('the upload needs a user\'s bearer token and a JSON body with exactly p12 and password', async () => {
+    const a = await newTenant(t.url);
+    const cert = makeTestCertificate(a.rnc);
+    const json = { p12: cert.p12.toString('base64'), password: cert.password };
+    assert.equal((await call(t.url, 'POST', '/api/certificates', { json })).status, 401);
+    assert.equal((await call(t.url, 'POST', '/api/certificates', { json, headers: { 'x-api-key': a.apiKey } })).status, 401);
+    const extra = await call(t.url, 'POST', '/api/certificates', { json: { ...json, privateKey: 'x' }, headers: bearer(a.accessToken) });
+    assert.equal(extra.status, 422);
+    assert.deepEqual(extra.body.error.details, [{ path: 'privateKey', message: 'is not a known field' }]);
+  });
+});
+
+describe('listing and deleting', () => {
+  test('the list shows newest first, one active, and never key material', async () => {
+    const a = await newTenant(t.url);
+    const first = (await uploadCertificate(t.url, a.accessToken, makeTestCertificate(a.rnc))).body.data;
+    const second = (await uploadCertificate(t.url, a.accessToken, makeTestCertificate(a.rnc))).body.data;
+    const list = await call(t.url, 'GET', '/api/certificates', { headers: bearer(a.accessToken) });
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.body.data.map((c: { id: string; active: boolean }) => [c.id, c.active]), [[second.id, true], [first.id, false]]);
+    assert.doesNotMatch(list.text, /sealed|privateKey|PRIVATE KEY/i);
+  });
+
+  test('deleting the active certificate hands over to the newest remaining one; another tenant\'s is 404', async () => {
+    const a = await newTenant(t.url);
+    const b = await newTenant(t.url);
+    const older = (await uploadCertificate(t.url, a.accessToken, makeTestCertificate(a.rnc))).body.data;
+    const newer = (await uploadCertificate(t.url, a.accessToken, makeTestCertificate(a.rnc))).body.data;
+
+    const foreign = await call(t.url, 'DELETE', `/api/certificates/${newer.id}`, { headers: bearer(b.accessToken) });
+    assert.equal(foreign.status, 404);
+    assert.equal(foreign.body.error.code, 'NOT_FOUND');
+    assert.deepEqual((await call(t.url, 'GET', '/api/certificates', { headers: bearer(b.accessToken) })).body.data, []);
+    assert.equal((await call(t.url, 'DELETE', '/api/certificates/not-a-uuid', { headers: bearer(a.accessToken) })).status, 404);
+
+    const deleted = await call(t.url, 'DELETE', `/api/certificates/${newer.id}`, { headers: bearer(a.accessToken) });
+    assert.equal(deleted.status, 200);
+    assert.equal(deleted.body.data.id, newer.id);
+    const list = (await call(t.url, 'GET', '/api/certificates', { headers: bearer(a.accessToken) })).body.data;
+    assert.deepEqual(list.map((c: { id: string; active: boolean }) => [c.id, c.active]), [[older.id, true]]);
+    assert.equal((await call(t.url, 'DELETE', `/api/certificates/${newer.id}`, { headers: bearer(a.accessToken) })).status, 404);
+  });
+});
+
+describe('storage', () => {
+  test('the stored key and certificate are AES-GCM ciphertext, not the plaintext DER', async () => {
+    const a = await newTenant(t.url);
+    const cert = makeTestCertificate(a.rnc);
+    const id = (await uploadCertificate(t.url, a.accessToken, cert)).body.data.id;
+    const { privateKey, certificate } = parsePkcs12(cert.p12, cert.password);
+    const keyDer = privateKey.export({ type: 'pkcs8', format: 'der' });
+    const [row] = await t.sql<{ keySealed: Buffer; certificateSealed: Buffer }[]>`select key_sealed, certificate_sealed from certificates where id = ${id}`;
+    assert.ok(row !== undefined);
+    // version byte + 12-byte IV + 16-byte tag + ciphertext of the same length as the plaintext
+    assert.equal(row.keySealed.length, keyDer.length + 29);
+    assert.equal(row.certificateSealed.length, certificate.raw.length + 29);
+    for (let i = 0; i + 16 <= keyDer.length; i += 16) assert.ok(!row.keySealed.includes(keyDer.subarray(i, i + 16)), `key bytes ${i}.. appear in the table`);
+    for (let i = 0; i + 16 <= certificate.raw.length; i += 16) assert.ok(!row.certificateSealed.includes(certificate.raw.subarray(i, i + 16)));
+    assert.ok(!t.logLines.some((l) => l.includes(cert.password) || l.includes(cert.p12.toString('base64').slice(0, 40))), 'the log holds neither password nor file');
+  });
+
+  test('credentials() answers the active certificate while it is valid, bound to its tenant and row', async () => {
+    const store = new CertificateStore(t.sql, certificateKey());
+    const a = await newTenant(t.url);
+    const b = await newTenant(t.url);
+    assert.equal(await store.credentials(a.tenantId), null, 'no certificate yet');
+    const cert = makeTestCertificate(a.rnc);
+    await uploadCertificate(t.url, a.accessToken, cert);
+    const found = await store.credentials(a.tenantId);
+    assert.ok(found !== null);
+    assert.ok(found.certificate.checkPrivateKey(found.privateKey));
+    assert.equal(found.certificate.fingerprint256, new X509Certificate(readFileSync(cert.certificatePath)).fingerprint256);
+    assert.equal(await store.credentials(a.tenantId, new Date(Date.now() + 31 * 86_400_000)), null, 'expired by then');
+    assert.equal(await store.credentials(a.tenantId, new Date(Date.now() - 86_400_000)), null, 'not valid yet then');
+
+    // Sealed bytes moved to another tenant's row do not open there.
+    await uploadCertificate(t.url, b.accessToken, makeTestCertificate(b.rnc));
+    await t.sql`update certificates set key_sealed = (select key_sealed from certificates where tenant_id = ${a.tenantId} and active) where tenant_id = ${b.tenantId}`;
+    await assert.rejects(store.credentials(b.tenantId), /could not be decrypted/);
+  });
+
+  test('an upload through the store replaces the cached credential at once', async () => {
+    const store = new CertificateStore(t.sql, certificateKey(), { cacheMs: 60_000 });
+    const a = await newTenant(t.url);
+    const first = makeTestCertificate(a.rnc);
+    await store.upload(a.tenantId, first.p12, first.password);
+    const before = await store.credentials(a.tenantId);
+    const second = makeTestCertificate(a.rnc);
+    const view = await store.upload(a.tenantId, second.p12, second.password);
+    const afterUpload = await store.credentials(a.tenantId);
+    assert.notEqual(before?.certificate.fingerprint256, afterUpload?.certificate.fingerprint256);
+    assert.equal(afterUpload?.certificate.fingerprint256, view.fingerprint256);
+  });
+});

@@ -1,0 +1,148 @@
+// The dashboard as files: how the service serves and compiles them (headers, ETag,
+// 404s, OpenAPI), and the page's Spanish tables kept equal to the service's own.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { buildAssets, DashboardAssets } from '../src/dashboard/assets.ts';
+import { ENVIRONMENTS as CLIENT_ENVIRONMENTS, ESTADOS as CLIENT_ESTADOS, EVENTS, DELIVERY_STATUSES, TIPOS } from '../src/dashboard/client/labels.ts';
+import { ENVIRONMENTS } from '../src/environments.ts';
+import { ESTADOS } from '../src/documents/states.ts';
+import { ECF_TIPOS } from '../src/documents/validation/index.ts';
+import { EVENT_KINDS } from '../src/events/outbox.ts';
+import { DELIVERY_STATUSES as SERVER_DELIVERY_STATUSES } from '../src/webhooks/queries.ts';
+import { createLogger } from '../src/log.ts';
+import { call } from './helpers/http.ts';
+import { startTestService, type TestService } from './helpers/service.ts';
+
+let t: TestService;
+before(async () => {
+  t = await startTestService();
+});
+after(() => t.close());
+
+describe('serving', () => {
+  test('/dashboard redirects to /dashboard/, which is the page with a strict CSP and no inline code', async () => {
+    const bare = await fetch(`${t.url}/dashboard`, { redirect: 'manual' });
+    assert.equal(bare.status, 308);
+    assert.equal(bare.headers.get('location'), '/dashboard/');
+    const res = await fetch(`${t.url}/dashboard/`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/html; charset=utf-8/);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    for (const directive of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "img-src 'self' data:", "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'"]) {
+      assert.ok(csp.split('; ').includes(directive), `CSP has ${directive}: ${csp}`);
+    }
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/);
+    assert.equal(res.headers.get('x-frame-options'), 'DENY');
+    assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    const html = await res.text();
+    assert.doesNotMatch(html, /<script(?![^>]*\ssrc=)[^>]*>/i, 'every script is a file');
+    assert.doesNotMatch(html, /<style|\sstyle=|\son[a-z]+=/i, 'no inline styles or handlers');
+    assert.doesNotMatch(html, /(src|href)="(https?:)?\/\//i, 'nothing from another origin');
+  });
+
+  test('scripts are compiled from TypeScript, every import resolves, and assets revalidate by ETag', async () => {
+    const seen = new Set<string>();
+    const queue = ['main.js'];
+    while (queue.length > 0) {
+      const name = queue.pop() as string;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const res = await fetch(`${t.url}/dashboard/${name}`);
+      assert.equal(res.status, 200, name);
+      assert.equal(res.headers.get('content-type'), 'text/javascript; charset=utf-8');
+      assert.ok(res.headers.get('content-security-policy'));
+      const js = await res.text();
+      assert.doesNotMatch(js, /\binterface\s+\w+\s*\{|:\s*HTMLElement\b|\.ts["']/, `${name} is plain JavaScript`);
+      for (const m of js.matchAll(/from\s+"\.\/([\w-]+\.js)"/g)) queue.push(m[1] as string);
+    }
+    assert.ok(seen.size >= 10, `main.js reaches the whole page (${[...seen].join(', ')})`);
+
+    const css = await fetch(`${t.url}/dashboard/styles.css`);
+    assert.equal(css.headers.get('content-type'), 'text/css; charset=utf-8');
+    assert.equal(css.headers.get('cache-control'), 'no-cache');
+    const etag = css.headers.get('etag') ?? '';
+    assert.match(etag, /^"[\w-]{27}"$/);
+    const again = await fetch(`${t.url}/dashboard/styles.css`, { headers: { 'if-none-match': etag } });
+    assert.equal(again.status, 304);
+    assert.equal(await again.text(), '');
+    assert.equal(again.headers.get('x-frame-options'), 'DENY');
+    const changed = await fetch(`${t.url}/dashboard/styles.css`, { headers: { 'if-none-match': '"other"' } });
+    assert.equal(changed.status, 200);
+  });
+
+  test('unknown files are 404 in the error envelope, still with the page\'s headers; sources are not served', async () => {
+    for (const name of ['nope.js', 'main.ts', 'index.html', '..%2Fapp.ts', 'labels.ts']) {
+      const res = await fetch(`${t.url}/dashboard/${name}`);
+      assert.equal(res.status, 404, name);
+      assert.equal((await res.json()).error.code, 'NOT_FOUND');
+      assert.ok(res.headers.get('content-security-policy'), name);
+      assert.equal(res.headers.get('x-frame-options'), 'DENY');
+    }
+  });
+
+  test('the dashboard routes are documented in /openapi.json under the Dashboard tag', async () => {
+    const doc = (await call(t.url, 'GET', '/openapi.json')).body;
+    assert.deepEqual(doc.paths['/dashboard'].get.tags, ['Dashboard']);
+    assert.deepEqual(doc.paths['/dashboard/{asset}'].get.tags, ['Dashboard']);
+    assert.deepEqual(doc.paths['/dashboard'].get.security, []);
+    assert.ok(doc.paths['/dashboard'].get.responses['200'].content['text/html']);
+  });
+});
+
+
+describe('building', () => {
+  test('TypeScript becomes browser modules with .js imports; other files pass through; the rest is not served', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ecf-dashboard-'));
+    try {
+      await writeFile(join(dir, 'a.ts'), "import { b } from './b.ts';\nimport type { T } from './t.ts';\nexport const a: number = b + 1;\n");
+      await writeFile(join(dir, 'b.ts'), 'export const b = 1 as const;\n');
+      await writeFile(join(dir, 'site.css'), 'body { margin: 0 }\n');
+      await writeFile(join(dir, 'notes.md'), '# not served\n');
+      await writeFile(join(dir, 'types.d.ts'), 'export type T = 1;\n');
+      const assets = await buildAssets(pathToFileURL(`${dir}/`));
+      assert.deepEqual([...assets.keys()].sort(), ['a.js', 'b.js', 'site.css']);
+      const a = assets.get('a.js')?.data.toString('utf8') ?? '';
+      assert.match(a, /import \{ b \} from "\.\/b\.js";/);
+      assert.doesNotMatch(a, /t\.ts|: number/);
+      // The module really runs as JavaScript.
+      assert.equal(assets.get('b.js')?.contentType, 'text/javascript; charset=utf-8');
+      const b = await import(`data:text/javascript,${encodeURIComponent(assets.get('b.js')?.data.toString('utf8') ?? '')}`) as { b: number };
+      assert.equal(b.b, 1);
+      assert.equal(assets.get('site.css')?.data.toString('utf8'), 'body { margin: 0 }\n');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a syntax error is reported with the file, and a fixed file is picked up by the next request', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ecf-dashboard-'));
+    try {
+      await writeFile(join(dir, 'broken.ts'), 'export const x = (;\n');
+      const lines: string[] = [];
+      const assets = new DashboardAssets(createLogger('error', (l) => lines.push(l)), pathToFileURL(`${dir}/`));
+      await assert.rejects(assets.get('broken.js'), /broken\.ts/);
+      assert.match(lines.join(''), /dashboard assets failed to build/);
+      await writeFile(join(dir, 'broken.ts'), 'export const x = 1;\n');
+      assert.match((await assets.get('broken.js'))?.data.toString('utf8') ?? '', /export const x = 1;/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the page\'s tables', () => {
+  test('environments, estados, e-CF types, events and delivery states match the service\'s', () => {
+    assert.deepEqual([...CLIENT_ENVIRONMENTS], [...ENVIRONMENTS]);
+    assert.deepEqual(Object.keys(CLIENT_ESTADOS), Object.keys(ESTADOS));
+    for (const [name, e] of Object.entries(ESTADOS)) assert.equal(CLIENT_ESTADOS[name as keyof typeof CLIENT_ESTADOS].final, e.final, name);
+    assert.deepEqual(Object.keys(TIPOS).map(Number), [...ECF_TIPOS]);
+    assert.deepEqual(Object.keys(EVENTS).sort(), [...EVENT_KINDS].sort());
+    assert.deepEqual(Object.keys(DELIVERY_STATUSES).sort(), [...SERVER_DELIVERY_STATUSES].sort());
+  });
+});

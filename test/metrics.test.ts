@@ -1,0 +1,54 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, newTenant } from './helpers/http.ts';
+import { startTestService, type TestService } from './helpers/service.ts';
+
+describe('GET /metrics from loopback', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ env: { RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE: '3', TRUST_PROXY: '1' } });
+  });
+  after(() => t.close());
+
+  test('exposes request counts, latency, jobs, deliveries and rate-limit refusals', async () => {
+    await call(t.url, 'GET', '/healthz');
+    for (let i = 0; i < 4; i++) await call(t.url, 'POST', '/TesteCF/customer/authentication', { json: { email: 'x@example.com', password: 'whatever it is' } });
+    const res = await call(t.url, 'GET', '/metrics');
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
+    const text = res.text;
+    assert.match(text, /^ecf_http_requests_total\{method="GET",route="\/healthz",status="200"\} 1$/m);
+    assert.match(text, /^ecf_http_requests_total\{method="POST",route="\/\{env\}\/customer\/authentication",status="429"\} 1$/m);
+    assert.match(text, /^ecf_http_request_duration_seconds_bucket\{method="GET",route="\/healthz",le="\+Inf"\} 1$/m);
+    assert.match(text, /^ecf_rate_limit_refusals_total\{scope="publicAuth"\} 1$/m);
+    assert.match(text, /^ecf_jobs_queued\{kind="maintenance.purge"\} \d+$/m);
+    assert.match(text, /^ecf_webhook_deliveries\{status="abandoned"\} 0$/m);
+    assert.match(text, /^process_resident_memory_bytes \d+$/m);
+    // Every sample line is "name{labels} value".
+    for (const line of text.trim().split('\n')) assert.match(line, /^(# (HELP|TYPE) .+|[a-z_]+(\{.*\})? [0-9.e+-]+)$/, line);
+  });
+
+  test('a client that is not on loopback is refused', async () => {
+    const res = await call(t.url, 'GET', '/metrics', { headers: { 'x-forwarded-for': '203.0.113.5' } });
+    assert.equal(res.status, 403);
+    assert.equal(res.body.error.code, 'FORBIDDEN');
+  });
+});
+
+describe('GET /metrics with METRICS_TOKEN', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ env: { METRICS_TOKEN: 'scrape-secret-1234' } });
+  });
+  after(() => t.close());
+
+  test('only the token opens it, even from loopback', async () => {
+    assert.equal((await call(t.url, 'GET', '/metrics')).status, 403);
+    assert.equal((await call(t.url, 'GET', '/metrics', { headers: { authorization: 'Bearer wrong' } })).status, 403);
+    const a = await newTenant(t.url);
+    assert.equal((await call(t.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${a.accessToken}` } })).status, 403);
+    const ok = await call(t.url, 'GET', '/metrics', { headers: { authorization: 'Bearer scrape-secret-1234' } });
+    assert.equal(ok.status, 200);
+    assert.match(ok.text, /ecf_http_requests_total/);
+  });
+});
