@@ -6,7 +6,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ECF_TIPOS, ECF_TYPES, ecfSchema, isGroup, schemaElement, validateEcf } from '../src/documents/validation/index.ts';
 import { SCHEMA_DATA_FILE, XSD_DIR as SCHEMA_XSD_DIR, readEcfXsdFolder } from '../src/documents/validation/schema/generate-schema.ts';
 import { renderSchemaModule } from '../src/documents/validation/schema/render-schema-module.ts';

@@ -1,11 +1,10 @@
-import { AppError } from '../errors.ts';
 import type { IdempotencyStore } from '../idempotency/idempotent.ts';
 import { S, envelope } from '../http/openapi.ts';
-import { tenantOf, uuidParam } from '../http/params.ts';
+import { envOf, tenantOf, uuidParam } from '../http/params.ts';
+import { DATE_RANGE_QUERY_DOCS, PAGE_QUERY_DOCS, pageResponse, readPage } from '../http/paging.ts';
 import { Query } from '../http/query.ts';
 import { ok } from '../http/reply.ts';
-import type { RequestContext, Route } from '../http/types.ts';
-import { parseCalendarDate } from './dates.ts';
+import type { Route } from '../http/types.ts';
 import type { DocumentService } from './service.ts';
 import { ESTADO_NAMES } from './states.ts';
 import { ECF_TIPOS } from './validation/ecf-types.ts';
@@ -15,10 +14,6 @@ export interface DocumentRouteDeps {
   idempotency: IdempotencyStore;
 }
 
-function envOf(ctx: RequestContext) {
-  if (ctx.env === null) throw new AppError('NOT_FOUND');
-  return ctx.env;
-}
 
 const ERR = (description: string) => ({ description, schema: S.ref('ErrorEnvelope') });
 
@@ -56,13 +51,11 @@ export function documentRoutes(deps: DocumentRouteDeps): Route[] {
           estado: { description: 'Only documents in this state.', schema: S.string({ enum: ESTADO_NAMES }) },
           tipo: { description: 'Only this e-CF type.', schema: S.int({ enum: [...ECF_TIPOS] }) },
           encf: { description: 'Exactly this eNCF.', schema: S.string({ pattern: '^E\\d{12}$' }) },
-          desde: { description: 'Issue date from (inclusive), dd-MM-yyyy or yyyy-MM-dd.', schema: S.string() },
-          hasta: { description: 'Issue date to (inclusive), dd-MM-yyyy or yyyy-MM-dd.', schema: S.string() },
-          pageSize: { description: 'Items per page, 1–500 (default 50).', schema: S.int({ minimum: 1, maximum: 500, default: 50 }) },
-          cursor: { description: 'nextCursor of the previous page.', schema: S.string() },
+          ...DATE_RANGE_QUERY_DOCS,
+          ...PAGE_QUERY_DOCS,
         },
         responses: {
-          '200': { description: 'A page.', schema: envelope(S.object({ items: S.array(S.ref('DocumentSummary')), nextCursor: S.nullable(S.string()) })) },
+          '200': pageResponse('DocumentSummary'),
           '422': ERR('VALIDATION_ERROR: a filter value or parameter is not valid.'),
         },
       },
@@ -71,16 +64,11 @@ export function documentRoutes(deps: DocumentRouteDeps): Route[] {
         const estado = q.oneOf('estado', ESTADO_NAMES);
         const tipo = q.oneOf('tipo', ECF_TIPOS);
         const encf = q.string('encf', { pattern: /^E\d{12}$/, message: 'must be E followed by 12 digits' });
-        const dates = (['desde', 'hasta'] as const).map((name) => {
-          const v = q.string(name);
-          const parsed = v === undefined ? undefined : parseCalendarDate(v);
-          if (parsed === null) q.errors.push({ path: `query.${name}`, message: 'must be a date as dd-MM-yyyy or yyyy-MM-dd' });
-          return parsed ?? undefined;
-        });
-        const pageSize = q.int('pageSize', 50, 1, 500);
-        const after = q.cursor('cursor');
+        const desde = q.date('desde');
+        const hasta = q.date('hasta');
+        const { pageSize, after } = readPage(q);
         q.done();
-        return ok(await documents.list({ tenantId: tenantOf(ctx), environment: envOf(ctx), estado, tipo, encf, desde: dates[0], hasta: dates[1], after, pageSize }));
+        return ok(await documents.list({ tenantId: tenantOf(ctx), environment: envOf(ctx), estado, tipo, encf, desde, hasta, after, pageSize }));
       },
     },
     {

@@ -3,7 +3,7 @@ import type { Queryable, Sql } from '../db/connect.ts';
 import type { Environment } from '../environments.ts';
 import { AppError, notFound, validationError } from '../errors.ts';
 import type { EventOutbox } from '../events/outbox.ts';
-import { encodeCursor } from '../http/query.ts';
+import { toPage } from '../http/paging.ts';
 import { emitDocument } from './emit.ts';
 import { documentHistory, findDocument, findSignedXml, listDocuments, type DocumentRow, type ListFilter } from './queries.ts';
 import { validateEcf } from './validation/validate-ecf.ts';
@@ -75,10 +75,6 @@ export class DocumentService {
   }
 
   async list(filter: Omit<ListFilter, 'limit'> & { pageSize: number }): Promise<{ items: DocumentSummary[]; nextCursor: string | null }> {
-    // One row more than asked tells whether another page exists.
-    const rows = await listDocuments(this.sql, { ...filter, limit: filter.pageSize + 1 });
-    const page = rows.slice(0, filter.pageSize);
-    const last = page[page.length - 1];
-    return { items: page.map(documentSummary), nextCursor: rows.length > filter.pageSize && last !== undefined ? encodeCursor(last.seq) : null };
+    return toPage(await listDocuments(this.sql, { ...filter, limit: filter.pageSize + 1 }), filter.pageSize, documentSummary);
   }
 }

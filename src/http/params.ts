@@ -1,3 +1,4 @@
+import type { Environment } from '../environments.ts';
 import { AppError } from '../errors.ts';
 import type { RequestContext } from './types.ts';
 
@@ -13,4 +14,10 @@ export function uuidParam(ctx: RequestContext, name: string): string {
   const v = ctx.params[name] ?? '';
   if (!UUID.test(v)) throw new AppError('NOT_FOUND');
   return v.toLowerCase();
+}
+
+/** The {env} of a route that has one (the router has already matched it). */
+export function envOf(ctx: RequestContext): Environment {
+  if (ctx.env === null) throw new AppError('NOT_FOUND');
+  return ctx.env;
 }

@@ -1,4 +1,5 @@
 import { validationError, type FieldError } from '../errors.ts';
+import { parseCalendarDate } from '../lib/dates.ts';
 
 // Reads query parameters, collecting every problem; unknown parameters are refused so
 // that a misspelt filter is reported instead of silently matching everything.
@@ -39,6 +40,15 @@ export class Query {
       return def;
     }
     return Number(v);
+  }
+
+  /** A calendar date as dd-MM-yyyy or yyyy-MM-dd, answered as yyyy-MM-dd. */
+  date(name: string): string | undefined {
+    const v = this.string(name);
+    if (v === undefined) return undefined;
+    const parsed = parseCalendarDate(v);
+    if (parsed === null) this.errors.push({ path: `query.${name}`, message: 'must be a date as dd-MM-yyyy or yyyy-MM-dd' });
+    return parsed ?? undefined;
   }
 
   /** An opaque cursor made by encodeCursor; anything else is a 422. */

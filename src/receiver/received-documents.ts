@@ -1,7 +1,7 @@
 import type { Sql } from '../db/connect.ts';
 import type { Environment } from '../environments.ts';
 import { notFound } from '../errors.ts';
-import { encodeCursor } from '../http/query.ts';
+import { toPage } from '../http/paging.ts';
 import { findReceived, findReceivedXml, listReceived, type ReceivedFilter } from './queries.ts';
 import { receivedDetail, receivedSummary, type ReceivedSummary } from './views.ts';
 
@@ -11,10 +11,7 @@ export class ReceivedDocuments {
 
   async list(filter: Omit<ReceivedFilter, 'limit'> & { pageSize: number }): Promise<{ items: ReceivedSummary[]; nextCursor: string | null }> {
     // One row more than asked tells whether another page exists.
-    const rows = await listReceived(this.sql, { ...filter, limit: filter.pageSize + 1 });
-    const page = rows.slice(0, filter.pageSize);
-    const last = page[page.length - 1];
-    return { items: page.map(receivedSummary), nextCursor: rows.length > filter.pageSize && last !== undefined ? encodeCursor(last.seq) : null };
+    return toPage(await listReceived(this.sql, { ...filter, limit: filter.pageSize + 1 }), filter.pageSize, receivedSummary);
   }
 
   async get(tenantId: number, environment: Environment, id: string) {

@@ -1,5 +1,5 @@
-import { AppError } from '../errors.ts';
 import { S, envelope, type ResponseDoc } from '../http/openapi.ts';
+import { envOf } from '../http/params.ts';
 import { header, type RequestContext, type Route } from '../http/types.ts';
 import { ok } from '../http/reply.ts';
 import { RECEIVER_BODY_LIMITS, type ReceiverService } from './service.ts';
@@ -31,10 +31,6 @@ const GROUP = {
   rateKey: (ctx: RequestContext) => `rnc:${ctx.params.rnc ?? ''}`,
 } as const satisfies Partial<Route>;
 
-function envOf(ctx: RequestContext) {
-  if (ctx.env === null) throw new AppError('NOT_FOUND');
-  return ctx.env;
-}
 
 export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
   const { receiver, auth } = deps;

@@ -1,6 +1,7 @@
 import { EVENT_KINDS } from '../events/outbox.ts';
 import { S, envelope } from '../http/openapi.ts';
 import { tenantOf, uuidParam } from '../http/params.ts';
+import { PAGE_QUERY_DOCS, pageResponse, readPage } from '../http/paging.ts';
 import { Query } from '../http/query.ts';
 import { ok } from '../http/reply.ts';
 import type { Route } from '../http/types.ts';
@@ -46,17 +47,15 @@ export function webhookRoutes(deps: { settings: WebhookSettings; webhooks: Webho
         query: {
           status: { description: 'pending, delivered, abandoned, or failed (abandoned, or pending after a failed attempt).', schema: S.string({ enum: [...STATUS_FILTERS] }) },
           event: { description: 'Event kind.', schema: S.string({ enum: [...EVENT_KINDS] }) },
-          pageSize: { description: '1–500, default 50.', schema: S.int({ minimum: 1, maximum: 500, default: 50 }) },
-          cursor: { description: 'nextCursor of the previous page.', schema: S.string() },
+          ...PAGE_QUERY_DOCS,
         },
-        responses: { '200': { description: 'A page.', schema: envelope(S.object({ items: S.array(S.ref('WebhookDelivery')), nextCursor: S.nullable(S.string()) })) }, '422': ERR('VALIDATION_ERROR: a filter value is not valid.') },
+        responses: { '200': pageResponse('WebhookDelivery'), '422': ERR('VALIDATION_ERROR: a filter value is not valid.') },
       },
       handler: async (ctx) => {
         const q = new Query(ctx.query);
         const status = q.oneOf('status', STATUS_FILTERS);
         const event = q.oneOf('event', EVENT_KINDS);
-        const pageSize = q.int('pageSize', 50, 1, 500);
-        const after = q.cursor('cursor');
+        const { pageSize, after } = readPage(q);
         q.done();
         return ok(await webhooks.list({ tenantId: tenantOf(ctx), status, event, after, pageSize }));
       },

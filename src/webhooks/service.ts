@@ -1,7 +1,7 @@
 import type { Sql } from '../db/connect.ts';
 import { notFound } from '../errors.ts';
 import type { EventKind, EventOutbox } from '../events/outbox.ts';
-import { encodeCursor } from '../http/query.ts';
+import { toPage } from '../http/paging.ts';
 import { deleteKeyedJob, scheduleKeyedJob } from '../queue/queries.ts';
 import { deliveryJobKey, type DeliveryEngine } from './delivery.ts';
 import { deliveryAttempts, findTenantDelivery, listDeliveries, restartDelivery, type DeliveryStatus } from './queries.ts';
@@ -49,10 +49,7 @@ export class WebhookService {
   }
 
   async list(filter: { tenantId: number; status?: DeliveryStatus | 'failed'; event?: EventKind; after?: string; pageSize: number }) {
-    const rows = await listDeliveries(this.sql, { ...filter, limit: filter.pageSize + 1 });
-    const page = rows.slice(0, filter.pageSize);
-    const last = page[page.length - 1];
-    return { items: page.map(deliveryView), nextCursor: rows.length > filter.pageSize && last !== undefined ? encodeCursor(last.seq) : null };
+    return toPage(await listDeliveries(this.sql, { ...filter, limit: filter.pageSize + 1 }), filter.pageSize, deliveryView);
   }
 
   async get(tenantId: number, id: string) {

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ECF_TIPOS } from '../ecf-types.ts';
 import { readEcfXsd } from './xsd-reader.ts';
-import { renderSchemaModule } from './render-schema-module.ts';
 import type { XsdSchema } from './schema-types.ts';
 
 export const SCHEMA_DATA_FILE = fileURLToPath(new URL('./ecf-schema.data.ts', import.meta.url));

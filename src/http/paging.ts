@@ -1,0 +1,31 @@
+import { S, envelope, type ParamDoc, type ResponseDoc } from './openapi.ts';
+import { encodeCursor, type Query } from './query.ts';
+
+// Keyset pagination shared by every list endpoint: newest first on an insertion sequence,
+// `pageSize` 1–500 (default 50), an opaque `cursor` naming the last row of the previous page.
+
+export const PAGE_QUERY_DOCS: Record<'pageSize' | 'cursor', ParamDoc> = {
+  pageSize: { description: 'Items per page, 1–500 (default 50).', schema: S.int({ minimum: 1, maximum: 500, default: 50 }) },
+  cursor: { description: 'nextCursor of the previous page.', schema: S.string() },
+};
+
+export const DATE_RANGE_QUERY_DOCS: Record<'desde' | 'hasta', ParamDoc> = {
+  desde: { description: 'Issue date from (inclusive), dd-MM-yyyy or yyyy-MM-dd.', schema: S.string() },
+  hasta: { description: 'Issue date to (inclusive), dd-MM-yyyy or yyyy-MM-dd.', schema: S.string() },
+};
+
+/** The 200 answer of a list endpoint whose items are `itemSchema`. */
+export function pageResponse(itemSchema: string): ResponseDoc {
+  return { description: 'A page.', schema: envelope(S.object({ items: S.array(S.ref(itemSchema)), nextCursor: S.nullable(S.string()) })) };
+}
+
+export function readPage(q: Query): { pageSize: number; after: string | undefined } {
+  return { pageSize: q.int('pageSize', 50, 1, 500), after: q.cursor('cursor') };
+}
+
+/** Queries ask for pageSize + 1 rows: the extra one only tells that another page exists. */
+export function toPage<R extends { seq: string }, V>(rows: readonly R[], pageSize: number, view: (row: R) => V): { items: V[]; nextCursor: string | null } {
+  const page = rows.slice(0, pageSize);
+  const last = page[page.length - 1];
+  return { items: page.map(view), nextCursor: rows.length > pageSize && last !== undefined ? encodeCursor(last.seq) : null };
+}
