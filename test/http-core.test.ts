@@ -12,6 +12,7 @@ import { TEST_MASTER_KEY } from './helpers/service.ts';
 
 // The HTTP core in isolation: a router with test routes, a stub authenticator.
 const logLines: string[] = [];
+const signals: AbortSignal[] = [];
 let server: HttpServer;
 let url: string;
 
@@ -35,6 +36,14 @@ before(async () => {
   router.add({ method: 'GET', path: '/boom', auth: 'none', doc, handler: async () => { throw new Error('secret internals: password=hunter2'); } });
   router.add({ method: 'GET', path: '/db-down', auth: 'none', doc, handler: async () => { throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }); } });
   router.add({ method: 'GET', path: '/private', auth: 'bearer', doc, handler: async (ctx) => ({ status: 200, body: ctx.principal }) });
+  router.add({
+    method: 'GET', path: '/slow', auth: 'none', doc,
+    handler: async (ctx) => {
+      signals.push(ctx.signal);
+      await new Promise((resolve) => setTimeout(resolve, Number(ctx.query.get('ms') ?? '0')));
+      return { status: 200, body: { aborted: ctx.signal.aborted } };
+    },
+  });
   const authenticator = {
     authenticate: async (_mode: unknown, headers: Record<string, unknown>) => {
       if (headers.authorization !== 'Bearer good') throw new AppError('UNAUTHORIZED');
@@ -117,6 +126,22 @@ describe('request bodies', () => {
     const ok = await call(url, 'POST', '/TesteCF/things', { body: '{"a":"ñ"}', headers: { 'content-type': 'application/json; charset=UTF-8' } });
     assert.equal(ok.status, 201);
     assert.deepEqual(ok.body, { got: { a: 'ñ' } });
+  });
+});
+
+describe('request lifetime', () => {
+  test('a client that goes away aborts the request\'s signal; a completed request does not', async () => {
+    signals.length = 0;
+    await call(url, 'GET', '/slow?ms=0');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(signals[0]?.aborted, false);
+    const controller = new AbortController();
+    const gone = fetch(`${url}/slow?ms=300`, { signal: controller.signal }).catch(() => 'aborted');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    controller.abort();
+    assert.equal(await gone, 'aborted');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(signals[1]?.aborted, true);
   });
 });
 

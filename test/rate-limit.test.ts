@@ -23,13 +23,25 @@ describe('token bucket', () => {
     assert.equal(d.retryAfterSec, 1);
   });
 
-  test('memory stays bounded: idle full buckets go, and never more than maxKeys', () => {
+  test('memory stays bounded: never more than maxKeys, and idle buckets go after a window', () => {
     const b = new TokenBucketLimiter(5, 60_000, 1000);
-    for (let i = 0; i < 5000; i++) b.take(`ip-${i}`, i);
-    assert.equal(b.size, 1000);
-    for (let i = 0; i < 10; i++) b.take('late', 10 * 60_000 + i);
-    // Each call drops up to two idle buckets from the front.
-    assert.equal(b.size, 1000 - 2 * 10 + 1);
+    for (let i = 0; i < 5000; i++) {
+      b.take(`ip-${i}`, i);
+      assert.ok(b.size <= 1000);
+    }
+    b.take('late', 3 * 60_000);
+    b.take('later', 4 * 60_000 + 1);
+    assert.equal(b.size, 2, 'buckets idle for whole windows are forgotten');
+  });
+
+  test('a limited client stays limited while it keeps calling, however many other keys pass by', () => {
+    const b = new TokenBucketLimiter(2, 60_000, 100);
+    b.take('abuser', 0);
+    b.take('abuser', 0);
+    for (let i = 0; i < 1000; i++) {
+      b.take(`other-${i}`, 1);
+      if (i % 40 === 0) assert.equal(b.take('abuser', 1).allowed, false, `still refused after ${i} other keys`);
+    }
   });
 
   test('keys are independent', () => {

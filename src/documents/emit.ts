@@ -1,21 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { Sql, Queryable } from '../db/connect.ts';
+import type { Queryable, Sql, Tx } from '../db/connect.ts';
+import { SequenceExhaustedError, type SequenceBatcher } from './numbering.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Environment } from '../environments.ts';
 import { AppError } from '../errors.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import { insertJob } from '../queue/queries.ts';
-import { encfExists, insertDocument, nextSequenceValue, type DocumentRow } from './queries.ts';
+import { insertDocument, type DocumentRow } from './queries.ts';
 import { recordCreation } from './transitions.ts';
 import type { EcfDocument, EcfObject } from './validation/types.ts';
 import { dgiiToIsoDate } from './views.ts';
 
-const MAX_SEQUENCE = 9_999_999_999;
 const ENCF_CONSTRAINT = 'documents_encf_key';
-
-export function formatEncf(tipo: number, n: number): string {
-  return `E${tipo}${String(n).padStart(10, '0')}`;
-}
 
 /** The normalised ECF with eNCF placed right after TipoeCF, where the XSD wants it. */
 function withEncf(ecf: EcfObject, encf: string): EcfObject {
@@ -42,49 +38,55 @@ export interface EmitInput {
  *
  * Numbering: with eNCF omitted the next number of the (tenant, environment, type)
  * sequence is taken under that sequence row's lock, so concurrent emits queue on it and
- * a rolled-back emit gives its number back: no gaps, no duplicates. Numbers the tenant
- * used explicitly are skipped. An explicit eNCF already used is 409.
+ * a rolled-back emit gives its number back: no gaps, no duplicates (numbering.ts batches
+ * them so they share commits). Numbers the tenant used explicitly are skipped. An
+ * explicit eNCF already used is 409.
  */
 export async function emitDocument(
   sql: Sql,
+  batcher: SequenceBatcher,
   outbox: EventOutbox,
   input: EmitInput,
   inTransaction: (tx: Queryable, doc: DocumentRow) => Promise<void>,
 ): Promise<DocumentRow> {
   const { tenantId, environment, document } = input;
+  const write = async (tx: Tx, encf: string): Promise<DocumentRow> => {
+    const doc = await insertDocument(tx, {
+      id: randomUUID(),
+      tenantId,
+      environment,
+      tipo: document.tipo,
+      encf,
+      rncEmisor: document.RNCEmisor,
+      rncComprador: document.RNCComprador ?? null,
+      fechaEmision: dgiiToIsoDate(document.FechaEmision),
+      montoTotal: document.MontoTotal,
+      ecf: withEncf(document.ecf, encf),
+    });
+    // Independent writes go out together: the driver pipelines them on the connection.
+    await Promise.all([
+      recordCreation(tx, outbox, doc),
+      insertJob(tx, { kind: 'document.submit', payload: { documentId: doc.id } }),
+      inTransaction(tx, doc),
+    ]);
+    return doc;
+  };
+  const explicit = document.eNCF;
+  if (explicit !== undefined) {
+    try {
+      return await sql.begin((tx) => write(tx, explicit));
+    } catch (err) {
+      if (isUniqueViolation(err, ENCF_CONSTRAINT)) throw new AppError('ENCF_ALREADY_USED', `The eNCF ${explicit} was already used in ${environment}`);
+      throw err;
+    }
+  }
   for (let attempt = 1; ; attempt++) {
     try {
-      return await sql.begin(async (tx) => {
-        let encf = document.eNCF;
-        if (encf === undefined) {
-          do {
-            const n = await nextSequenceValue(tx, tenantId, environment, document.tipo);
-            if (n > MAX_SEQUENCE) throw new AppError('CONFLICT', `The eNCF sequence of type ${document.tipo} is exhausted`);
-            encf = formatEncf(document.tipo, n);
-          } while (await encfExists(tx, tenantId, environment, encf));
-        }
-        const doc = await insertDocument(tx, {
-          id: randomUUID(),
-          tenantId,
-          environment,
-          tipo: document.tipo,
-          encf,
-          rncEmisor: document.RNCEmisor,
-          rncComprador: document.RNCComprador ?? null,
-          fechaEmision: dgiiToIsoDate(document.FechaEmision),
-          montoTotal: document.MontoTotal,
-          ecf: withEncf(document.ecf, encf),
-        });
-        await recordCreation(tx, outbox, doc);
-        await insertJob(tx, { kind: 'document.submit', payload: { documentId: doc.id } });
-        await inTransaction(tx, doc);
-        return doc;
-      });
+      return await batcher.run({ tenantId, environment, tipo: document.tipo }, write);
     } catch (err) {
-      if (!isUniqueViolation(err, ENCF_CONSTRAINT)) throw err;
-      if (document.eNCF !== undefined) throw new AppError('ENCF_ALREADY_USED', `The eNCF ${document.eNCF} was already used in ${environment}`);
+      if (err instanceof SequenceExhaustedError) throw new AppError('CONFLICT', err.message);
       // A number chosen while another emit stored it explicitly: the retry skips it.
-      if (attempt >= 3) throw err;
+      if (!isUniqueViolation(err, ENCF_CONSTRAINT) || attempt >= 3) throw err;
     }
   }
 }

@@ -77,18 +77,24 @@ export async function insertDocument(sql: Queryable, d: NewDocument): Promise<Do
   return row as DocumentRow;
 }
 
-/** The next number of the sequence, under the row lock of the caller's transaction. */
-export async function nextSequenceValue(sql: Queryable, tenantId: number, environment: Environment, tipo: number): Promise<number> {
+/**
+ * Takes the next `count` numbers of the sequence, under its row lock (held until the
+ * caller's transaction ends): the numbers first..last.
+ */
+export async function takeSequenceRange(sql: Queryable, tenantId: number, environment: Environment, tipo: number, count: number): Promise<{ first: number; last: number }> {
   const [row] = await sql<{ lastValue: string }[]>`
-    insert into encf_sequences (tenant_id, environment, tipo, last_value) values (${tenantId}, ${environment}, ${tipo}, 1)
-    on conflict (tenant_id, environment, tipo) do update set last_value = encf_sequences.last_value + 1
+    insert into encf_sequences (tenant_id, environment, tipo, last_value) values (${tenantId}, ${environment}, ${tipo}, ${count})
+    on conflict (tenant_id, environment, tipo) do update set last_value = encf_sequences.last_value + ${count}
     returning last_value`;
-  return Number(row?.lastValue);
+  const last = Number(row?.lastValue);
+  return { first: last - count + 1, last };
 }
 
-export async function encfExists(sql: Queryable, tenantId: number, environment: Environment, encf: string): Promise<boolean> {
-  const rows = await sql`select 1 from documents where tenant_id = ${tenantId} and environment = ${environment} and encf = ${encf}`;
-  return rows.count > 0;
+/** Which of these eNCFs the tenant already used (given explicitly) in the environment. */
+export async function usedEncfs(sql: Queryable, tenantId: number, environment: Environment, encfs: string[]): Promise<Set<string>> {
+  const rows = await sql<{ encf: string }[]>`
+    select encf from documents where tenant_id = ${tenantId} and environment = ${environment} and encf = any(${encfs})`;
+  return new Set(rows.map((r) => r.encf));
 }
 
 export async function findDocument(sql: Queryable, tenantId: number, environment: Environment, id: string): Promise<DocumentRow | undefined> {

@@ -5,6 +5,7 @@ import { AppError, notFound, validationError } from '../errors.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import { toPage } from '../http/paging.ts';
 import { emitDocument } from './emit.ts';
+import { SequenceBatcher } from './numbering.ts';
 import { documentHistory, findDocument, findSignedXml, listDocuments, type DocumentRow, type ListFilter } from './queries.ts';
 import { validateEcf } from './validation/validate-ecf.ts';
 import { documentDetail, documentSummary, type DocumentSummary } from './views.ts';
@@ -23,13 +24,16 @@ export function emittedView(row: DocumentRow) {
 export class DocumentService {
   /** A tenant's RNC never changes, so it is looked up once per process. */
   private readonly rncs = new Map<number, string>();
+  private readonly batcher: SequenceBatcher;
 
   constructor(
     private readonly sql: Sql,
     private readonly outbox: EventOutbox,
     /** Called after an emit commits, to start its submission without waiting for the next poll. */
     private readonly onQueued: () => void,
-  ) {}
+  ) {
+    this.batcher = new SequenceBatcher(sql);
+  }
 
   /** Validates and stores a document; 422 with every problem when it is not valid. */
   async emit(tenantId: number, environment: Environment, body: unknown, inTransaction: (tx: Queryable, view: ReturnType<typeof emittedView>) => Promise<void>): Promise<EmitResult> {
@@ -41,7 +45,7 @@ export class DocumentService {
     if (result.document.RNCEmisor !== rnc) {
       throw validationError([{ path: 'ECF.Encabezado.Emisor.RNCEmisor', message: `must be the RNC of this account (${rnc})` }], 'The e-CF is not valid');
     }
-    const row = await emitDocument(this.sql, this.outbox, { tenantId, environment, document: result.document }, (tx, doc) => inTransaction(tx, emittedView(doc)));
+    const row = await emitDocument(this.sql, this.batcher, this.outbox, { tenantId, environment, document: result.document }, (tx, doc) => inTransaction(tx, emittedView(doc)));
     this.onQueued();
     return { row, view: emittedView(row) };
   }

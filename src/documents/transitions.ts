@@ -25,8 +25,10 @@ export function statusUpdatePayload(doc: DocumentRow): Record<string, unknown> {
 
 /** The first history entry and event of a document just stored as `recibido`. */
 export async function recordCreation(tx: Queryable, outbox: EventOutbox, doc: DocumentRow): Promise<void> {
-  await insertHistory(tx, doc.id, { estado: doc.estado, dgiiCode: null, dgiiMessage: null, trackId: null, detail: null });
-  await outbox.record(tx, doc.tenantId, 'ecf.status_update', statusUpdatePayload(doc));
+  await Promise.all([
+    insertHistory(tx, doc.id, { estado: doc.estado, dgiiCode: null, dgiiMessage: null, trackId: null, detail: null }),
+    outbox.record(tx, doc.tenantId, 'ecf.status_update', statusUpdatePayload(doc)),
+  ]);
 }
 
 /**

@@ -135,7 +135,11 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
       }
       routePath = match.route.path;
       const controller = new AbortController();
-      res.on('close', () => controller.abort());
+      // Only a client that leaves before the answer is complete aborts the work; aborting after
+      // every response would cost an error object per request.
+      res.on('close', () => {
+        if (!res.writableFinished) controller.abort();
+      });
       const ctx: RequestContext = {
         requestId, method, path, routePath, params: match.params, query: new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''),
         headers: req.headers, clientIp: ip, env: match.env, principal: null, body: undefined, rawBody: Buffer.alloc(0),

@@ -1,17 +1,25 @@
-/** A small map whose entries expire after `ttlMs`, holding at most `max` entries. */
+/**
+ * A map whose entries expire after `ttlMs`, holding at most `max` entries. Like the rate
+ * limiter, it keeps two generations and drops the older one when the newer one is full,
+ * so every call is O(1) however many keys pass through.
+ */
 export class TtlCache<V> {
-  private readonly entries = new Map<string, { value: V; expires: number }>();
+  private current = new Map<string, { value: V; expires: number }>();
+  private previous = new Map<string, { value: V; expires: number }>();
+  private readonly generationSize: number;
 
   constructor(
     private readonly ttlMs: number,
-    private readonly max: number,
-  ) {}
+    max: number,
+  ) {
+    this.generationSize = Math.max(1, Math.floor(max / 2));
+  }
 
   get(key: string, now = Date.now()): V | undefined {
-    const e = this.entries.get(key);
+    const e = this.current.get(key) ?? this.previous.get(key);
     if (e === undefined) return undefined;
     if (e.expires <= now) {
-      this.entries.delete(key);
+      this.delete(key);
       return undefined;
     }
     return e.value;
@@ -19,15 +27,16 @@ export class TtlCache<V> {
 
   set(key: string, value: V, now = Date.now()): void {
     if (this.ttlMs <= 0) return;
-    this.entries.delete(key);
-    if (this.entries.size >= this.max) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done !== true) this.entries.delete(oldest.value);
+    this.previous.delete(key);
+    if (this.current.size >= this.generationSize && !this.current.has(key)) {
+      this.previous = this.current;
+      this.current = new Map();
     }
-    this.entries.set(key, { value, expires: now + this.ttlMs });
+    this.current.set(key, { value, expires: now + this.ttlMs });
   }
 
   delete(key: string): void {
-    this.entries.delete(key);
+    this.current.delete(key);
+    this.previous.delete(key);
   }
 }

@@ -1,11 +1,13 @@
 // A token bucket per key: `capacity` tokens, refilled continuously over `windowMs`, so a
 // client may burst up to the per-minute limit and then proceeds at the average rate.
 //
-// Memory is bounded two ways, both O(1) per request: the Map is kept in least-recently-
-// used order (a touched key is re-inserted at the end), so idle keys gather at the front
-// and each call drops a couple of them once they have been idle a whole window (a bucket
-// idle that long is full again, so forgetting it changes nothing); and past `maxKeys`
-// the least recently used bucket is dropped even if not full.
+// Memory is bounded with two generations of buckets, at O(1) per call: a key is looked up
+// in the current map, then in the previous one (and moved to the current one when found
+// there). The current map becomes the previous one, and the old previous one is dropped,
+// when it reaches half of `maxKeys` or a whole window has passed. A bucket dropped by the
+// time rule was idle for a whole window, so it was full again and forgetting it changes
+// nothing; under heavy key churn the size rule drops the least recently seen half, as a
+// cap must. Nothing is ever iterated, so the cost does not grow with the number of keys.
 
 interface Bucket {
   tokens: number;
@@ -22,39 +24,37 @@ export interface Decision {
   resetSec: number;
 }
 
-const SWEEP_PER_CALL = 2;
-
 export class TokenBucketLimiter {
-  private readonly buckets = new Map<string, Bucket>();
+  private current = new Map<string, Bucket>();
+  private previous = new Map<string, Bucket>();
+  private rotatedAt: number | null = null;
   private readonly perMs: number;
+  private readonly generationSize: number;
 
   constructor(
     readonly capacity: number,
     readonly windowMs: number,
-    private readonly maxKeys: number,
+    maxKeys: number,
   ) {
     this.perMs = capacity / windowMs;
+    this.generationSize = Math.max(1, Math.floor(maxKeys / 2));
   }
 
   get size(): number {
-    return this.buckets.size;
+    return this.current.size + this.previous.size;
   }
 
   take(key: string, now = Date.now()): Decision {
-    this.sweep(now);
-    let bucket = this.buckets.get(key);
+    this.rotate(now);
+    let bucket = this.current.get(key);
     if (bucket === undefined) {
-      bucket = { tokens: this.capacity, at: now };
-      if (this.buckets.size >= this.maxKeys) {
-        const oldest = this.buckets.keys().next();
-        if (oldest.done !== true) this.buckets.delete(oldest.value);
-      }
-    } else {
-      this.buckets.delete(key);
-      bucket.tokens = Math.min(this.capacity, bucket.tokens + (now - bucket.at) * this.perMs);
-      bucket.at = now;
+      bucket = this.previous.get(key);
+      if (bucket !== undefined) this.previous.delete(key);
+      else bucket = { tokens: this.capacity, at: now };
+      this.current.set(key, bucket);
     }
-    this.buckets.set(key, bucket);
+    bucket.tokens = Math.min(this.capacity, bucket.tokens + Math.max(0, now - bucket.at) * this.perMs);
+    bucket.at = now;
 
     const allowed = bucket.tokens >= 1;
     if (allowed) bucket.tokens -= 1;
@@ -68,13 +68,11 @@ export class TokenBucketLimiter {
     };
   }
 
-  private sweep(now: number): void {
-    for (let i = 0; i < SWEEP_PER_CALL; i++) {
-      const first = this.buckets.entries().next();
-      if (first.done === true) return;
-      const [key, bucket] = first.value;
-      if (now - bucket.at < this.windowMs) return;
-      this.buckets.delete(key);
-    }
+  private rotate(now: number): void {
+    if (this.rotatedAt === null) this.rotatedAt = now;
+    if (this.current.size < this.generationSize && now - this.rotatedAt < this.windowMs) return;
+    this.previous = this.current;
+    this.current = new Map();
+    this.rotatedAt = now;
   }
 }

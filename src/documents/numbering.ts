@@ -1,0 +1,139 @@
+import type { Sql, Tx } from '../db/connect.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
+import type { Environment } from '../environments.ts';
+import { takeSequenceRange, usedEncfs } from './queries.ts';
+
+// Group commit for gap-free numbering.
+//
+// Taking numbers from a sequence locks its row until commit, so one sequence's emits go
+// through one transaction at a time. With one document per transaction a tenant's rate
+// would be bounded by commit latency. Instead, the emits of a sequence that arrive while
+// a batch is in flight form the next batch, and a batch of k documents:
+//   1. takes k numbers in one statement (skipping any the tenant already used explicitly),
+//   2. sends the k documents' writes together (the driver pipelines them),
+//   3. commits once.
+// The batch commits all its documents and numbers or none, so there is never a gap. When
+// anything in it fails, it is rolled back and each document is retried on its own, so a
+// failing document only fails itself. Different sequences never wait on each other.
+
+export interface Sequence {
+  tenantId: number;
+  environment: Environment;
+  tipo: number;
+}
+
+export const MAX_SEQUENCE = 9_999_999_999;
+
+export function formatEncf(tipo: number, n: number): string {
+  return `E${tipo}${String(n).padStart(10, '0')}`;
+}
+
+type Work = (tx: Tx, encf: string) => Promise<unknown>;
+
+interface Waiting {
+  work: Work;
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
+}
+
+export class SequenceExhaustedError extends Error {
+  override name = 'SequenceExhaustedError';
+}
+
+export class SequenceBatcher {
+  private readonly queues = new Map<string, Waiting[]>();
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly maxBatch = 64,
+  ) {}
+
+  /** Runs `work` with the next eNCF of `sequence`, in a transaction shared with other emits of it. */
+  run<T>(sequence: Sequence, work: (tx: Tx, encf: string) => Promise<T>): Promise<T> {
+    const key = `${sequence.tenantId}|${sequence.environment}|${sequence.tipo}`;
+    return new Promise<T>((resolve, reject) => {
+      const waiting: Waiting = { work, resolve: resolve as (v: unknown) => void, reject };
+      const queue = this.queues.get(key);
+      if (queue !== undefined) {
+        queue.push(waiting);
+        return;
+      }
+      const fresh = [waiting];
+      this.queues.set(key, fresh);
+      void this.drain(key, sequence, fresh);
+    });
+  }
+
+  private async drain(key: string, sequence: Sequence, queue: Waiting[]): Promise<void> {
+    while (queue.length > 0) {
+      const batch = queue.splice(0, this.maxBatch);
+      try {
+        const values = await this.transaction(sequence, batch);
+        batch.forEach((w, i) => w.resolve(values[i]));
+      } catch (error) {
+        if (batch.length === 1) {
+          batch[0]?.reject(error);
+          continue;
+        }
+        // Something in the batch failed and nothing of it was stored: one by one, so only
+        // the failing document fails.
+        for (const w of batch) {
+          try {
+            w.resolve((await this.transaction(sequence, [w]))[0]);
+          } catch (err) {
+            w.reject(err);
+          }
+        }
+      }
+    }
+    this.queues.delete(key);
+  }
+
+  /**
+   * One transaction on a reserved connection with its own BEGIN/COMMIT: the driver's
+   * begin() would send ROLLBACK on a connection that was just lost, which it cannot do
+   * safely; here nothing more is sent once the connection is gone.
+   */
+  private async transaction(sequence: Sequence, batch: Waiting[]): Promise<unknown[]> {
+    const conn = await this.sql.reserve();
+    const tx = conn as unknown as Tx;
+    let lost = false;
+    const step = async <R>(run: () => Promise<R>): Promise<R> => {
+      try {
+        return await run();
+      } catch (err) {
+        if (isDatabaseUnavailable(err)) lost = true;
+        throw err;
+      }
+    };
+    try {
+      await step(() => conn`begin`);
+      const encfs = await step(() => this.takeNumbers(tx, sequence, batch.length));
+      const settled = await Promise.allSettled(batch.map((w, i) => step(() => w.work(tx, encfs[i] as string))));
+      const failed = settled.find((s) => s.status === 'rejected');
+      if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+      await step(() => conn`commit`);
+      return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
+    } catch (err) {
+      if (!lost) await conn`rollback`.catch(() => {});
+      throw err;
+    } finally {
+      // A lost connection is not handed back; the pool reconnects on its own.
+      if (!lost) conn.release();
+    }
+  }
+
+  /** `count` unused eNCFs: the next numbers, skipping those the tenant gave explicitly. */
+  private async takeNumbers(tx: Tx, s: Sequence, count: number): Promise<string[]> {
+    const out: string[] = [];
+    while (out.length < count) {
+      const want = count - out.length;
+      const { first, last } = await takeSequenceRange(tx, s.tenantId, s.environment, s.tipo, want);
+      if (last > MAX_SEQUENCE) throw new SequenceExhaustedError(`The eNCF sequence of type ${s.tipo} is exhausted`);
+      const candidates = Array.from({ length: want }, (_, i) => formatEncf(s.tipo, first + i));
+      const used = await usedEncfs(tx, s.tenantId, s.environment, candidates);
+      out.push(...candidates.filter((e) => !used.has(e)));
+    }
+    return out;
+  }
+}

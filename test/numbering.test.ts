@@ -1,0 +1,74 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { migrate } from '../src/db/migrate.ts';
+import { SequenceBatcher, type Sequence } from '../src/documents/numbering.ts';
+import { createLogger } from '../src/log.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+
+let t: TestDatabase;
+let tenantId: number;
+before(async () => {
+  t = await createTestDatabase();
+  await migrate(t.db.sql, createLogger('silent'));
+  const [tenant] = await t.db.sql<{ id: number }[]>`insert into tenants (name, rnc) values ('Numeración SRL', '130000009') returning id`;
+  tenantId = tenant?.id ?? 0;
+  await t.db.sql`create table taken (encf text not null, txid bigint not null)`;
+});
+after(() => t.close());
+
+function emit(batcher: SequenceBatcher, sequence: Sequence, fail: boolean): Promise<string> {
+  return batcher.run(sequence, async (tx, encf) => {
+    if (fail) throw new Error('this document fails');
+    await tx`insert into taken values (${encf}, txid_current())`;
+    return encf;
+  });
+}
+
+test('concurrent emits of a sequence share transactions and get consecutive numbers', async () => {
+  const batcher = new SequenceBatcher(t.db.sql, 16);
+  const seq: Sequence = { tenantId, environment: 'CerteCF', tipo: 31 };
+  const got = await Promise.all(Array.from({ length: 60 }, () => emit(batcher, seq, false)));
+  assert.deepEqual(got.sort(), Array.from({ length: 60 }, (_, i) => `E31${String(i + 1).padStart(10, '0')}`));
+  const [row] = await t.db.sql`select count(distinct txid)::int as transactions from taken where encf = any(${got})`;
+  assert.ok((row?.transactions as number) <= 60 / 4, `${row?.transactions} transactions for 60 documents`);
+});
+
+test('a failing emit fails alone and gives its number back: no gap', async () => {
+  const batcher = new SequenceBatcher(t.db.sql, 16);
+  const seq: Sequence = { tenantId, environment: 'TesteCF', tipo: 31 };
+  const results = await Promise.allSettled(Array.from({ length: 60 }, (_, i) => emit(batcher, seq, i % 7 === 3)));
+  const taken = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<string>).value).sort();
+  assert.equal(results.filter((r) => r.status === 'rejected').length, 9);
+  assert.deepEqual(taken, Array.from({ length: 51 }, (_, i) => `E31${String(i + 1).padStart(10, '0')}`));
+  const [seqRow] = await t.db.sql`select last_value::int as last from encf_sequences where tenant_id = ${tenantId} and environment = 'TesteCF' and tipo = 31`;
+  assert.equal(seqRow?.last, 51);
+});
+
+test('numbers the tenant used explicitly are skipped', async () => {
+  const batcher = new SequenceBatcher(t.db.sql);
+  await t.db.sql`
+    insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, fecha_emision, monto_total, ecf)
+    values (gen_random_uuid(), ${tenantId}, 'TesteCF', 32, 'E320000000002', 'recibido', '130000009', '2025-01-01', 1, '{}')`;
+  const seq: Sequence = { tenantId, environment: 'TesteCF', tipo: 32 };
+  const got = await Promise.all([emit(batcher, seq, false), emit(batcher, seq, false), emit(batcher, seq, false)]);
+  assert.deepEqual(got.sort(), ['E320000000001', 'E320000000003', 'E320000000004']);
+});
+
+test('different sequences do not wait on each other', async () => {
+  const batcher = new SequenceBatcher(t.db.sql);
+  let releaseA: () => void = () => {};
+  let startedA: () => void = () => {};
+  const started = new Promise<void>((resolve) => (startedA = resolve));
+  const slowA = batcher.run({ tenantId, environment: 'eCF', tipo: 31 }, async () => {
+    const release = new Promise<void>((resolve) => (releaseA = resolve));
+    startedA();
+    await release;
+    return 'a';
+  });
+  await started;
+  // On PGlite (a single connection) one transaction waits for the other by nature; on a
+  // server the other sequence must not wait.
+  if (t.url !== 'memory://') assert.equal(await emit(batcher, { tenantId, environment: 'eCF', tipo: 33 }, false), 'E330000000001');
+  releaseA();
+  assert.equal(await slowA, 'a');
+});
