@@ -1,0 +1,145 @@
+// Queue: the jobs queue's WorkerRuntime (src/queue/) in this process, on a database of its
+// own. Enqueue N no-op jobs with insertJob, time one runtime draining them; then the same
+// N drained by the plainest SQL loop (claim and delete a batch in one statement, FOR
+// UPDATE SKIP LOCKED, same batch size) as the baseline. Then the enqueue→start latency of
+// a trickle of jobs, with a nudge after each insert (as emits do) and without one (the
+// runtime finds them at its next poll).
+import { performance } from 'node:perf_hooks';
+import { loadConfig } from '../../src/config.ts';
+import type { Sql } from '../../src/db/connect.ts';
+import { createLogger } from '../../src/log.ts';
+import { insertJob } from '../../src/queue/queries.ts';
+import { WorkerRuntime, type RuntimeOptions } from '../../src/queue/runtime.ts';
+import { createDatabase } from './lib/database.ts';
+import { sleep } from './lib/processes.ts';
+import { percentile, print, round, setting } from './lib/report.ts';
+
+const JOBS = setting('BENCH_QUEUE_JOBS', 20_000);
+const TRICKLE = setting('BENCH_QUEUE_TRICKLE', 150);
+const ENQUEUE_IN_FLIGHT = 32;
+const defaults = loadConfig({});
+const options: RuntimeOptions = { ...defaults.queue };
+const log = createLogger('warn');
+
+async function enqueue(sql: Sql, n: number): Promise<number> {
+  await sql`truncate jobs`;
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: ENQUEUE_IN_FLIGHT }, async () => {
+    while (next < n) {
+      const i = next++;
+      await insertJob(sql, { kind: 'noop', payload: { i } });
+    }
+  }));
+  return n / ((performance.now() - started) / 1000);
+}
+
+async function drainWithRuntime(sql: Sql, n: number): Promise<number> {
+  let ran = 0;
+  let allRan: () => void = () => {};
+  const finished = new Promise<void>((resolve) => (allRan = resolve));
+  const runtime = new WorkerRuntime(sql, log, options, {
+    noop: { run: async () => { if (++ran === n) allRan(); } },
+  });
+  const started = performance.now();
+  runtime.start();
+  await finished;
+  // The last jobs are deleted just after their run returns.
+  while ((await sql<{ n: number }[]>`select count(*)::int as n from jobs`)[0]?.n !== 0) await sleep(5);
+  const elapsed = performance.now() - started;
+  await runtime.stop(5_000);
+  return n / (elapsed / 1000);
+}
+
+/** `loops` claim/delete loops at once, as many as the runtime's pool has connections. */
+async function drainWithSql(sql: Sql, loops: number): Promise<number> {
+  const started = performance.now();
+  let n = 0;
+  await Promise.all(Array.from({ length: loops }, async () => {
+    for (;;) {
+      const rows = await sql`
+        delete from jobs where id in (
+          select id from jobs where run_at <= now() and kind = 'noop'
+          order by run_at, id limit ${options.batchSize} for update skip locked)
+        returning id, kind, payload`;
+      if (rows.length === 0) return;
+      n += rows.length;
+    }
+  }));
+  return n / ((performance.now() - started) / 1000);
+}
+
+/** Enqueue→start latency (ms) of `count` jobs inserted one at a time, 20–60 ms apart. */
+async function trickle(sql: Sql, count: number, nudge: boolean): Promise<number[]> {
+  await sql`truncate jobs`;
+  const enqueuedAt: number[] = [];
+  const latencies: number[] = [];
+  const runtime = new WorkerRuntime(sql, log, options, {
+    noop: {
+      run: async (job) => {
+        const at = enqueuedAt[Number(job.payload.i)];
+        if (at !== undefined) latencies.push(performance.now() - at);
+      },
+    },
+  });
+  runtime.start();
+  await sleep(options.pollIntervalMs); // settle into the idle poll rhythm
+  for (let i = 0; i < count; i++) {
+    enqueuedAt[i] = performance.now();
+    await insertJob(sql, { kind: 'noop', payload: { i } });
+    if (nudge) runtime.nudge();
+    await sleep(20 + Math.random() * 40);
+  }
+  while (latencies.length < count) await sleep(20);
+  await runtime.stop(5_000);
+  return latencies;
+}
+
+const db = await createDatabase('queue');
+try {
+  const { sql } = await db.open(defaults.dbPoolMax);
+  const enqueueRate = await enqueue(sql, JOBS);
+  const runtimeRate = await drainWithRuntime(sql, JOBS);
+  await enqueue(sql, JOBS);
+  const sqlRate = await drainWithSql(sql, defaults.dbPoolMax);
+  const nudged = await trickle(sql, TRICKLE, true);
+  const polled = await trickle(sql, TRICKLE, false);
+  const lat = (xs: number[]) => ({ p50Ms: round(percentile(xs, 50), 1), p99Ms: round(percentile(xs, 99), 1), maxMs: round(Math.max(...xs), 1) });
+  const data = {
+    jobs: JOBS,
+    options,
+    enqueuePerSec: round(enqueueRate, 0),
+    runtimePerSec: round(runtimeRate, 0),
+    sqlLoopPerSec: round(sqlRate, 0),
+    ratio: round(runtimeRate / sqlRate, 3),
+    latencyNudged: lat(nudged),
+    latencyPolled: lat(polled),
+  };
+  print({
+    bench: 'queue',
+    title: `Queue: ${JOBS.toLocaleString('en-US')} no-op jobs through WorkerRuntime vs a plain SQL claim/delete loop`,
+    notes: [
+      `runtime with the default settings: QUEUE_BATCH_SIZE=${options.batchSize}, QUEUE_CONCURRENCY=${options.concurrency}, QUEUE_POLL_INTERVAL_MS=${options.pollIntervalMs}, DB_POOL_MAX=${defaults.dbPoolMax}; in the benchmark's process (no HTTP involved)`,
+      `enqueue: insertJob one job per statement (autocommit), ${ENQUEUE_IN_FLIGHT} in flight; jobs truncated before each phase`,
+      'runtime drain: one claim (UPDATE … FOR UPDATE SKIP LOCKED … RETURNING) per batch, then each job deleted on its own when it finishes (one commit per job), timed until the table is empty',
+      `baseline: DELETE … WHERE id IN (SELECT … ORDER BY run_at, id LIMIT ${options.batchSize} FOR UPDATE SKIP LOCKED) RETURNING in a loop, ${defaults.dbPoolMax} loops at once on the same ${defaults.dbPoolMax}-connection pool (one commit per batch, no lease)`,
+      `latency: ${TRICKLE} jobs inserted one by one 20–60 ms apart; "nudged" calls runtime.nudge() after each insert (as an emit does), "polled" waits for the next poll`,
+    ],
+    columns: ['measure', 'jobs/s', 'p50 ms', 'p99 ms', 'ratio'],
+    rows: [
+      ['enqueue (insertJob)', data.enqueuePerSec, null, null, null],
+      ['drain: WorkerRuntime', data.runtimePerSec, null, null, data.ratio],
+      ['drain: SQL claim+delete loop', data.sqlLoopPerSec, null, null, '(baseline)'],
+      ['enqueue→start, nudged', null, data.latencyNudged.p50Ms, data.latencyNudged.p99Ms, null],
+      [`enqueue→start, polled (${options.pollIntervalMs} ms)`, null, data.latencyPolled.p50Ms, data.latencyPolled.p99Ms, null],
+    ],
+    data,
+    headlines: [
+      { figure: 'queue drain, runtime/SQL loop', value: `${data.ratio} (${data.runtimePerSec.toLocaleString('en-US')} vs ${data.sqlLoopPerSec.toLocaleString('en-US')} jobs/s)`, target: null, met: null },
+      { figure: 'enqueue→start p50/p99, nudged', value: `${data.latencyNudged.p50Ms} / ${data.latencyNudged.p99Ms} ms`, target: null, met: null },
+      { figure: 'enqueue→start p50/p99, polled', value: `${data.latencyPolled.p50Ms} / ${data.latencyPolled.p99Ms} ms`, target: null, met: null },
+    ],
+  });
+} finally {
+  await db.drop();
+}
