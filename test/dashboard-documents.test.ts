@@ -17,7 +17,9 @@ const pages: WatchedPage[] = [];
 const closers: (() => Promise<void>)[] = [];
 
 before(async () => {
-  [t, browser] = await Promise.all([startTestService({ env: { ...FAST_PIPELINE, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } }), launchBrowser()]);
+  // The browser first: without one the file fails at once instead of leaving a service running.
+  browser = await launchBrowser();
+  t = await startTestService({ env: { ...FAST_PIPELINE, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
 });
 after(async () => {
   for (const p of pages) await p.close().catch(() => undefined);

@@ -17,13 +17,12 @@ const pages: WatchedPage[] = [];
 const receivers: Receiver[] = [];
 
 before(async () => {
-  [t, browser] = await Promise.all([
-    startTestService({
-      // Automatic retries are far away, so every attempt a test sees is one it asked for.
-      env: { ...FAST_PIPELINE, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_INTERVAL_MS: '20', WEBHOOK_RETRY_DELAYS_MS: '600000' },
-    }),
-    launchBrowser(),
-  ]);
+  // The browser first: without one the file fails at once instead of leaving a service running.
+  browser = await launchBrowser();
+  t = await startTestService({
+    // Automatic retries are far away, so every attempt a test sees is one it asked for.
+    env: { ...FAST_PIPELINE, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_INTERVAL_MS: '20', WEBHOOK_RETRY_DELAYS_MS: '600000' },
+  });
 });
 after(async () => {
   for (const p of pages) await p.close().catch(() => undefined);

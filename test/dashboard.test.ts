@@ -17,7 +17,9 @@ let browser: Browser;
 const pages: WatchedPage[] = [];
 
 before(async () => {
-  [t, browser] = await Promise.all([startTestService({ env: FAST_PIPELINE }), launchBrowser()]);
+  // The browser first: without one the file fails at once instead of leaving a service running.
+  browser = await launchBrowser();
+  t = await startTestService({ env: FAST_PIPELINE });
 });
 after(async () => {
   for (const p of pages) await p.close().catch(() => undefined);

@@ -106,6 +106,17 @@ describe('request bodies', () => {
     assert.equal(res.body.error.code, 'INVALID_JSON');
   });
 
+  test('a NUL character in any string or key is refused with 400, an escaped backslash before u0000 is not', async () => {
+    for (const body of ['{"name":"a\\u0000b"}', '{"a":{"k\\u0000":1}}', '["x",["\\u0000"]]']) {
+      const res = await call(url, 'POST', '/TesteCF/things', { body, headers: { 'content-type': 'application/json' } });
+      assert.equal(res.status, 400, body);
+      assert.equal(res.body.error.code, 'INVALID_JSON');
+      assert.match(res.body.error.message, /U\+0000/);
+    }
+    const literal = await call(url, 'POST', '/TesteCF/things', { body: '{"name":"a\\\\u0000b"}', headers: { 'content-type': 'application/json' } });
+    assert.notEqual(literal.status, 400, 'the text \\u0000 itself (escaped backslash) is an ordinary string');
+  });
+
   test('a body over the limit is 413 PAYLOAD_TOO_LARGE, declared or streamed', async () => {
     const big = JSON.stringify({ x: 'y'.repeat(5000) });
     const declared = await call(url, 'POST', '/TesteCF/things', { body: big, headers: { 'content-type': 'application/json' } });

@@ -4,6 +4,7 @@ import postgres from 'postgres';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { PgliteWire } from './pglite-wire.ts';
+import { safeBegin } from './transaction.ts';
 
 /** The connection pool: can open transactions. */
 export type Sql = postgres.Sql;
@@ -33,7 +34,24 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
       idle_timeout: 60,
       connect_timeout: 10,
       max_lifetime: 60 * 30,
+      // Seconds before a connection that failed is tried again. The driver's default grows to
+      // 20 s while the server is away; every query waiting on that connection waits as long,
+      // so an outage would hang requests instead of answering 503, and delay recovery.
+      backoff: (failures: number) => Math.min(2 ** failures / 100, 1),
     });
+    sql.begin = safeBegin(sql);
+    try {
+      // The driver fetches the array types on every new connection, in a query nothing
+      // awaits: when that connection is lost and reconnecting fails, the rejection goes
+      // unhandled and ends the process. The types are the pool's, so fetch them once, now.
+      // Then sql.reserve() must not be used: without the fetch, 3.4.9 never hands a newly
+      // opened connection to a waiting reserve (test/numbering.test.ts would hang).
+      await sql`select 1`;
+      sql.options.fetch_types = false;
+    } catch (err) {
+      await sql.end({ timeout: 1 }).catch(() => {});
+      throw err;
+    }
     return { sql, kind: 'postgres', close: () => sql.end({ timeout: 5 }) };
   }
   return openEmbedded(config.databaseUrl === 'memory://' ? null : join(config.dataDir, 'pgdata'), log);
@@ -56,6 +74,7 @@ export async function openEmbedded(directory: string | null, log: Logger): Promi
     idle_timeout: 0,
   };
   const sql = postgres(options);
+  sql.begin = safeBegin(sql);
   return {
     sql,
     kind: 'embedded',

@@ -1,5 +1,4 @@
 import type { Sql, Tx } from '../db/connect.ts';
-import { isDatabaseUnavailable } from '../db/errors.ts';
 import type { Environment } from '../environments.ts';
 import { takeSequenceRange, usedEncfs } from './queries.ts';
 
@@ -90,37 +89,19 @@ export class SequenceBatcher {
   }
 
   /**
-   * One transaction on a reserved connection with its own BEGIN/COMMIT: the driver's
-   * begin() would send ROLLBACK on a connection that was just lost, which it cannot do
-   * safely; here nothing more is sent once the connection is gone.
+   * One transaction for the whole batch. sql.begin is src/db/transaction.ts's: on a lost
+   * connection it rejects without writing to it. (Not sql.reserve(): with the array types
+   * fetched once, postgres 3.4.9 never hands a freshly opened connection to a reserve.)
    */
   private async transaction(sequence: Sequence, batch: Waiting[]): Promise<unknown[]> {
-    const conn = await this.sql.reserve();
-    const tx = conn as unknown as Tx;
-    let lost = false;
-    const step = async <R>(run: () => Promise<R>): Promise<R> => {
-      try {
-        return await run();
-      } catch (err) {
-        if (isDatabaseUnavailable(err)) lost = true;
-        throw err;
-      }
-    };
-    try {
-      await step(() => conn`begin`);
-      const encfs = await step(() => this.takeNumbers(tx, sequence, batch.length));
-      const settled = await Promise.allSettled(batch.map((w, i) => step(() => w.work(tx, encfs[i] as string))));
+    const values = await this.sql.begin(async (tx) => {
+      const encfs = await this.takeNumbers(tx, sequence, batch.length);
+      const settled = await Promise.allSettled(batch.map((w, i) => w.work(tx, encfs[i] as string)));
       const failed = settled.find((s) => s.status === 'rejected');
       if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
-      await step(() => conn`commit`);
       return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
-    } catch (err) {
-      if (!lost) await conn`rollback`.catch(() => {});
-      throw err;
-    } finally {
-      // A lost connection is not handed back; the pool reconnects on its own.
-      if (!lost) conn.release();
-    }
+    });
+    return values as unknown[];
   }
 
   /** `count` unused eNCFs: the next numbers, skipping those the tenant gave explicitly. */

@@ -22,6 +22,35 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
 }
 
+/**
+ * Reads and drops what is left of a request body whose answer came first (an error, or a
+ * route that takes no body), up to `limit` bytes and `ms`. Answering and closing with body
+ * bytes still unread makes the kernel reset the connection, and a reset can discard the
+ * answer before the client reads it. False when it stopped short: close the connection.
+ */
+export function discardBody(req: IncomingMessage, limit: number, ms: number): Promise<boolean> {
+  if (req.complete) return Promise.resolve(true);
+  if (req.destroyed || Number(req.headers['content-length'] ?? 0) > limit) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let size = 0;
+    const done = (drained: boolean) => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onError);
+      if (!drained) req.pause();
+      resolve(drained);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) done(false);
+    };
+    const onEnd = () => done(true);
+    const onError = () => done(false);
+    const timer = setTimeout(() => done(false), ms);
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onError);
+    req.resume();
+  });
+}
+
 function isJsonMediaType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
   const [type, ...params] = contentType.split(';').map((s) => s.trim().toLowerCase());
@@ -44,6 +73,26 @@ function jsonDepth(value: unknown): number {
   return max;
 }
 
+// PostgreSQL text cannot hold U+0000: a string carrying it would fail deep in a query.
+// JSON can only carry it escaped, so bodies without the escape need no walk.
+const NUL_ESCAPE = Buffer.from('\\u0000');
+
+function containsNul(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.includes('\0')) return true;
+    } else if (v !== null && typeof v === 'object') {
+      for (const [key, child] of Object.entries(v)) {
+        if (key.includes('\0')) return true;
+        stack.push(child);
+      }
+    }
+  }
+  return false;
+}
+
 /** Turns the raw bytes into the handler's `body` according to what the route expects. */
 export function decodeBody(kind: BodyKind, raw: Buffer, headers: Headers): unknown {
   if (kind === 'none' || kind === 'raw') return undefined;
@@ -61,6 +110,9 @@ export function decodeBody(kind: BodyKind, raw: Buffer, headers: Headers): unkno
   }
   if (jsonDepth(parsed) > MAX_JSON_DEPTH) {
     throw new AppError('INVALID_JSON', `JSON nesting deeper than ${MAX_JSON_DEPTH} levels is not accepted`);
+  }
+  if (raw.includes(NUL_ESCAPE) && containsNul(parsed)) {
+    throw new AppError('INVALID_JSON', 'The request body contains the character U+0000 (\\u0000), which no field accepts');
   }
   return parsed;
 }

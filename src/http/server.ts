@@ -9,7 +9,7 @@ import { AppError, ERROR_CODES, errorEnvelope, type ErrorCode } from '../errors.
 import type { Logger } from '../log.ts';
 import type { RateLimits } from '../ratelimit/limiter.ts';
 import { RATE_SCOPES, type RateScope } from '../ratelimit/scopes.ts';
-import { decodeBody, readBody } from './body.ts';
+import { decodeBody, discardBody, readBody } from './body.ts';
 import { clientIp } from './client-ip.ts';
 import { rateScopeOf } from './openapi.ts';
 import { splitPath, type Router } from './router.ts';
@@ -103,7 +103,17 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
       ctx.rawBody = await readBody(req, route.bodyLimit ?? config.http.bodyLimitBytes);
       ctx.body = decodeBody(bodyKind, ctx.rawBody, ctx.headers);
     }
-    sendReply(res, await route.handler(ctx), rate.headers);
+    const reply = await route.handler(ctx);
+    await settle(req, res);
+    sendReply(res, reply, rate.headers);
+  }
+
+  /** Reads what the client still sends before answering, or has the answer close the connection. */
+  // Bounded like nginx's lingering close: at most 8 body limits' worth and 5 s.
+  async function settle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.complete) return;
+    const drained = await discardBody(req, config.http.bodyLimitBytes * 8, Math.min(config.http.requestTimeoutMs, 5_000));
+    if (!drained) res.setHeader('connection', 'close');
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -156,11 +166,16 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
         res.destroy();
         return;
       }
-      sendError(res, toAppError(err, requestId), rate.headers);
+      const error = toAppError(err, requestId);
+      await settle(req, res);
+      sendError(res, error, rate.headers);
     }
   }
 
-  const server = createServer({ maxHeaderSize: config.http.maxHeaderSize }, (req, res) => {
+  // Node enforces headersTimeout and requestTimeout only when it sweeps its connections,
+  // every 30 s by default: a slow client would hold its socket that much past the timeout.
+  const connectionsCheckingInterval = Math.max(100, Math.min(1_000, Math.floor(config.http.headersTimeoutMs / 4)));
+  const server = createServer({ maxHeaderSize: config.http.maxHeaderSize, connectionsCheckingInterval }, (req, res) => {
     void handle(req, res);
   });
   server.headersTimeout = config.http.headersTimeoutMs;

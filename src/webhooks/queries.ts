@@ -76,7 +76,11 @@ export async function findTenantDelivery(sql: Queryable, tenantId: number, id: s
   return row?.tenantId === tenantId ? row : undefined;
 }
 
-/** Records an attempt and the delivery's new state; only while the delivery is still pending. */
+/**
+ * Records an attempt and the delivery's new state; only while the delivery is still pending.
+ * One statement, so a process dying in between cannot leave a delivery delivered without
+ * the attempt that delivered it.
+ */
 export async function recordAttempt(
   sql: Queryable,
   deliveryId: string,
@@ -86,18 +90,21 @@ export async function recordAttempt(
   next: { status: DeliveryStatus; nextAttemptAt: Date | null },
 ): Promise<DeliveryRow | undefined> {
   const [row] = await sql<DeliveryRow[]>`
-    update webhook_deliveries set
-      status = ${next.status}, url = ${url},
-      attempt_count = attempt_count + 1, series_attempts = series_attempts + 1,
-      last_attempt_ok = ${r.ok}, last_status_code = ${r.statusCode}, last_error = ${r.error},
-      last_attempt_at = ${at}, next_attempt_at = ${next.nextAttemptAt},
-      delivered_at = case when ${r.ok} then ${at}::timestamptz else delivered_at end
-    where id = ${deliveryId} and status = 'pending'
-    returning ${sql.unsafe(COLUMNS)}`;
-  if (row === undefined) return undefined;
-  await sql`
-    insert into webhook_attempts (delivery_id, number, url, at, status_code, duration_ms, ok, error, response_body)
-    values (${deliveryId}, ${row.attemptCount}, ${url}, ${at}, ${r.statusCode}, ${r.durationMs}, ${r.ok}, ${r.error}, ${r.responseBody})`;
+    with updated as (
+      update webhook_deliveries set
+        status = ${next.status}, url = ${url},
+        attempt_count = attempt_count + 1, series_attempts = series_attempts + 1,
+        last_attempt_ok = ${r.ok}, last_status_code = ${r.statusCode}, last_error = ${r.error},
+        last_attempt_at = ${at}, next_attempt_at = ${next.nextAttemptAt},
+        delivered_at = case when ${r.ok} then ${at}::timestamptz else delivered_at end
+      where id = ${deliveryId} and status = 'pending'
+      returning ${sql.unsafe(COLUMNS)}
+    ), attempt as (
+      insert into webhook_attempts (delivery_id, number, url, at, status_code, duration_ms, ok, error, response_body)
+      select id, attempt_count, ${url}::text, ${at}::timestamptz, ${r.statusCode}::integer, ${r.durationMs}::integer, ${r.ok}::boolean, ${r.error}::text, ${r.responseBody}::text
+      from updated
+    )
+    select ${sql.unsafe(COLUMNS)} from updated`;
   return row;
 }
 

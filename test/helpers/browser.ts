@@ -1,6 +1,7 @@
 // Headless Chromium for the dashboard tests: Debian's chromium driven by playwright-core.
 // Every page records its console errors, uncaught exceptions and CSP violations, so a test
 // can assert the page ran cleanly; screenshots go to test-artifacts/screenshots/.
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -9,7 +10,8 @@ import { ROOT } from './process.ts';
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOTS = join(ROOT, 'test-artifacts', 'screenshots');
 
-export function launchBrowser(): Promise<Browser> {
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
   return chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
