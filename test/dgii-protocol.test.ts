@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PermanentAuthorityError, TransientAuthorityError, type Submission } from '../src/dgii/authority.ts';
 import { DgiiAuthority, DgiiClient, NO_CERTIFICATE_MESSAGE, type DgiiCredentials } from '../src/dgii/protocol/index.ts';
 import { TokenCache, usableLifetimeMs } from '../src/dgii/protocol/tokens.ts';
+import { formatFechaHoraFirma, parseDgiiDateTime } from '../src/dgii/ecf-xml/index.ts';
 import type { Environment } from '../src/environments.ts';
 import { signXml } from '../src/xml/index.ts';
 import { CertificateFactory, EMISOR_RNC, EMISOR_SUBJECT, signedEcf, signedRfce, startSimulator, type RunningSimulator } from './helpers/dgii-protocol.ts';
@@ -200,6 +201,21 @@ describe('DgiiAuthority over the simulator', () => {
     assert.equal(sim.simulator.counters().summariesReceived - before, 1);
   });
 
+  it('findSubmissions lists the submissions of an eNCF oldest first, and none of an unused one', async () => {
+    const { authority: a } = authority();
+    const first = signedEcf(emisor);
+    const firstTrackId = await queued(a, submission(first));
+    await sleep(PROCESSING_MS + 300); // past the first one's processing; fechaRecepcion counts whole seconds
+    const secondTrackId = await queued(a, submission(signedEcf(emisor, { encf: first.encf })));
+    const query = { tenantId: TENANT, environment: 'TesteCF' as const, rncEmisor: EMISOR_RNC, encf: first.encf };
+    const found = await a.findSubmissions(query, signal());
+    assert.deepEqual(found.map((f) => [f.trackId, f.estado]), [[firstTrackId, 'Aceptado'], [secondTrackId, 'En Proceso']]);
+    for (const f of found) assert.ok(f.receivedAt !== null && Math.abs(f.receivedAt.getTime() - Date.now()) < 5_000, `receivedAt ${f.receivedAt?.toISOString()} is now`);
+    assert.ok((found[0]?.receivedAt?.getTime() ?? 0) < (found[1]?.receivedAt?.getTime() ?? 0));
+    assert.deepEqual(await a.findSubmissions({ ...query, encf: 'E310000000000' }, signal()), []);
+    assert.deepEqual(await a.findSubmissions({ ...query, environment: 'CerteCF' }, signal()), [], 'environments are apart');
+  });
+
   it('maps an unknown trackId to not-found', async () => {
     const { authority: a } = authority();
     assert.deepEqual(await a.status({ tenantId: TENANT, environment: 'TesteCF', trackId: '00000000-0000-0000-0000-000000000000' }, signal()), { kind: 'not-found' });
@@ -216,6 +232,24 @@ describe('DgiiAuthority over the simulator', () => {
     const expired = certs.make(EMISOR_SUBJECT, { days: -1 });
     const client = sim.client({ [TENANT]: expired });
     await assert.rejects(client.token(TENANT, 'TesteCF', signal()), (err: unknown) => err instanceof PermanentAuthorityError && /HTTP 401.*venció/.test(err.message));
+  });
+});
+
+describe('DGII date-times', () => {
+  it('parseDgiiDateTime reads dd-MM-yyyy HH:mm:ss as Dominican time and ISO 8601 with or without an offset', () => {
+    const instant = new Date('2025-03-15T14:07:09Z');
+    assert.deepEqual(parseDgiiDateTime('15-03-2025 10:07:09'), instant);
+    assert.deepEqual(parseDgiiDateTime(formatFechaHoraFirma(instant)), instant, 'the inverse of formatFechaHoraFirma');
+    assert.deepEqual(parseDgiiDateTime(' 2025-03-15T10:07:09 '), instant, 'no offset: Dominican time');
+    assert.deepEqual(parseDgiiDateTime('2025-03-15T10:07:09.250-04:00'), new Date('2025-03-15T14:07:09.250Z'));
+    assert.deepEqual(parseDgiiDateTime('2025-03-15T14:07:09Z'), instant);
+    assert.deepEqual(parseDgiiDateTime('2025-03-15T15:07:09+0100'), instant);
+  });
+
+  it('parseDgiiDateTime answers null for text that is not a date-time, or a date that does not exist', () => {
+    for (const text of ['', 'ayer', '15/03/2025 10:07:09', '2025-03-15', '31-02-2025 10:00:00', '15-03-2025 24:00:00', '2025-13-01T00:00:00Z']) {
+      assert.equal(parseDgiiDateTime(text), null, text);
+    }
   });
 });
 
@@ -348,6 +382,70 @@ describe('DgiiClient failures', () => {
     }
   });
 
+  it('reads a Consulta TrackIds answer in any capitals and with either date format, oldest first', async () => {
+    let asked = '';
+    const server = await fakeDgii({
+      trackIds: (req, res) => {
+        asked = req.url ?? '';
+        json(res, 200, [
+          { TrackId: 'b', Estado: 'Rechazado', FechaRecepcion: '2025-03-15T10:00:05-04:00' },
+          { TRACKID: 'a', ESTADO: 'Aceptado', fecharecepcion: '15-03-2025 10:00:00' },
+          { trackId: 'c', estado: 'En Proceso', fechaRecepcion: '2025-03-15T14:00:09.5Z' },
+        ]);
+      },
+    });
+    try {
+      const a = new DgiiAuthority(clientOf(server.url));
+      const found = await a.findSubmissions({ tenantId: TENANT, environment: 'TesteCF', rncEmisor: EMISOR_RNC, encf: 'E310000000123' }, signal());
+      assert.equal(asked, `/testecf/consultatrackids/api/trackids/consulta?rncemisor=${EMISOR_RNC}&encf=E310000000123`);
+      assert.deepEqual(found, [
+        { trackId: 'a', estado: 'Aceptado', receivedAt: new Date('2025-03-15T14:00:00Z') },
+        { trackId: 'b', estado: 'Rechazado', receivedAt: new Date('2025-03-15T14:00:05Z') },
+        { trackId: 'c', estado: 'En Proceso', receivedAt: new Date('2025-03-15T14:00:09.500Z') },
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('keeps DGII’s order when a Consulta TrackIds entry has no readable date, and reads an empty list as none', async () => {
+    const answers: unknown[] = [[{ trackId: 'x', fechaRecepcion: 'ayer' }, { trackId: 'y', fechaRecepcion: '15-03-2025 10:00:00' }], []];
+    const server = await fakeDgii({ trackIds: (_req, res) => json(res, 200, answers.shift()) });
+    try {
+      const a = new DgiiAuthority(clientOf(server.url));
+      const query = { tenantId: TENANT, environment: 'TesteCF' as const, rncEmisor: EMISOR_RNC, encf: 'E310000000123' };
+      assert.deepEqual((await a.findSubmissions(query, signal())).map((f) => [f.trackId, f.estado, f.receivedAt]), [['x', null, null], ['y', null, new Date('2025-03-15T14:00:00Z')]]);
+      assert.deepEqual(await a.findSubmissions(query, signal()), []);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reports a malformed Consulta TrackIds answer as transient, saying what is wrong, and a refusal as permanent', async () => {
+    const answers: Respond[] = [
+      (_req, res) => json(res, 200, { trackId: 'a' }),
+      (_req, res) => json(res, 200, [{ trackId: 'a' }, { estado: 'Aceptado' }]),
+      (_req, res) => json(res, 200, ['a']),
+      (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>mantenimiento</html>'),
+      (_req, res) => json(res, 403, { mensaje: 'No autorizado para consultar este RNC' }),
+      (_req, res) => json(res, 502, { mensaje: 'Bad gateway' }),
+    ];
+    const server = await fakeDgii({ trackIds: (req, res) => (answers.shift() as Respond)(req, res) });
+    try {
+      const client = clientOf(server.url);
+      const ask = () => client.trackIds(TENANT, 'TesteCF', EMISOR_RNC, 'E310000000123', signal());
+      const transient = (pattern: RegExp) => (err: unknown) => err instanceof TransientAuthorityError && pattern.test(err.message);
+      await assert.rejects(ask(), transient(/trackIds of E310000000123 is not a list of submissions: it is an object, not a list$/));
+      await assert.rejects(ask(), transient(/is not a list of submissions: entry 2 has no trackId$/));
+      await assert.rejects(ask(), transient(/is not a list of submissions: entry 1 is not an object$/));
+      await assert.rejects(ask(), transient(/is not a list of submissions: it is not JSON$/));
+      await assert.rejects(ask(), (err: unknown) => err instanceof PermanentAuthorityError && /HTTP 403 while querying the trackIds of E310000000123: No autorizado/.test(err.message));
+      await assert.rejects(ask(), transient(/HTTP 502/));
+    } finally {
+      await server.close();
+    }
+  });
+
   it('reads DGII’s mensajes list, or a bare string, as the explanation of a 400', async () => {
     const server = await fakeDgii({ upload: (_req, res) => json(res, 400, { mensajes: [{ valor: 'Primero', codigo: 1 }, { valor: 'Segundo', codigo: 2 }] }), estado: (_req, res) => json(res, 400, 'El trackId no es válido') });
     try {
@@ -367,12 +465,13 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** DGII answering sensibly except where `overrides` says otherwise. */
-function fakeDgii(overrides: { seed?: Respond; upload?: Respond; estado?: Respond }) {
+function fakeDgii(overrides: { seed?: Respond; upload?: Respond; estado?: Respond; trackIds?: Respond }) {
   return misbehaving((req, res) => {
     const url = req.url ?? '';
     if (url.endsWith('/semilla')) (overrides.seed ?? ((_q, r) => r.writeHead(200).end('<SemillaModel><valor>v</valor><fecha>f</fecha></SemillaModel>')))(req, res);
     else if (url.endsWith('/validarsemilla')) json(res, 200, { token: 't', expira: '2099-01-01T01:00:00Z', expedido: '2099-01-01T00:00:00Z' });
     else if (url.includes('/estado')) (overrides.estado ?? ((_q, r) => json(r, 200, { codigo: 3, estado: 'En Proceso' })))(req, res);
+    else if (url.includes('/consultatrackids/')) (overrides.trackIds ?? ((_q, r) => json(r, 200, [])))(req, res);
     else (overrides.upload ?? ((_q, r) => json(r, 200, { trackId: 'abc' })))(req, res);
   });
 }

@@ -282,6 +282,101 @@ describe('reception and status', () => {
   });
 });
 
+describe('Consulta TrackIds', () => {
+  let token: string;
+  before(async () => {
+    token = await tokenFor(emisor);
+  });
+
+  const consulta = (t: string | null, query: string): Promise<Answer> =>
+    http('GET', `${base}/consultatrackids/api/trackids/consulta${query}`, t === null ? {} : { headers: { authorization: `Bearer ${t}` } });
+
+  it('requires a Bearer token it issued', async () => {
+    const none = await consulta(null, `?rncemisor=${EMISOR_RNC}&encf=E310000000001`);
+    assert.equal(none.status, 401);
+    assert.equal(none.headers.get('www-authenticate'), 'Bearer');
+    assert.equal((await consulta('invented-token', `?rncemisor=${EMISOR_RNC}&encf=E310000000001`)).status, 401);
+  });
+
+  it('answers 400 when rncemisor or encf is missing or blank', async () => {
+    for (const query of ['', `?rncemisor=${EMISOR_RNC}`, '?encf=E310000000001', `?rncemisor=${EMISOR_RNC}&encf=%20`]) {
+      const res = await consulta(token, query);
+      assert.equal(res.status, 400, query);
+      assert.match(String(res.json.mensaje), /rncEmisor y encf son requeridos/);
+    }
+  });
+
+  it('lists the submissions of the eNCF oldest first, each with its estado and fechaRecepcion', async () => {
+    const doc = signedEcf(emisor);
+    const first = String((await sendEcf(token, doc.xml, doc.encf)).json.trackId);
+    await sleep(PROCESSING_MS + 30);
+    const again = signedEcf(emisor, { encf: doc.encf });
+    const second = String((await sendEcf(token, again.xml, again.encf)).json.trackId);
+    const before = sim.simulator.counters().trackIdQueries;
+    // Parameter names in any capitals, as DGII matches them.
+    const res = await consulta(token, `?RncEmisor=${EMISOR_RNC}&ENCF=${doc.encf}`);
+    assert.equal(res.status, 200, res.text);
+    assert.match(res.headers.get('content-type') ?? '', /application\/json/);
+    const list = JSON.parse(res.text) as { trackId: string; estado: string; fechaRecepcion: string }[];
+    assert.deepEqual(list.map((e) => [e.trackId, e.estado]), [[first, 'Aceptado'], [second, 'En Proceso']]);
+    for (const e of list) {
+      assert.deepEqual(Object.keys(e).sort(), ['estado', 'fechaRecepcion', 'trackId']);
+      assert.match(e.fechaRecepcion, /^\d{2}-\d{2}-\d{4} \d{2}:\d{2}:\d{2}$/);
+    }
+    assert.equal(sim.simulator.counters().trackIdQueries - before, 1);
+    assert.deepEqual(sim.simulator.trackIdsOf('TesteCF', EMISOR_RNC, doc.encf), [first, second]);
+  });
+
+  it('answers an empty list for an eNCF it never received, another holder’s, and another environment’s', async () => {
+    const doc = signedEcf(emisor);
+    assert.equal((await sendEcf(token, doc.xml, doc.encf)).status, 200);
+    const unknown = await consulta(token, `?rncemisor=${EMISOR_RNC}&encf=${nextEncf()}`);
+    assert.equal(unknown.status, 200);
+    assert.equal(unknown.text, '[]');
+    const otherToken = await tokenFor(certs.make('/CN=Tercero/serialNumber=130458712'));
+    assert.equal((await consulta(otherToken, `?rncemisor=${EMISOR_RNC}&encf=${doc.encf}`)).text, '[]');
+    const certToken = await tokenFor(emisor, `${sim.url}/certecf`);
+    const cert = await http('GET', `${sim.url}/certecf/consultatrackids/api/trackids/consulta?rncemisor=${EMISOR_RNC}&encf=${doc.encf}`, { headers: { authorization: `Bearer ${certToken}` } });
+    assert.equal(cert.text, '[]');
+  });
+
+  it('answers 405 to a POST', async () => {
+    const res = await http('POST', `${base}/consultatrackids/api/trackids/consulta`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get('allow'), 'GET');
+  });
+});
+
+describe('faults', () => {
+  it('a dropAnswer fault receives the upload, then closes the connection without answering', async () => {
+    const token = await tokenFor(emisor);
+    const doc = signedEcf(emisor);
+    const before = sim.simulator.counters().documentsReceived;
+    sim.simulator.injectFault({ service: 'recepcion', dropAnswer: true });
+    await assert.rejects(sendEcf(token, doc.xml, doc.encf), TypeError, 'fetch fails: no answer came back');
+    assert.equal(sim.simulator.counters().documentsReceived - before, 1);
+    assert.equal(sim.simulator.trackIdsOf('TesteCF', EMISOR_RNC, doc.encf).length, 1);
+    // The fault was used up: the next request is answered.
+    assert.equal((await status(token, 'x')).status, 200);
+  });
+
+  it('a holdAnswerMs fault receives the upload at once and answers it only later', async () => {
+    const token = await tokenFor(emisor);
+    const doc = signedEcf(emisor);
+    const before = sim.simulator.counters().documentsReceived;
+    sim.simulator.injectFault({ service: 'recepcion', holdAnswerMs: 400 });
+    const started = Date.now();
+    let answered = false;
+    const sending = sendEcf(token, doc.xml, doc.encf).finally(() => (answered = true));
+    await sleep(200);
+    assert.equal(sim.simulator.counters().documentsReceived - before, 1, 'received while the answer is held');
+    assert.equal(answered, false);
+    const sent = await sending;
+    assert.ok(Date.now() - started >= 390);
+    assert.deepEqual(sim.simulator.trackIdsOf('TesteCF', EMISOR_RNC, doc.encf), [String(sent.json.trackId)]);
+  });
+});
+
 describe('hostile input', () => {
   let token: string;
   before(async () => {
@@ -326,6 +421,7 @@ describe('hostile input', () => {
       ['POST', '/testecf/recepcion/api/facturaselectronicas'],
       ['POST', '/fc/testecf/recepcionfc/api/recepcion/ecf'],
       ['GET', '/testecf/consultaresultado/api/consultas/estado?trackid=%00%ff'],
+      ['GET', '/testecf/consultatrackids/api/trackids/consulta?rncemisor=%00&encf=%ff%fe'],
     ] as const;
     for (let i = 0; i < 60; i++) {
       const [method, path] = paths[i % paths.length] as (typeof paths)[number];

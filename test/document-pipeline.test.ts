@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DgiiSimulator } from '../src/dgii/simulator/index.ts';
+import { latestOwn } from '../src/documents/pipeline.ts';
 import { findDocumentById } from '../src/documents/queries.ts';
 import { ensureSigned } from '../src/documents/signing.ts';
 import { call, newTenant } from './helpers/http.ts';
@@ -117,10 +118,77 @@ describe('submission pipeline', () => {
     assert.equal(again.rfceXml, null);
   });
 
+  test('an upload whose answer is lost is found again by its eNCF instead of being sent twice', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const before = simulator.counters();
+    // The upload reaches the simulator, which records it and closes the connection unanswered.
+    simulator.injectFault({ service: 'recepcion', dropAnswer: true });
+    const { id, headers } = await emit(a);
+    const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado', 'rechazado', 'error']);
+    assert.equal(doc.estado, 'aceptado', `${doc.estado} ${doc.dgiiCode} ${doc.dgiiMessage}`);
+    assert.deepEqual(historyOf(doc), ['recibido', 'en_proceso', 'aceptado']);
+    const received = simulator.trackIdsOf('TesteCF', a.rnc, doc.encf);
+    assert.deepEqual(received, [doc.trackId], 'the simulator received the document once, under the trackId the document carries');
+    const now = simulator.counters();
+    assert.equal(now.documentsReceived - before.documentsReceived, 1);
+    assert.equal(now.trackIdQueries - before.trackIdQueries, 1, 'the retry asked once');
+    assert.ok(t.logLines.some((l) => l.includes('the authority already holds this document') && l.includes(doc.trackId)));
+  });
+
+  test('a failing query for earlier submissions is retried, and the document is still sent once', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const before = simulator.counters();
+    const retries = retriesLogged('document.submit').length;
+    simulator.injectFault({ service: 'recepcion', dropAnswer: true });
+    simulator.injectFault({ service: 'trackIds', status: 503 });
+    const { id, headers } = await emit(a);
+    const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado', 'rechazado', 'error']);
+    assert.equal(doc.estado, 'aceptado', `${doc.estado} ${doc.dgiiCode} ${doc.dgiiMessage}`);
+    assert.deepEqual(simulator.trackIdsOf('TesteCF', a.rnc, doc.encf), [doc.trackId]);
+    assert.equal(simulator.counters().trackIdQueries - before.trackIdQueries, 1, 'the 503 answered before the query counted');
+    const logged = retriesLogged('document.submit').slice(retries);
+    assert.equal(logged.length, 2, 'the lost answer, then the failed query');
+    assert.match(logged[1] ?? '', /DGII answered HTTP 503 while querying the trackIds of E31/);
+  });
+
+  test('a retry after a failure that sent nothing asks, finds nothing, and sends', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const before = simulator.counters();
+    simulator.injectFault({ service: 'recepcion', status: 503 });
+    const { id, headers } = await emit(a);
+    const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado']);
+    assert.deepEqual(simulator.trackIdsOf('TesteCF', a.rnc, doc.encf), [doc.trackId]);
+    const now = simulator.counters();
+    assert.equal(now.trackIdQueries - before.trackIdQueries, 1);
+    assert.equal(now.documentsReceived - before.documentsReceived, 1);
+  });
+
+  test('a first attempt does not ask for earlier submissions', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const before = simulator.counters();
+    const { id, headers } = await emit(a);
+    await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado']);
+    const now = simulator.counters();
+    assert.equal(now.trackIdQueries, before.trackIdQueries);
+    assert.equal(now.documentsReceived - before.documentsReceived, 1);
+  });
+
   test('no job is left behind once documents are final', async () => {
     const [row] = await t.sql`select count(*)::int as n from jobs where kind like 'document.%'`;
     assert.equal(row?.n, 0);
   });
+});
+
+test('latestOwn adopts the latest submission, never one received well before the document was signed', () => {
+  const signedAt = new Date('2025-03-15T14:00:00Z');
+  const at = (iso: string | null) => (iso === null ? null : new Date(iso));
+  const s = (trackId: string, receivedAt: string | null) => ({ trackId, receivedAt: at(receivedAt), estado: null });
+  assert.equal(latestOwn([], signedAt), null);
+  assert.equal(latestOwn([s('a', '2025-03-15T14:00:01Z'), s('b', '2025-03-15T14:00:02Z')], signedAt)?.trackId, 'b');
+  assert.equal(latestOwn([s('a', '2025-03-15T13:55:00Z')], signedAt)?.trackId, 'a', 'within the clock skew allowed');
+  assert.equal(latestOwn([s('old', '2025-03-14T09:00:00Z')], signedAt), null, 'another document under the same eNCF');
+  assert.equal(latestOwn([s('ours', '2025-03-15T14:00:01Z'), s('old', '2025-03-14T09:00:00Z')], signedAt)?.trackId, 'ours');
+  assert.equal(latestOwn([s('undated', null)], signedAt)?.trackId, 'undated', 'no date: nothing tells it apart');
 });
 
 test('a document without a verdict before the poll timeout becomes error', async () => {

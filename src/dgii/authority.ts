@@ -2,8 +2,8 @@ import type { Environment } from '../environments.ts';
 import type { EcfObject } from '../documents/validation/types.ts';
 import type { FinalEstado } from '../documents/states.ts';
 
-// The port through which documents reach the tax authority. Adapters: the simulated
-// authority (in process) and, later, the DGII HTTP protocol client.
+// The port through which documents reach the tax authority. One adapter: DGII's HTTP protocol
+// (protocol/dgii-authority.ts), spoken to DGII itself or to the simulator (tax-authority.ts).
 
 export interface Submission {
   documentId: string;
@@ -40,9 +40,32 @@ export interface StatusQuery {
   trackId: string;
 }
 
+export interface SubmissionsQuery {
+  tenantId: number;
+  environment: Environment;
+  rncEmisor: string;
+  encf: string;
+}
+
+/** An upload of an eNCF the authority already holds, whatever became of it. */
+export interface PriorSubmission {
+  trackId: string;
+  /** When the authority received it; null when it did not say in a form we read. */
+  receivedAt: Date | null;
+  /** The authority's word on it ("Aceptado", "En Proceso", ...), as sent; for logs only. */
+  estado: string | null;
+}
+
 export interface TaxAuthority {
   submit(submission: Submission, signal: AbortSignal): Promise<SubmitResult>;
   status(query: StatusQuery, signal: AbortSignal): Promise<StatusResult>;
+  /**
+   * The submissions of the emisor's eNCF the authority holds, oldest first; empty when it has
+   * none. An upload whose answer was lost (the process died, the connection dropped) is found
+   * here by its trackId instead of being sent again, which the authority would refuse as a
+   * reused eNCF.
+   */
+  findSubmissions(query: SubmissionsQuery, signal: AbortSignal): Promise<PriorSubmission[]>;
 }
 
 /** Worth retrying later: network failure, timeout, 5xx. */

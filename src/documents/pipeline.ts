@@ -1,11 +1,12 @@
 import type { Config } from '../config.ts';
 import type { Sql } from '../db/connect.ts';
-import { PermanentAuthorityError, type Submission, type TaxAuthority, type Verdict } from '../dgii/authority.ts';
+import { PermanentAuthorityError, type PriorSubmission, type Submission, type SubmitResult, type TaxAuthority, type Verdict } from '../dgii/authority.ts';
+import { parseDgiiDateTime } from '../dgii/ecf-xml/index.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import type { JobRow } from '../queue/queries.ts';
 import { insertJob } from '../queue/queries.ts';
-import type { JobDefinition } from '../queue/runtime.ts';
+import type { JobContext, JobDefinition } from '../queue/runtime.ts';
 import { findDocumentById, type DocumentRow, type SignedXml } from './queries.ts';
 import { type CredentialsOf, ensureSigned } from './signing.ts';
 import { transition } from './transitions.ts';
@@ -16,6 +17,12 @@ import { transition } from './transitions.ts';
 // after DGII_POLL_TIMEOUT_MS. A missing certificate is a permanent failure. Transient
 // failures are thrown so the queue retries them with backoff; when the retry budget is
 // spent the document becomes `error` with the last failure as its message.
+//
+// An upload can reach DGII and its answer (the trackId) be lost: the process dies, the
+// connection drops. Sending the eNCF again would be refused as already used, so a run that may
+// follow such an upload (a retry, or a document an earlier run signed) first asks DGII for the
+// submissions of its eNCF and, when there is one, follows the latest by its trackId instead of
+// uploading. A first run does not ask: nothing can have been sent yet.
 
 export interface PipelineDeps {
   sql: Sql;
@@ -43,6 +50,18 @@ function toSubmission(doc: DocumentRow, signed: SignedXml): Submission {
   };
 }
 
+/** Submissions received this long before the document was signed are still taken as its own (clocks differ). */
+const CLOCK_SKEW_MS = 10 * 60_000;
+
+/**
+ * The latest submission that can be this document's: one received before the document was
+ * signed is another document under the same eNCF (issued elsewhere), which must not be adopted.
+ */
+export function latestOwn(found: PriorSubmission[], signedAt: Date): PriorSubmission | null {
+  const own = found.filter((s) => s.receivedAt === null || s.receivedAt.getTime() >= signedAt.getTime() - CLOCK_SKEW_MS);
+  return own.at(-1) ?? null;
+}
+
 function message(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).slice(0, 1000);
 }
@@ -61,6 +80,35 @@ export function documentJobs(deps: PipelineDeps): Record<'document.submit' | 'do
     log.warn('document could not be processed', { document: doc.id, reason: dgiiMessage });
   }
 
+  /** en_proceso with `trackId`, and its first status query scheduled, in one transaction. */
+  async function queued(doc: DocumentRow, trackId: string): Promise<void> {
+    await sql.begin(async (tx) => {
+      const moved = await transition(tx, outbox, doc, 'en_proceso', { trackId, dgiiCode: null, dgiiMessage: null });
+      if (moved === undefined) return;
+      const payload: PollPayload = { documentId: doc.id, trackId, since: Date.now(), interval: config.pollIntervalMs };
+      await insertJob(tx, { kind: 'document.poll', payload: { ...payload }, delayMs: config.pollIntervalMs, uniqueKey: `poll:${doc.id}` });
+    });
+  }
+
+  /**
+   * The submission of this document an earlier run made and never heard back about, or null.
+   * A transient failure of the query is thrown (the job is retried); when DGII refuses the
+   * query itself the document is sent as it would have been without it.
+   */
+  async function earlierSubmission(doc: DocumentRow, startedAt: Date, ctx: JobContext): Promise<PriorSubmission | null> {
+    let found: PriorSubmission[];
+    try {
+      found = await authority.findSubmissions({ tenantId: doc.tenantId, environment: doc.environment, rncEmisor: doc.rncEmisor, encf: doc.encf }, ctx.signal);
+    } catch (err) {
+      if (!(err instanceof PermanentAuthorityError)) throw err;
+      ctx.log.warn('the authority refused the query for earlier submissions; sending the document', { document: doc.id, error: err.message });
+      return null;
+    }
+    // Unsigned when this run began: signed by it (or by a run alongside), just now.
+    const signedAt = (doc.fechaHoraFirma === null ? null : parseDgiiDateTime(doc.fechaHoraFirma)) ?? startedAt;
+    return latestOwn(found, signedAt);
+  }
+
   const pollPayload = (job: JobRow): PollPayload => job.payload as unknown as PollPayload;
   const policy = { maxAttempts: config.submitMaxAttempts, backoffBaseMs: config.retryBaseMs, backoffMaxMs: config.retryMaxMs };
 
@@ -71,9 +119,21 @@ export function documentJobs(deps: PipelineDeps): Record<'document.submit' | 'do
         const documentId = String(job.payload.documentId);
         const doc = await findDocumentById(sql, documentId);
         if (doc === undefined || doc.estado !== 'recibido') return;
-        let result;
+        // A retry may follow an upload whose answer was lost. So may a first attempt that finds
+        // the document signed (signing is stored right before the first upload): a run given back
+        // uncounted at shutdown got that far.
+        const maySendAgain = job.attempts > 1 || doc.fechaHoraFirma !== null;
+        const startedAt = new Date();
+        let result: SubmitResult;
         try {
           const signed = await ensureSigned(sql, credentials, doc);
+          // An RFCE gets its verdict at once and no trackId: there is nothing to look up.
+          const earlier = maySendAgain && signed.rfceXml === null ? await earlierSubmission(doc, startedAt, ctx) : null;
+          if (earlier !== null) {
+            ctx.log.info('the authority already holds this document; following its submission', { document: doc.id, trackId: earlier.trackId, estado: earlier.estado });
+            await queued(doc, earlier.trackId);
+            return;
+          }
           result = await authority.submit(toSubmission(doc, signed), ctx.signal);
         } catch (err) {
           if (!(err instanceof PermanentAuthorityError)) throw err;
@@ -84,13 +144,7 @@ export function documentJobs(deps: PipelineDeps): Record<'document.submit' | 'do
           await finish(doc, result.verdict, result.trackId);
           return;
         }
-        const { trackId } = result;
-        await sql.begin(async (tx) => {
-          const moved = await transition(tx, outbox, doc, 'en_proceso', { trackId, dgiiCode: null, dgiiMessage: null });
-          if (moved === undefined) return;
-          const payload: PollPayload = { documentId: doc.id, trackId, since: Date.now(), interval: config.pollIntervalMs };
-          await insertJob(tx, { kind: 'document.poll', payload: { ...payload }, delayMs: config.pollIntervalMs, uniqueKey: `poll:${doc.id}` });
-        });
+        await queued(doc, result.trackId);
       },
       async exhausted(job, err) {
         await fail(String(job.payload.documentId), null, `Could not be sent after ${job.attempts} attempts: ${message(err)}`);

@@ -30,6 +30,15 @@ export interface EstadoAnswer {
   mensajes: DgiiMessage[];
 }
 
+/** One entry of the "Consulta TrackIds" answer: a submission of the eNCF asked about. */
+export interface TrackIdEntry {
+  trackId: string;
+  /** DGII's word on it ("Aceptado", "En Proceso", ...), as sent. */
+  estado: string | null;
+  /** As DGII wrote it; see parseDgiiDateTime. */
+  fechaRecepcion: string | null;
+}
+
 /** The RFCE service's synchronous answer: the same verdict fields, no trackId. */
 export type RfceAnswer = Omit<EstadoAnswer, 'trackId'>;
 
@@ -52,9 +61,14 @@ function codeText(value: unknown): string | null {
   return nonEmpty(value);
 }
 
-/** Property lookup that tolerates PascalCase, which ASP.NET services sometimes emit. */
+/** Property lookup that tolerates other capitals (ASP.NET services sometimes emit PascalCase). */
 function field(body: Json, name: string): unknown {
-  return name in body ? body[name] : body[name.charAt(0).toUpperCase() + name.slice(1)];
+  if (Object.hasOwn(body, name)) return body[name];
+  const pascal = name.charAt(0).toUpperCase() + name.slice(1);
+  if (Object.hasOwn(body, pascal)) return body[pascal];
+  const lower = name.toLowerCase();
+  const key = Object.keys(body).find((k) => k.toLowerCase() === lower);
+  return key === undefined ? undefined : body[key];
 }
 
 function readMessages(value: unknown): DgiiMessage[] {
@@ -117,6 +131,26 @@ export function readRfceAnswer(body: unknown): RfceAnswer | null {
   if (answer === null) return null;
   const { trackId: _ignored, ...rest } = answer;
   return rest;
+}
+
+const MAX_TRACK_IDS = 1000;
+
+/**
+ * The "Consulta TrackIds" answer: a JSON array of `{ trackId, estado, fechaRecepcion }`, in any
+ * capitals. `problem` says what is wrong when the answer is not that (not an array, an entry
+ * without a trackId), so the error names it.
+ */
+export function readTrackIdsAnswer(body: unknown): { entries: TrackIdEntry[] } | { problem: string } {
+  if (!Array.isArray(body)) return { problem: body === undefined ? 'it is not JSON' : `it is ${body === null ? 'null' : typeof body === 'object' ? 'an object' : `a ${typeof body}`}, not a list` };
+  if (body.length > MAX_TRACK_IDS) return { problem: `it lists ${body.length} submissions, more than ${MAX_TRACK_IDS}` };
+  const entries: TrackIdEntry[] = [];
+  for (const [i, item] of body.entries()) {
+    if (!isObject(item)) return { problem: `entry ${i + 1} is not an object` };
+    const trackId = nonEmpty(field(item, 'trackId'));
+    if (trackId === null) return { problem: `entry ${i + 1} has no trackId` };
+    entries.push({ trackId, estado: nonEmpty(field(item, 'estado')), fechaRecepcion: nonEmpty(field(item, 'fechaRecepcion')) });
+  }
+  return { entries };
 }
 
 const MESSAGE_KEYS = ['mensaje', 'message', 'error', 'title', 'detail', 'descripcion'] as const;

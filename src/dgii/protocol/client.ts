@@ -9,9 +9,11 @@ import {
   readRecepcionAnswer,
   readRfceAnswer,
   readTokenAnswer,
+  readTrackIdsAnswer,
   type RecepcionAnswer,
   type RfceAnswer,
   type TokenAnswer,
+  type TrackIdEntry,
 } from './answers.ts';
 import { exchange, type HttpAnswer, type HttpRequest } from './http.ts';
 import { encodeMultipartFile } from './multipart.ts';
@@ -155,6 +157,25 @@ export class DgiiClient {
     const result = readRfceAnswer(answer.json);
     if (result === null) throw new TransientAuthorityError(`DGII's answer while ${purpose} carries no status`);
     return result;
+  }
+
+  /**
+   * "Consulta TrackIds": every submission DGII holds of the emisor's eNCF, as DGII lists them
+   * (an empty list when it has none). How a submission whose answer was lost is found again.
+   */
+  async trackIds(tenantId: number, environment: Environment, rncEmisor: string, encf: string, signal: AbortSignal): Promise<TrackIdEntry[]> {
+    const purpose = `querying the trackIds of ${encf}`;
+    const url = `${this.url(environment, 'trackIds')}?rncemisor=${encodeURIComponent(rncEmisor)}&encf=${encodeURIComponent(encf)}`;
+    const answer = await this.authorized(tenantId, environment, signal, (token) => ({
+      method: 'GET',
+      url,
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      purpose,
+    }));
+    if (answer.status !== 200) throw failure(answer, purpose);
+    const result = readTrackIdsAnswer(answer.json);
+    if ('problem' in result) throw new TransientAuthorityError(`DGII's answer while ${purpose} is not a list of submissions: ${result.problem}`);
+    return result.entries;
   }
 
   /** The processing status of an uploaded e-CF. */

@@ -1,6 +1,7 @@
 import type { FinalEstado } from '../../documents/states.ts';
-import type { StatusQuery, StatusResult, Submission, SubmitResult, TaxAuthority, Verdict } from '../authority.ts';
+import type { PriorSubmission, StatusQuery, StatusResult, Submission, SubmissionsQuery, SubmitResult, TaxAuthority, Verdict } from '../authority.ts';
 import { TransientAuthorityError } from '../authority.ts';
+import { parseDgiiDateTime } from '../ecf-xml/dgii-time.ts';
 import type { EstadoAnswer, RfceAnswer } from './answers.ts';
 import type { DgiiClient } from './client.ts';
 import { documentFileName, type EstadoCode } from './paths.ts';
@@ -47,6 +48,14 @@ export class DgiiAuthority implements TaxAuthority {
     }
     const answer = await this.client.sendEcf(s.tenantId, s.environment, { fileName, xml: s.signedXml }, signal);
     return { kind: 'queued', trackId: answer.trackId };
+  }
+
+  async findSubmissions(q: SubmissionsQuery, signal: AbortSignal): Promise<PriorSubmission[]> {
+    const entries = await this.client.trackIds(q.tenantId, q.environment, q.rncEmisor, q.encf, signal);
+    const found = entries.map((e) => ({ trackId: e.trackId, estado: e.estado, receivedAt: e.fechaRecepcion === null ? null : parseDgiiDateTime(e.fechaRecepcion) }));
+    // Oldest first by reception time when every entry has one; otherwise in DGII's order.
+    if (found.every((f) => f.receivedAt !== null)) found.sort((a, b) => (a.receivedAt?.getTime() ?? 0) - (b.receivedAt?.getTime() ?? 0));
+    return found;
   }
 
   async status(q: StatusQuery, signal: AbortSignal): Promise<StatusResult> {

@@ -23,6 +23,8 @@ export const DGII_PATHS = {
   validateSeed: '/autenticacion/api/autenticacion/validarsemilla',
   recepcion: '/recepcion/api/facturaselectronicas',
   estado: '/consultaresultado/api/consultas/estado',
+  /** "Consulta TrackIds": every submission of one eNCF, `?rncemisor=…&encf=…`. */
+  trackIds: '/consultatrackids/api/trackids/consulta',
   /** Below the RFCE host's base, not the e-CF one. */
   rfce: '/recepcionfc/api/recepcion/ecf',
 } as const;

@@ -108,3 +108,32 @@ export const estadoHandler: Handler = (ctx) => {
     mensajes: ready ? track.mensajes : [],
   });
 };
+
+/** The query parameter `name`, matched without regard to capitals; null when absent or blank. */
+function queryParam(url: URL, name: string): string | null {
+  let value: string | null = null;
+  for (const [key, v] of url.searchParams) if (key.toLowerCase() === name) value = v.trim();
+  return value === '' ? null : value;
+}
+
+/**
+ * Consulta TrackIds: every document received with this RNCEmisor and eNCF, oldest first, each
+ * with its current estado. Only the token holder's own documents are listed.
+ */
+export const trackIdsHandler: Handler = (ctx) => {
+  const token = bearerToken(ctx.req);
+  const holderId = token === null ? null : ctx.env.holderOf(token);
+  if (holderId === null) return UNAUTHORIZED;
+  const rncEmisor = queryParam(ctx.url, 'rncemisor');
+  const encf = queryParam(ctx.url, 'encf');
+  if (rncEmisor === null || encf === null) return errorReply(400, 'Los parámetros rncEmisor y encf son requeridos');
+  ctx.state.counters.trackIdQueries++;
+  const tracks = ctx.env.tracksOf(rncEmisor, encf).filter((t) => t.holderId === holderId);
+  return jsonReply(
+    200,
+    tracks.map((t) => {
+      const codigo = ctx.now >= t.readyAt ? t.codigo : 3;
+      return { trackId: t.trackId, estado: ESTADO_CODES[codigo], fechaRecepcion: santoDomingoDateTime(t.receivedAt) };
+    }),
+  );
+};

@@ -7,7 +7,7 @@ import { DGII_PATHS, type DgiiService } from '../protocol/paths.ts';
 import { seedHandler, validateSeedHandler } from './auth.ts';
 import type { Handler } from './context.ts';
 import { BodyTooLarge, errorReply, readBody, type Reply, send } from './http.ts';
-import { estadoHandler, recepcionHandler, rfceHandler } from './reception.ts';
+import { estadoHandler, recepcionHandler, rfceHandler, trackIdsHandler } from './reception.ts';
 import { type SimulatorCounters, SimulatorState } from './state.ts';
 
 // A stand-in for DGII's HTTP services, for tests and development: one server for the three
@@ -33,6 +33,13 @@ export interface SimulatedFault {
   delayMs?: number;
   /** Answer with this status and a JSON message instead of the service's answer. */
   status?: number;
+  /**
+   * Handle the request as usual, then close the connection without answering: the request
+   * took effect (an upload is received) but its answer is lost on the way back.
+   */
+  dropAnswer?: boolean;
+  /** Handle the request as usual, then wait this long before answering (or dropping the answer). */
+  holdAnswerMs?: number;
 }
 
 export interface DgiiSimulator {
@@ -44,6 +51,8 @@ export interface DgiiSimulator {
   expireTokens(): void;
   injectFault(fault: SimulatedFault): void;
   counters(): SimulatorCounters;
+  /** trackIds of the e-CFs received with this RNCEmisor and eNCF, oldest first (for tests). */
+  trackIdsOf(environment: Environment, rncEmisor: string, encf: string): string[];
 }
 
 interface Route {
@@ -58,6 +67,7 @@ const ROUTES: readonly Route[] = [
   { service: 'validateSeed', method: 'POST', host: 'ecf', handler: validateSeedHandler },
   { service: 'recepcion', method: 'POST', host: 'ecf', handler: recepcionHandler },
   { service: 'estado', method: 'GET', host: 'ecf', handler: estadoHandler },
+  { service: 'trackIds', method: 'GET', host: 'ecf', handler: trackIdsHandler },
   { service: 'rfce', method: 'POST', host: 'fc', handler: rfceHandler },
 ];
 
@@ -120,14 +130,16 @@ export function createDgiiSimulator(options: DgiiSimulatorOptions): DgiiSimulato
         return errorReply(413, `El cuerpo de la solicitud excede ${maxBodyBytes} bytes`, { connection: 'close' });
       }
     }
-    return route.handler({ environment, env: state.environments[environment], state, req, url, body, now: Date.now(), processingMs, log });
+    const reply = route.handler({ environment, env: state.environments[environment], state, req, url, body, now: Date.now(), processingMs, log });
+    if (fault?.holdAnswerMs !== undefined) await new Promise((r) => setTimeout(r, fault.holdAnswerMs));
+    return fault?.dropAnswer === true ? null : reply;
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       const reply = await dispatch(req, res);
       if (reply !== null) send(res, reply);
-      else res.destroy();
+      else res.destroy(); // the client went away, or a dropAnswer fault
     } catch (err) {
       log.error('simulator request failed', { err, method: req.method, url: req.url });
       send(res, errorReply(500, 'Error interno del simulador'));
@@ -171,5 +183,6 @@ export function createDgiiSimulator(options: DgiiSimulatorOptions): DgiiSimulato
       faults.push({ ...fault, left: fault.times ?? 1 });
     },
     counters: () => ({ ...state.counters }),
+    trackIdsOf: (environment, rncEmisor, encf) => state.environments[environment].tracksOf(rncEmisor, encf).map((t) => t.trackId),
   };
 }

@@ -32,10 +32,17 @@ export interface Track {
   secuenciaUtilizada: boolean;
 }
 
+/** eNCFs are matched without regard to capitals, as DGII matches its paths. */
+function encfKey(rncEmisor: string, encf: string): string {
+  return `${rncEmisor.trim()}|${encf.trim().toUpperCase()}`;
+}
+
 export class EnvironmentState {
   private readonly seeds = new TtlCache<true>(SEED_TTL_MS, MAX_SEEDS);
   private tokens: TtlCache<string>;
   private readonly tracks = new Map<string, Track>();
+  /** trackIds of each `rncEmisor|eNCF`, oldest first. */
+  private readonly byEncf = new Map<string, string[]>();
   private readonly acceptedKeys = new Set<string>();
 
   constructor(private readonly tokenTtlMs: number) {
@@ -71,14 +78,31 @@ export class EnvironmentState {
 
   addTrack(track: Track): void {
     if (this.tracks.size >= MAX_TRACKS) {
-      const oldest = this.tracks.keys().next();
-      if (oldest.done !== true) this.tracks.delete(oldest.value);
+      const oldest = this.tracks.values().next();
+      if (oldest.done !== true) this.removeTrack(oldest.value);
     }
     this.tracks.set(track.trackId, track);
+    if (track.encf === '') return;
+    const key = encfKey(track.rncEmisor, track.encf);
+    this.byEncf.set(key, [...(this.byEncf.get(key) ?? []), track.trackId]);
+  }
+
+  private removeTrack(track: Track): void {
+    this.tracks.delete(track.trackId);
+    const key = encfKey(track.rncEmisor, track.encf);
+    const rest = (this.byEncf.get(key) ?? []).filter((id) => id !== track.trackId);
+    if (rest.length === 0) this.byEncf.delete(key);
+    else this.byEncf.set(key, rest);
   }
 
   track(trackId: string): Track | undefined {
     return this.tracks.get(trackId);
+  }
+
+  /** The documents received with this RNCEmisor and eNCF, oldest first. */
+  tracksOf(rncEmisor: string, encf: string): Track[] {
+    const ids = this.byEncf.get(encfKey(rncEmisor, encf)) ?? [];
+    return ids.map((id) => this.tracks.get(id)).filter((t): t is Track => t !== undefined);
   }
 
   isAccepted(rncEmisor: string, encf: string): boolean {
@@ -96,11 +120,12 @@ export interface SimulatorCounters {
   documentsReceived: number;
   summariesReceived: number;
   statusQueries: number;
+  trackIdQueries: number;
 }
 
 export class SimulatorState implements Ledger {
   readonly environments: Readonly<Record<Environment, EnvironmentState>>;
-  readonly counters: SimulatorCounters = { seedsIssued: 0, tokensIssued: 0, documentsReceived: 0, summariesReceived: 0, statusQueries: 0 };
+  readonly counters: SimulatorCounters = { seedsIssued: 0, tokensIssued: 0, documentsReceived: 0, summariesReceived: 0, statusQueries: 0, trackIdQueries: 0 };
 
   constructor(tokenTtlMs: number) {
     this.environments = Object.fromEntries(ENVIRONMENTS.map((e) => [e, new EnvironmentState(tokenTtlMs)])) as Record<Environment, EnvironmentState>;
