@@ -11,8 +11,11 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `src/main.ts` as a real process and waits for its "listening" line. */
-export async function spawnService(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
+/**
+ * Starts `src/main.ts` as a real process and waits for its "listening" line. A start that times out
+ * kills the child: an orphan would keep its test file (and so the whole run) alive forever.
+ */
+export async function spawnService(env: Record<string, string>, timeoutMs = 90_000): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'info' },
@@ -21,7 +24,10 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 30_0
   const output: string[] = [];
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output.join('')}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service did not start within ${timeoutMs} ms:\n${output.join('')}`));
+    }, timeoutMs);
     let buffer = '';
     child.stdout?.on('data', (d: Buffer) => {
       output.push(d.toString());
