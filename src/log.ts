@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import type { LogLevel } from './config.ts';
 
 // One JSON object per line. Field values whose key looks like a credential are replaced
@@ -18,9 +19,40 @@ export interface Logger {
 
 export type LogSink = (line: string) => void;
 
+// Lines are gathered and written once per turn of the event loop: a write per line is a
+// system call per request, which cost more than the rest of a cheap request together. What
+// is still gathered when the process exits (process.exit included) is written synchronously;
+// only a SIGKILL can lose it, one turn's worth at most.
+let gathered: string[] = [];
+let flushScheduled = false;
+let exitHookInstalled = false;
+
+function flushStdout(): void {
+  flushScheduled = false;
+  if (gathered.length === 0) return;
+  const chunk = gathered.join('');
+  gathered = [];
+  process.stdout.write(chunk);
+}
+
 const stdoutSink: LogSink = (line) => {
-  process.stdout.write(line);
+  gathered.push(line);
+  if (!flushScheduled) {
+    flushScheduled = true;
+    if (!exitHookInstalled) {
+      exitHookInstalled = true;
+      process.on('exit', flushStdoutSync);
+    }
+    setImmediate(flushStdout);
+  }
 };
+
+function flushStdoutSync(): void {
+  if (gathered.length === 0) return;
+  const chunk = gathered.join('');
+  gathered = [];
+  writeSync(1, chunk);
+}
 
 function redact(value: unknown, depth = 0): unknown {
   if (value instanceof Error) {
