@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.ts';
 import type { Queryable, Sql } from '../db/connect.ts';
 import type { RecordedEvent } from '../events/outbox.ts';
+import { storableText } from '../lib/pg-text.ts';
 import type { Logger } from '../log.ts';
 import { insertJob } from '../queue/queries.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
-import { findDelivery, findSettings, insertDelivery, recordAttempt, type DeliveryRow, type DeliveryStatus } from './queries.ts';
+import { abandonDelivery, findDelivery, findSettings, insertDelivery, recordAttempt, type DeliveryRow, type DeliveryStatus } from './queries.ts';
 import { postWebhook, type AttemptResult } from './sender.ts';
 import { signatureHeader, type WebhookSettings } from './settings.ts';
 
@@ -17,10 +19,15 @@ import { signatureHeader, type WebhookSettings } from './settings.ts';
 //                                                         (1 min, 5 min, 30 min, 2 h, 12 h)
 //   pending    the 5th retry failed            abandoned  no further attempt
 //   any        redeliver                       pending    a new series of attempts starts now
+//   pending    its job failed for the last time abandoned  the reason in lastError
 //
 // "failed" is not a state: the listing filter means abandoned, or pending after a failed
 // attempt. Each delivery has one job (unique key delivery:<id>) that makes its attempts;
 // an attempt whose worker died is made again when the job's lease expires (at least once).
+// Whatever goes wrong while making an attempt (a secret that no longer decrypts, a broken
+// answer) is a failed attempt on the schedule above; only a failure to record it fails the
+// job, and a job failing for the last time abandons its delivery, so none is left pending
+// without a job.
 
 export function deliveryJobKey(deliveryId: string): string {
   return `delivery:${deliveryId}`;
@@ -66,23 +73,8 @@ export class DeliveryEngine {
   async attempt(deliveryId: string): Promise<AttemptOutcome | undefined> {
     const d = await findDelivery(this.sql, deliveryId);
     if (d === undefined || d.status !== 'pending') return undefined;
-    const { url, secret } = await this.settings.forDelivery(d.tenantId);
     const at = new Date();
-    let result: AttemptResult;
-    if (url === null) {
-      result = { ok: false, statusCode: null, durationMs: 0, error: 'no webhook URL is configured', responseBody: '' };
-    } else {
-      const headers: Record<string, string> = {
-        'content-type': 'application/json',
-        'user-agent': this.userAgent,
-        'x-ecf-tenant-id': String(d.tenantId),
-        'x-ecf-event': d.event,
-        'x-ecf-delivery-id': d.id,
-        'x-ecf-delivery-attempt': String(d.attemptCount + 1),
-      };
-      if (secret !== null) headers['x-ecf-signature'] = signatureHeader(secret, d.body);
-      result = await postWebhook(url, d.body, headers, { timeoutMs: this.config.timeoutMs, allowPrivate: this.config.allowPrivateNetworks });
-    }
+    const { url, result } = await this.send(d);
     const delays = this.config.retryDelaysMs;
     const retryNumber = d.seriesAttempts; // 0 for the first attempt of a series
     const retryInMs = result.ok || retryNumber >= delays.length ? null : (delays[retryNumber] as number);
@@ -94,6 +86,31 @@ export class DeliveryEngine {
     if (delivery === undefined) return undefined;
     if (status === 'abandoned') this.log.warn('webhook delivery abandoned', { tenant: d.tenantId, delivery: d.id, attempts: delivery.attemptCount, error: result.error });
     return { delivery, result, retryInMs };
+  }
+
+  /** Sends the delivery once. Never throws: anything that goes wrong is a failed attempt. */
+  private async send(d: DeliveryRow & { body: string }): Promise<{ url: string | null; result: AttemptResult }> {
+    const started = performance.now();
+    let url: string | null = null;
+    try {
+      const settings = await this.settings.forDelivery(d.tenantId);
+      url = settings.url;
+      if (url === null) return { url, result: { ok: false, statusCode: null, durationMs: 0, error: 'no webhook URL is configured', responseBody: '' } };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'user-agent': this.userAgent,
+        'x-ecf-tenant-id': String(d.tenantId),
+        'x-ecf-event': d.event,
+        'x-ecf-delivery-id': d.id,
+        'x-ecf-delivery-attempt': String(d.attemptCount + 1),
+      };
+      if (settings.secret !== null) headers['x-ecf-signature'] = signatureHeader(settings.secret, d.body);
+      const result = await postWebhook(url, d.body, headers, { timeoutMs: this.config.timeoutMs, allowPrivate: this.config.allowPrivateNetworks });
+      return { url, result: storable(result) };
+    } catch (err) {
+      const error = storableText(err instanceof Error ? err.message : String(err));
+      return { url, result: { ok: false, statusCode: null, durationMs: Math.round(performance.now() - started), error, responseBody: '' } };
+    }
   }
 
   /** The `webhook.deliver` job: one attempt per run, then a planned wait until the next. */
@@ -114,6 +131,18 @@ export class DeliveryEngine {
           else this.inFlight.set(tenantId, left);
         }
       },
+      // The job is deleted after this: a delivery still pending would never be attempted again.
+      exhausted: async (job, error) => {
+        const message = error instanceof Error ? error.message : String(error);
+        const reason = storableText(`abandoned after ${job.attempts} failed runs of its delivery job: ${message}`.slice(0, 2000));
+        const abandoned = await abandonDelivery(this.sql, String(job.payload.deliveryId), reason);
+        if (abandoned !== undefined) this.log.warn('webhook delivery abandoned: its job kept failing', { tenant: abandoned.tenantId, delivery: abandoned.id, error: reason });
+      },
     };
   }
+}
+
+/** The answer's text and the error as PostgreSQL text can store them (no NUL, no lone surrogate). */
+function storable(r: AttemptResult): AttemptResult {
+  return { ...r, error: r.error === null ? null : storableText(r.error), responseBody: storableText(r.responseBody) };
 }

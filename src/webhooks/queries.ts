@@ -117,6 +117,15 @@ export async function restartDelivery(sql: Queryable, tenantId: number, id: stri
   return row;
 }
 
+/** Gives up on a pending delivery that cannot be attempted any more, recording why. */
+export async function abandonDelivery(sql: Queryable, id: string, reason: string): Promise<DeliveryRow | undefined> {
+  const [row] = await sql<DeliveryRow[]>`
+    update webhook_deliveries set status = 'abandoned', last_error = ${reason}, next_attempt_at = null
+    where id = ${id} and status = 'pending'
+    returning ${sql.unsafe(COLUMNS)}`;
+  return row;
+}
+
 export async function deliveryAttempts(sql: Queryable, deliveryId: string): Promise<AttemptRow[]> {
   return sql<AttemptRow[]>`
     select number, url, at, status_code, duration_ms, ok, error, response_body

@@ -46,11 +46,21 @@ export class WebhookSettings {
     return view(await findSettings(this.sql, tenantId));
   }
 
-  /** URL and plaintext secret for a delivery attempt. */
+  /**
+   * URL and plaintext secret for a delivery attempt. A secret that does not open (sealed under
+   * another master key, or damaged) is an error, never a reason to send the event unsigned.
+   */
   async forDelivery(tenantId: number): Promise<{ url: string | null; secret: string | null }> {
     const row = await findSettings(this.sql, tenantId);
-    const secret = row?.secretSealed == null ? null : open(this.key, row.secretSealed, this.context(tenantId)).toString('utf8');
-    return { url: row?.url ?? null, secret };
+    return { url: row?.url ?? null, secret: row?.secretSealed == null ? null : this.openSecret(tenantId, row.secretSealed) };
+  }
+
+  private openSecret(tenantId: number, sealed: Buffer): string {
+    try {
+      return open(this.key, sealed, this.context(tenantId)).toString('utf8');
+    } catch {
+      throw new Error('the webhook secret cannot be decrypted (was ECF_MASTER_KEY changed?); set a new one with PUT /api/webhooks/settings');
+    }
   }
 
   async update(tenantId: number, body: unknown): Promise<SettingsView> {

@@ -3,7 +3,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 
 // A real webhook receiver on loopback. It keeps every request (raw body bytes and headers),
 // verifies X-ECF-Signature the way a receiver following GitHub's scheme would, and answers
-// according to `respond` (status, optional delay, or never).
+// according to `respond` (status, optional delay or gate, or never). It counts the requests
+// it holds at once, so tests can see how many deliveries were in flight together.
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -13,12 +14,22 @@ export interface Received {
   at: number;
 }
 
-export type Answer = { status: number; delayMs?: number; body?: string; headers?: Record<string, string> } | 'hang';
+export type Answer = {
+  status: number;
+  delayMs?: number;
+  /** The answer is held until this settles (a test decides when an attempt ends). */
+  gate?: Promise<unknown>;
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+} | 'hang';
 
 export interface Receiver {
   url: string;
   received: Received[];
   respond: (req: Received, index: number) => Answer;
+  /** Requests received and not yet answered, now and at most. */
+  inFlight: number;
+  maxInFlight: number;
   close(): Promise<void>;
 }
 
@@ -36,12 +47,17 @@ export async function startReceiver(options: { secret?: string; respond?: Receiv
     url: '',
     received,
     respond: options.respond ?? (() => ({ status: 204 })),
+    inFlight: 0,
+    maxInFlight: 0,
     close: () => new Promise((resolve) => {
       for (const s of sockets) s.destroy();
       server.close(() => resolve());
     }),
   };
   const server: Server = createServer((req, res) => {
+    receiver.inFlight++;
+    receiver.maxInFlight = Math.max(receiver.maxInFlight, receiver.inFlight);
+    res.on('close', () => receiver.inFlight--);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -66,7 +82,8 @@ export async function startReceiver(options: { secret?: string; respond?: Receiv
         res.writeHead(status, answer.headers);
         res.end(answer.body ?? '');
       };
-      if (answer.delayMs) setTimeout(send, answer.delayMs);
+      if (answer.gate !== undefined) void answer.gate.then(send);
+      else if (answer.delayMs) setTimeout(send, answer.delayMs);
       else send();
     });
   });

@@ -1,0 +1,135 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { seal } from '../src/crypto/aead.ts';
+import { deriveKeys } from '../src/crypto/master-key.ts';
+import { storableText } from '../src/lib/pg-text.ts';
+import { JOB_KINDS } from '../src/queue/kinds.ts';
+import { client, newTenant } from './helpers/http.ts';
+import { FAST_PIPELINE } from './helpers/documents.ts';
+import { startReceiver, type Answer, type Receiver } from './helpers/receiver.ts';
+import { startTestService, type TestService } from './helpers/service.ts';
+import { waitFor } from './helpers/wait.ts';
+
+// Deliveries under faults: receivers answering bytes PostgreSQL cannot store, secrets that no
+// longer decrypt, jobs that keep failing.
+
+const CONCURRENCY = 3;
+let t: TestService;
+const receivers: Receiver[] = [];
+before(async () => {
+  t = await startTestService({
+    env: {
+      ...FAST_PIPELINE,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_POLL_INTERVAL_MS: '20',
+      WEBHOOK_RETRY_DELAYS_MS: '50,50,50,50,50',
+      WEBHOOK_TIMEOUT_MS: '3000',
+      WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+      RATE_LIMIT_SENSITIVE_PER_MINUTE: '1000',
+    },
+  });
+});
+after(async () => {
+  for (const r of receivers) await r.close();
+  await t.close();
+});
+
+async function setup(respond: (index: number) => Answer) {
+  const a = await newTenant(t.url);
+  const api = client(t.url, { authorization: `Bearer ${a.accessToken}` });
+  const r = await startReceiver({ respond: (_req, i) => respond(i) });
+  receivers.push(r);
+  assert.equal((await api.put('/api/webhooks/settings', { json: { webhookUrl: r.url } })).status, 200);
+  return { a, api, r };
+}
+
+async function finalDelivery(api: ReturnType<typeof client>, id: string) {
+  return waitFor(async () => {
+    const d = (await api.get(`/api/webhooks/deliveries/${id}`)).body.data;
+    return d.status !== 'pending' ? d : undefined;
+  });
+}
+
+/** Events, deliveries and their due jobs written directly, as the outbox would. */
+async function queueDeliveries(tenantId: number, count: number, job: { attempts?: number } = {}): Promise<string[]> {
+  const ids: string[] = [];
+  await t.sql.begin(async (tx) => {
+    for (let i = 0; i < count; i++) {
+      const eventId = randomUUID();
+      const deliveryId = randomUUID();
+      await tx`insert into events (id, tenant_id, kind, body) values (${eventId}, ${tenantId}, 'ecf.status_update', '{"event":"ecf.status_update"}')`;
+      await tx`insert into webhook_deliveries (id, tenant_id, event_id, event, status, url) values (${deliveryId}, ${tenantId}, ${eventId}, 'ecf.status_update', 'pending', 'x')`;
+      await tx`insert into jobs (kind, payload, unique_key, attempts) values ('webhook.deliver', ${tx.json({ deliveryId, tenantId })}, ${'delivery:' + deliveryId}, ${job.attempts ?? 0})`;
+      ids.push(deliveryId);
+    }
+  });
+  t.service.deliveries.nudge();
+  return ids;
+}
+
+describe('answers and failures PostgreSQL cannot store as they are', () => {
+  test('storable text replaces NUL and lone surrogates, keeps the rest, and PostgreSQL stores it', async () => {
+    const raw = 'a\u0000b \uD800c \uDC00d \uD83D\uDE00 ñ';
+    await assert.rejects(t.sql`select ${raw}::text as v`, 'the raw text is refused');
+    const safe = storableText(raw);
+    assert.equal(safe, 'a\uFFFDb \uFFFDc \uFFFDd \uD83D\uDE00 ñ');
+    const [row] = await t.sql`select ${safe}::text as v`;
+    assert.equal(row?.v, safe);
+  });
+
+  test('a receiver answering NUL bytes and invalid UTF-8 gets recorded attempts, and the test webhook answers 200', async () => {
+    const { api, r } = await setup((i) => (i === 0 ? { status: 500, body: Buffer.from([0x62, 0x61, 0x64, 0x00, 0xff]) } : { status: 200, body: 'ok\0' }));
+    const res = await api.post('/api/webhooks/test', { json: {} });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.data.delivery.status, 'pending');
+    assert.equal(res.body.data.attempt.statusCode, 500);
+    assert.equal(res.body.data.attempt.responseBody, 'bad\uFFFD\uFFFD');
+    const d = await finalDelivery(api, res.body.data.delivery.id);
+    assert.equal(d.status, 'delivered');
+    assert.deepEqual(d.attempts.map((x: { statusCode: number; responseBody: string }) => [x.statusCode, x.responseBody]), [[500, 'bad\uFFFD\uFFFD'], [200, 'ok\uFFFD']]);
+    assert.deepEqual(r.received.map((x) => x.headers['x-ecf-delivery-attempt']), ['1', '2'], 'the retry followed the webhook schedule, numbered');
+  });
+
+  test('a delivery whose secret no longer decrypts (another master key) is never sent and ends abandoned with a clear error', async () => {
+    const { a, api, r } = await setup(() => ({ status: 200 }));
+    const otherKey = deriveKeys(Buffer.alloc(32, 7))['webhook-secrets'];
+    const sealed = seal(otherKey, Buffer.from('whsec_sealed_under_the_previous_master_key'), `webhook-secret:${a.tenantId}`);
+    await t.sql`update webhook_settings set secret_sealed = ${sealed} where tenant_id = ${a.tenantId}`;
+    const res = await api.post('/api/webhooks/test', { json: {} });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.data.attempt.ok, false);
+    assert.match(res.body.data.attempt.error, /webhook secret cannot be decrypted/);
+    const d = await finalDelivery(api, res.body.data.delivery.id);
+    assert.equal(d.status, 'abandoned');
+    assert.equal(d.attempts.length, 6, 'the usual schedule, then abandoned');
+    assert.match(d.lastError, /webhook secret cannot be decrypted.*PUT \/api\/webhooks\/settings/);
+    assert.equal(r.received.length, 0, 'never sent unsigned');
+  });
+
+  test('a delivery job that fails for the last time marks its delivery abandoned with the reason', async () => {
+    const { a, api, r } = await setup(() => ({ status: 200 }));
+    // Recording this tenant's attempts fails inside the database, every time.
+    await t.sql.unsafe(`create or replace function refuse_attempts() returns trigger language plpgsql as $$
+      begin
+        if exists (select 1 from webhook_deliveries where id = new.delivery_id and tenant_id = ${a.tenantId}) then
+          raise exception 'attempts of this delivery cannot be stored';
+        end if;
+        return new;
+      end $$`);
+    await t.sql.unsafe('create trigger refuse_attempts before insert on webhook_attempts for each row execute function refuse_attempts()');
+    const [deliveryId] = await queueDeliveries(a.tenantId, 1, { attempts: JOB_KINDS['webhook.deliver'].maxAttempts - 1 });
+    assert.ok(deliveryId);
+    try {
+      const d = await finalDelivery(api, deliveryId);
+      assert.equal(d.status, 'abandoned');
+      assert.match(d.lastError, /^abandoned after \d+ failed runs of its delivery job: .*attempts of this delivery cannot be stored/);
+      assert.equal(d.nextAttemptAt, null);
+      const [job] = await t.sql`select count(*)::int as n from jobs where unique_key = ${'delivery:' + deliveryId}`;
+      assert.equal(job?.n, 0);
+      assert.equal(r.received.length, 1);
+    } finally {
+      await t.sql.unsafe('drop trigger refuse_attempts on webhook_attempts');
+    }
+  });
+});
