@@ -12,7 +12,7 @@ import { startTestService, type TestService } from './helpers/service.ts';
 import { waitFor } from './helpers/wait.ts';
 
 // Deliveries under faults: receivers answering bytes PostgreSQL cannot store, secrets that no
-// longer decrypt, jobs that keep failing.
+// longer decrypt, jobs that keep failing, redeliveries racing an attempt in flight.
 
 const CONCURRENCY = 3;
 let t: TestService;
@@ -49,6 +49,13 @@ async function finalDelivery(api: ReturnType<typeof client>, id: string) {
     const d = (await api.get(`/api/webhooks/deliveries/${id}`)).body.data;
     return d.status !== 'pending' ? d : undefined;
   });
+}
+
+/** A promise a test resolves when it wants a held answer to go out. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open = (): void => {};
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
 }
 
 /** Events, deliveries and their due jobs written directly, as the outbox would. */
@@ -131,5 +138,23 @@ describe('answers and failures PostgreSQL cannot store as they are', () => {
     } finally {
       await t.sql.unsafe('drop trigger refuse_attempts on webhook_attempts');
     }
+  });
+});
+
+describe('redelivery racing an attempt in flight', () => {
+  test('a redeliver during the last attempt of a series starts the new series; the old attempt is recorded but does not abandon', async () => {
+    const held = gate();
+    const { api, r } = await setup((i) => (i < 5 ? { status: 500 } : i === 5 ? { status: 500, gate: held.wait } : { status: 200 }));
+    const first = await api.post('/api/webhooks/test', { json: {} });
+    const id = first.body.data.delivery.id;
+    await waitFor(async () => r.received.length === 6);
+    const re = await api.post(`/api/webhooks/deliveries/${id}/redeliver`);
+    assert.equal(re.status, 202);
+    assert.equal(re.body.data.status, 'pending');
+    held.open();
+    const d = await finalDelivery(api, id);
+    assert.equal(d.status, 'delivered');
+    assert.deepEqual(d.attempts.map((x: { number: number; statusCode: number }) => [x.number, x.statusCode]), [[1, 500], [2, 500], [3, 500], [4, 500], [5, 500], [6, 500], [7, 200]]);
+    assert.deepEqual(r.received.map((x) => x.headers['x-ecf-delivery-attempt']), ['1', '2', '3', '4', '5', '6', '7']);
   });
 });

@@ -27,7 +27,7 @@ import { signatureHeader, type WebhookSettings } from './settings.ts';
 // Whatever goes wrong while making an attempt (a secret that no longer decrypts, a broken
 // answer) is a failed attempt on the schedule above; only a failure to record it fails the
 // job, and a job failing for the last time abandons its delivery, so none is left pending
-// without a job.
+// without a job. An attempt of a series a redelivery replaced is recorded but decides nothing.
 
 export function deliveryJobKey(deliveryId: string): string {
   return `delivery:${deliveryId}`;
@@ -79,11 +79,18 @@ export class DeliveryEngine {
     const retryNumber = d.seriesAttempts; // 0 for the first attempt of a series
     const retryInMs = result.ok || retryNumber >= delays.length ? null : (delays[retryNumber] as number);
     const status: DeliveryStatus = result.ok ? 'delivered' : retryInMs === null ? 'abandoned' : 'pending';
-    const delivery = await recordAttempt(this.sql, d.id, url ?? d.url, at, result, {
+    const recorded = await recordAttempt(this.sql, d, url ?? d.url, at, result, {
       status,
       nextAttemptAt: retryInMs === null ? null : new Date(at.getTime() + retryInMs),
     });
-    if (delivery === undefined) return undefined;
+    if (recorded === undefined) return undefined;
+    const { delivery, applied } = recorded;
+    if (!applied) {
+      // A redelivery started a new series while this attempt was in flight; its job could not
+      // be moved then (this run held it), so the new series starts now.
+      this.log.info('webhook attempt of a replaced series recorded', { tenant: d.tenantId, delivery: d.id, attempt: delivery.attemptCount });
+      return { delivery, result, retryInMs: delivery.status === 'pending' ? 0 : null };
+    }
     if (status === 'abandoned') this.log.warn('webhook delivery abandoned', { tenant: d.tenantId, delivery: d.id, attempts: delivery.attemptCount, error: result.error });
     return { delivery, result, retryInMs };
   }

@@ -20,6 +20,8 @@ export interface DeliveryRow {
   status: DeliveryStatus;
   url: string;
   attemptCount: number;
+  /** Which series of attempts is current; a redelivery starts the next one. */
+  series: number;
   seriesAttempts: number;
   lastAttemptOk: boolean | null;
   lastStatusCode: number | null;
@@ -54,7 +56,7 @@ export async function upsertSettings(sql: Queryable, tenantId: number, s: { url:
   return row as SettingsRow;
 }
 
-const COLUMNS = 'id, seq, tenant_id, event_id, event, status, url, attempt_count, series_attempts, last_attempt_ok, last_status_code, last_error, last_attempt_at, next_attempt_at, delivered_at, created_at';
+const COLUMNS = 'id, seq, tenant_id, event_id, event, status, url, attempt_count, series, series_attempts, last_attempt_ok, last_status_code, last_error, last_attempt_at, next_attempt_at, delivered_at, created_at';
 
 export async function insertDelivery(sql: Queryable, d: { id: string; tenantId: number; eventId: string; event: EventKind; url: string }): Promise<DeliveryRow> {
   const [row] = await sql<DeliveryRow[]>`
@@ -77,41 +79,53 @@ export async function findTenantDelivery(sql: Queryable, tenantId: number, id: s
 }
 
 /**
- * Records an attempt and the delivery's new state; only while the delivery is still pending.
- * One statement, so a process dying in between cannot leave a delivery delivered without
- * the attempt that delivered it.
+ * Records an attempt, and the delivery's new state only if the attempt belongs to the current
+ * series of a pending delivery: an attempt that was in flight when a redelivery started a new
+ * series is kept in the log but decides nothing (`applied` is false). One statement, so a
+ * process dying in between cannot leave a delivery delivered without the attempt that
+ * delivered it. The row is locked first so that `applied` is judged on its latest version.
  */
 export async function recordAttempt(
   sql: Queryable,
-  deliveryId: string,
+  d: { id: string; series: number },
   url: string,
   at: Date,
   r: AttemptResult,
   next: { status: DeliveryStatus; nextAttemptAt: Date | null },
-): Promise<DeliveryRow | undefined> {
-  const [row] = await sql<DeliveryRow[]>`
-    with updated as (
-      update webhook_deliveries set
-        status = ${next.status}, url = ${url},
-        attempt_count = attempt_count + 1, series_attempts = series_attempts + 1,
-        last_attempt_ok = ${r.ok}, last_status_code = ${r.statusCode}, last_error = ${r.error},
-        last_attempt_at = ${at}, next_attempt_at = ${next.nextAttemptAt},
-        delivered_at = case when ${r.ok} then ${at}::timestamptz else delivered_at end
-      where id = ${deliveryId} and status = 'pending'
-      returning ${sql.unsafe(COLUMNS)}
+): Promise<{ delivery: DeliveryRow; applied: boolean } | undefined> {
+  const [row] = await sql<(DeliveryRow & { applied: boolean })[]>`
+    with target as (
+      select id, (status = 'pending' and series = ${d.series}) as applies
+      from webhook_deliveries where id = ${d.id} for update
+    ), updated as (
+      update webhook_deliveries w set
+        attempt_count = w.attempt_count + 1,
+        status = case when t.applies then ${next.status} else w.status end,
+        url = case when t.applies then ${url} else w.url end,
+        series_attempts = w.series_attempts + case when t.applies then 1 else 0 end,
+        last_attempt_ok = case when t.applies then ${r.ok} else w.last_attempt_ok end,
+        last_status_code = case when t.applies then ${r.statusCode}::integer else w.last_status_code end,
+        last_error = case when t.applies then ${r.error}::text else w.last_error end,
+        last_attempt_at = case when t.applies then ${at}::timestamptz else w.last_attempt_at end,
+        next_attempt_at = case when t.applies then ${next.nextAttemptAt}::timestamptz else w.next_attempt_at end,
+        delivered_at = case when t.applies and ${r.ok} then ${at}::timestamptz else w.delivered_at end
+      from target t where w.id = t.id
+      returning ${sql.unsafe(COLUMNS.split(', ').map((c) => `w.${c}`).join(', '))}, t.applies as applied
     ), attempt as (
       insert into webhook_attempts (delivery_id, number, url, at, status_code, duration_ms, ok, error, response_body)
       select id, attempt_count, ${url}::text, ${at}::timestamptz, ${r.statusCode}::integer, ${r.durationMs}::integer, ${r.ok}::boolean, ${r.error}::text, ${r.responseBody}::text
       from updated
     )
-    select ${sql.unsafe(COLUMNS)} from updated`;
-  return row;
+    select ${sql.unsafe(COLUMNS)}, applied from updated`;
+  if (row === undefined) return undefined;
+  const { applied, ...delivery } = row;
+  return { delivery, applied };
 }
 
-/** Starts a new attempt series: pending again, its series count back to zero. */
+/** Starts a new attempt series: pending again, the next series number, its count back to zero. */
 export async function restartDelivery(sql: Queryable, tenantId: number, id: string): Promise<DeliveryRow | undefined> {
   const [row] = await sql<DeliveryRow[]>`
-    update webhook_deliveries set status = 'pending', series_attempts = 0, last_attempt_ok = null, next_attempt_at = now()
+    update webhook_deliveries set status = 'pending', series = series + 1, series_attempts = 0, last_attempt_ok = null, next_attempt_at = now()
     where id = ${id} and tenant_id = ${tenantId}
     returning ${sql.unsafe(COLUMNS)}`;
   return row;
