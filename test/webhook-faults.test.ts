@@ -157,4 +157,22 @@ describe('redelivery racing an attempt in flight', () => {
     assert.deepEqual(d.attempts.map((x: { number: number; statusCode: number }) => [x.number, x.statusCode]), [[1, 500], [2, 500], [3, 500], [4, 500], [5, 500], [6, 500], [7, 200]]);
     assert.deepEqual(r.received.map((x) => x.headers['x-ecf-delivery-attempt']), ['1', '2', '3', '4', '5', '6', '7']);
   });
+
+  test('status=failed keeps a redelivered delivery whose attempts failed until one succeeds', async () => {
+    const held = gate();
+    let failing = true;
+    const { api } = await setup(() => (failing ? { status: 500 } : { status: 200, gate: held.wait }));
+    const first = await api.post('/api/webhooks/test', { json: {} });
+    const id = first.body.data.delivery.id;
+    assert.equal((await finalDelivery(api, id)).status, 'abandoned');
+    failing = false;
+    assert.equal((await api.post(`/api/webhooks/deliveries/${id}/redeliver`)).status, 202);
+    const ids = async (q: string) => (await api.get(`/api/webhooks/deliveries?${q}`)).body.data.items.map((x: { id: string }) => x.id);
+    // The new series' first attempt is held by the receiver: the delivery is pending, last attempt failed.
+    assert.deepEqual(await ids('status=pending'), [id]);
+    assert.deepEqual(await ids('status=failed'), [id]);
+    held.open();
+    assert.equal((await finalDelivery(api, id)).status, 'delivered');
+    assert.deepEqual(await ids('status=failed'), []);
+  });
 });

@@ -122,10 +122,14 @@ export async function recordAttempt(
   return { delivery, applied };
 }
 
-/** Starts a new attempt series: pending again, the next series number, its count back to zero. */
+/**
+ * Starts a new attempt series: pending again, the next series number, its count back to zero. The last
+ * attempt's outcome is kept: a delivery whose attempts failed still counts as failed until
+ * an attempt succeeds.
+ */
 export async function restartDelivery(sql: Queryable, tenantId: number, id: string): Promise<DeliveryRow | undefined> {
   const [row] = await sql<DeliveryRow[]>`
-    update webhook_deliveries set status = 'pending', series = series + 1, series_attempts = 0, last_attempt_ok = null, next_attempt_at = now()
+    update webhook_deliveries set status = 'pending', series = series + 1, series_attempts = 0, next_attempt_at = now()
     where id = ${id} and tenant_id = ${tenantId}
     returning ${sql.unsafe(COLUMNS)}`;
   return row;
@@ -157,6 +161,7 @@ export interface DeliveryFilter {
 export async function listDeliveries(sql: Queryable, f: DeliveryFilter): Promise<DeliveryRow[]> {
   const no = sql``;
   const status = f.status === undefined ? no
+    // decisions.md: "its last attempt failed", whichever series that attempt belonged to.
     : f.status === 'failed' ? sql`and (status = 'abandoned' or (status = 'pending' and last_attempt_ok = false))`
     : sql`and status = ${f.status}`;
   return sql<DeliveryRow[]>`
