@@ -16,6 +16,11 @@ const FORBIDDEN: [string, RegExp][] = [
   ['240.0.0.1', /reserved/], ['255.255.255.255', /reserved/], ['198.18.0.1', /benchmarking/],
   ['::ffff:127.0.0.1', /loopback/], ['::ffff:7f00:1', /loopback/], ['::ffff:10.1.1.1', /private/], ['::ffff:a9fe:a9fe', /link-local/],
   ['64:ff9b::7f00:1', /NAT64/], ['2002:7f00:1::', /6to4/],
+  // IPv4-compatible (::/96), SRv6 SIDs (5f00::/16) and the dummy prefix (100:0:0:1::/64),
+  // each at its first and last address, and with a public IPv4 address embedded.
+  ['::2', /IPv4-compatible/], ['::7f00:1', /IPv4-compatible/], ['::8.8.8.8', /IPv4-compatible/], ['::ffff:ffff', /IPv4-compatible/],
+  ['5f00::', /SRv6/], ['5f00:1234::1', /SRv6/], ['5f00:ffff:ffff:ffff:ffff:ffff:ffff:ffff', /SRv6/],
+  ['100:0:0:1::', /dummy prefix/], ['100:0:0:1:ffff:ffff:ffff:ffff', /dummy prefix/],
 ];
 
 describe('address classification', () => {
@@ -56,7 +61,7 @@ describe('webhooks without private networks', () => {
   test('PUT settings refuses URLs whose literal host is forbidden', async () => {
     const a = await newTenant(t.url);
     const api = client(t.url, { authorization: `Bearer ${a.accessToken}` });
-    for (const url of ['http://127.0.0.1:8080/x', 'http://[::1]/x', 'http://[::ffff:127.0.0.1]/x', 'http://10.0.0.5/x', 'http://169.254.169.254/latest/meta-data', 'https://100.64.1.1/', 'http://0.0.0.0/', 'http://[fe80::1]/']) {
+    for (const url of ['http://127.0.0.1:8080/x', 'http://[::1]/x', 'http://[::ffff:127.0.0.1]/x', 'http://10.0.0.5/x', 'http://169.254.169.254/latest/meta-data', 'https://100.64.1.1/', 'http://0.0.0.0/', 'http://[fe80::1]/', 'http://[::7f00:1]/x', 'https://[5f00::1]/', 'https://[100:0:0:1::1]/']) {
       const res = await api.put('/api/webhooks/settings', { json: { webhookUrl: url } });
       assert.equal(res.status, 422, url);
       assert.match(res.body.error.details[0].message, /is not reachable from this service/);

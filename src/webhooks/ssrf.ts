@@ -2,7 +2,11 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 // Destinations a webhook may not reach unless WEBHOOK_ALLOW_PRIVATE_NETWORKS is set:
-// a tenant's URL must not become a way into the service's own network.
+// a tenant's URL must not become a way into the service's own network. The IPv6 part covers
+// every block IANA's IPv6 Special-Purpose Address Registry marks not globally reachable, and
+// refuses whole blocks where only some sub-blocks are reachable (2001::/23) or that embed an
+// IPv4 address (NAT64, 6to4, IPv4-compatible). IPv4-mapped addresses (::ffff:0:0/96) are
+// judged by the IPv4 address they carry, which is what the socket dials: see forbiddenReason.
 export const FORBIDDEN_RANGES = [
   ['0.0.0.0', 8, 'ipv4', 'unspecified ("this network")'],
   ['10.0.0.0', 8, 'ipv4', 'private (RFC 1918)'],
@@ -21,14 +25,18 @@ export const FORBIDDEN_RANGES = [
   ['240.0.0.0', 4, 'ipv4', 'reserved (incl. broadcast)'],
   ['::', 128, 'ipv6', 'unspecified'],
   ['::1', 128, 'ipv6', 'loopback'],
+  // After the two above, so that :: and ::1 keep their own names.
+  ['::', 96, 'ipv6', 'IPv4-compatible (deprecated, embeds IPv4)'],
   ['::ffff:0:0:0', 96, 'ipv6', 'IPv4-translated (embeds IPv4)'],
   ['64:ff9b::', 96, 'ipv6', 'NAT64 (embeds IPv4)'],
   ['64:ff9b:1::', 48, 'ipv6', 'NAT64 local use'],
   ['100::', 64, 'ipv6', 'discard-only'],
+  ['100:0:0:1::', 64, 'ipv6', 'dummy prefix (RFC 9780)'],
   ['2001::', 23, 'ipv6', 'IETF protocol assignments (incl. Teredo)'],
   ['2001:db8::', 32, 'ipv6', 'documentation'],
   ['2002::', 16, 'ipv6', '6to4 (embeds IPv4)'],
   ['3fff::', 20, 'ipv6', 'documentation'],
+  ['5f00::', 16, 'ipv6', 'SRv6 segment identifiers (RFC 9602)'],
   ['fc00::', 7, 'ipv6', 'unique local (private)'],
   ['fe80::', 10, 'ipv6', 'link-local'],
   ['fec0::', 10, 'ipv6', 'site-local (deprecated)'],
