@@ -32,6 +32,7 @@ import { IdempotencyStore } from './idempotency/idempotent.ts';
 import { maintenanceJob, scheduleMaintenance } from './maintenance/purge.ts';
 import { WorkerRuntime } from './queue/runtime.ts';
 import { DeliveryEngine } from './webhooks/delivery.ts';
+import { webhookEventDocs } from './webhooks/event-docs.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { WEBHOOK_SCHEMAS } from './webhooks/schemas.ts';
 import { WebhookService } from './webhooks/service.ts';
@@ -113,7 +114,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const routes = [
       ...systemRoutes({
         sql: db.sql,
-        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...CERTIFICATE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...RECEIVER_SCHEMAS } })),
+        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...CERTIFICATE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...RECEIVER_SCHEMAS }, webhooks: webhookEventDocs(config.webhooks) })),
       }),
       ...authRoutes({ config, identity, tokens, authenticator }),
       ...documentRoutes({ documents, idempotency }),

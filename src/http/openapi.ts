@@ -145,7 +145,14 @@ function operation(route: Route): Record<string, unknown> {
   };
 }
 
-export function buildOpenApi(routes: readonly Route[], info: { version: string; serverUrl: string | null; schemas: Record<string, Schema> }): Record<string, unknown> {
+/**
+ * `webhooks` (OpenAPI 3.1) describes the requests the service makes to its users' URLs, the
+ * way `paths` describes the requests it answers.
+ */
+export function buildOpenApi(
+  routes: readonly Route[],
+  info: { version: string; serverUrl: string | null; schemas: Record<string, Schema>; webhooks?: Record<string, unknown> },
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const item = (paths[route.path] ??= {});
@@ -160,6 +167,7 @@ export function buildOpenApi(routes: readonly Route[], info: { version: string; 
     },
     ...(info.serverUrl === null ? {} : { servers: [{ url: info.serverUrl }] }),
     paths,
+    ...(info.webhooks === undefined ? {} : { webhooks: info.webhooks }),
     components: {
       securitySchemes: {
         ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'ecf_sk_<publicId>_<secret>, for server-to-server (ERP) integrations.' },

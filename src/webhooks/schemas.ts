@@ -38,13 +38,22 @@ export const ATTEMPT: Schema = S.object({
 export const TEST_EVENT: Schema = S.object({
   event: S.string({ const: 'webhook.test' }),
   tenantId: S.int(),
-  timestamp: S.dateTime(),
+  timestamp: S.string({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' }),
   message: S.string(),
 });
+
+/** The ecf.received payload: the received document's summary, with the event and its time. */
+export const RECEIVED_EVENT: Schema = {
+  allOf: [
+    S.object({ event: S.string({ const: 'ecf.received' }), timestamp: S.string({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' }) }),
+    S.ref('ReceivedDocumentSummary'),
+  ],
+};
 
 export const WEBHOOK_SCHEMAS: Record<string, Schema> = {
   WebhookSettings: SETTINGS,
   WebhookDelivery: DELIVERY,
   WebhookAttempt: ATTEMPT,
   WebhookTestEvent: TEST_EVENT,
+  ReceivedEvent: RECEIVED_EVENT,
 };

@@ -1,0 +1,72 @@
+import type { Config } from '../config.ts';
+import type { EventKind } from '../events/outbox.ts';
+import { S, type Schema } from '../http/openapi.ts';
+
+// The OpenAPI 3.1 `webhooks` section: the requests this service makes to a tenant's URL, one
+// entry per event kind. The table is typed by EventKind, so a new kind cannot be added without
+// its description; the timeout and the retry schedule are this instance's configuration.
+
+const EVENTS = {
+  'ecf.status_update': {
+    operationId: 'statusUpdateWebhook',
+    schema: 'StatusUpdateEvent',
+    summary: 'A document\'s estado changed',
+    description: 'Sent for every state change of an emitted e-CF (recibido, en_proceso, aceptado, aceptado_condicional, rechazado, error), with DGII\'s code and message once known.',
+  },
+  'webhook.test': {
+    operationId: 'testWebhook',
+    schema: 'WebhookTestEvent',
+    summary: 'A test event',
+    description: 'Sent by POST /api/webhooks/test, to check that the endpoint is reachable and verifies signatures.',
+  },
+  'ecf.received': {
+    operationId: 'receivedWebhook',
+    schema: 'ReceivedEvent',
+    summary: 'An e-CF from another taxpayer was received',
+    description: 'Sent when another taxpayer\'s e-CF addressed to this tenant was accepted by the receiver endpoints (ARECF Estado 0). GET /{env}/documentos-recibidos/{id} has the whole document.',
+  },
+} as const satisfies Record<EventKind, { operationId: string; schema: string; summary: string; description: string }>;
+
+function duration(ms: number): string {
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000} s`;
+  return `${ms} ms`;
+}
+
+function header(name: string, description: string, schema: Schema, required = true) {
+  return { name, in: 'header', required, description, schema };
+}
+
+export function webhookEventDocs(config: Config['webhooks']): Record<string, unknown> {
+  const timeout = duration(config.timeoutMs);
+  const delays = config.retryDelaysMs.map(duration).join(', ');
+  const schedule = config.retryDelaysMs.length === 0
+    ? 'it is abandoned at once (no retries are configured)'
+    : `it stays pending and is retried after ${delays} (WEBHOOK_RETRY_DELAYS_MS); when the last retry fails it is abandoned`;
+  const out: Record<string, unknown> = {};
+  for (const [kind, e] of Object.entries(EVENTS)) {
+    out[kind] = {
+      post: {
+        operationId: e.operationId,
+        summary: e.summary,
+        description: `${e.description} A POST to the tenant's webhook URL (PUT /api/webhooks/settings) whose body is the event's JSON. Delivery is at least once and in no guaranteed order: deduplicate by X-ECF-Delivery-Id. Verify X-ECF-Signature over the raw body before parsing it.`,
+        tags: ['Webhooks'],
+        parameters: [
+          header('User-Agent', 'ecf-service-webhooks/<service version>.', S.string({ pattern: '^ecf-service-webhooks/' })),
+          header('X-ECF-Tenant-Id', 'The tenant the event belongs to.', S.string({ pattern: '^[0-9]+$' })),
+          header('X-ECF-Event', 'The event kind, the same as the body\'s `event`.', S.string({ const: kind })),
+          header('X-ECF-Delivery-Id', 'The delivery (this event to this URL): the same on every attempt and redelivery, so receivers can deduplicate. GET /api/webhooks/deliveries/{id} shows it.', S.uuid()),
+          header('X-ECF-Delivery-Attempt', 'Numbers the attempts of this delivery: 1, 2, ... (a redelivery continues the count).', S.int({ minimum: 1 })),
+          header('X-ECF-Signature', 'Sent when a webhook secret is set, omitted otherwise: sha256= and the lowercase hex HMAC-SHA256 of the exact body bytes keyed with the secret (the scheme of GitHub\'s X-Hub-Signature-256). Compare in constant time.', S.string({ pattern: '^sha256=[0-9a-f]{64}$' }), false),
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: S.ref(e.schema) } } },
+        responses: {
+          '2XX': { description: `Acknowledged: any 2xx status within ${timeout} (WEBHOOK_TIMEOUT_MS) delivers the event; it is not sent again unless redelivered. The first KiB of the answer is kept in the attempt log.` },
+          default: { description: `Any other outcome fails the attempt: another status (a 3xx redirect is not followed), a connection error, a refused destination, or no complete answer within ${timeout}. Then ${schedule}. POST /api/webhooks/deliveries/{id}/redeliver starts a new series of attempts.` },
+        },
+      },
+    };
+  }
+  return out;
+}
