@@ -15,6 +15,10 @@ test('defaults match the specification\'s limits and constants', () => {
     [c.rateLimits.defaultPerMinute, c.rateLimits.emitPerMinute, c.rateLimits.sensitivePerMinute, c.rateLimits.publicAuthPerMinute, c.rateLimits.receiverPerMinute],
     [120, 30, 10, 20, 600],
   );
+  // Webhooks: retries after 1 min, 5 min, 30 min, 2 h and 12 h; a 10 s timeout; private networks refused.
+  assert.deepEqual(c.webhooks.retryDelaysMs, [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000]);
+  assert.equal(c.webhooks.timeoutMs, 10_000);
+  assert.equal(c.webhooks.allowPrivateNetworks, false);
 });
 
 test('every bad value is reported at once', () => {

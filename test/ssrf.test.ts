@@ -1,6 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { forbiddenReason, guardedLookup } from '../src/webhooks/ssrf.ts';
+import { createServer } from 'node:http';
+import { postWebhook } from '../src/webhooks/sender.ts';
+import { forbiddenReason, guardedLookup, type Resolver } from '../src/webhooks/ssrf.ts';
 import { client, newTenant } from './helpers/http.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
@@ -46,6 +48,50 @@ describe('address classification', () => {
   });
 });
 
+describe('connect-time pinning', () => {
+  test('the socket dials the address the guard checked, and the name is never looked up a second time', async () => {
+    const checked = await startReceiver();
+    const port = Number(new URL(checked.url).port);
+    // Where a second lookup would lead: a rebinding DNS answers another address the next time.
+    const rebound: string[] = [];
+    const elsewhere = createServer((req, res) => {
+      rebound.push(req.url ?? '');
+      res.end();
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(port, '127.0.0.2', resolve));
+    const lookups: string[] = [];
+    const rebinding: Resolver = (hostname, _options, callback) => {
+      lookups.push(hostname);
+      callback(null, [{ address: lookups.length === 1 ? '127.0.0.1' : '127.0.0.2', family: 4 }]);
+    };
+    try {
+      const result = await postWebhook(`http://rebinding.example:${port}/hooks/ecf`, '{"event":"webhook.test"}', { 'content-type': 'application/json' }, { timeoutMs: 2000, allowPrivate: true, resolve: rebinding });
+      assert.equal(result.ok, true, String(result.error));
+      assert.deepEqual(lookups, ['rebinding.example']);
+      assert.equal(checked.received.length, 1);
+      assert.equal(checked.received[0]?.headers.host, `rebinding.example:${port}`);
+      assert.deepEqual(rebound, []);
+    } finally {
+      await checked.close();
+      await new Promise((resolve) => elsewhere.close(resolve));
+    }
+  });
+
+  test('a name with a public and a private address is refused before any connection', async () => {
+    const r = await startReceiver();
+    const port = new URL(r.url).port;
+    const resolve: Resolver = (_hostname, _options, callback) => callback(null, [{ address: '93.184.215.14', family: 4 }, { address: '127.0.0.1', family: 4 }]);
+    try {
+      const result = await postWebhook(`http://mixed.example:${port}/hooks/ecf`, '{}', {}, { timeoutMs: 2000, allowPrivate: false, resolve });
+      assert.equal(result.ok, false);
+      assert.equal(result.error, 'refused destination: mixed.example resolves to 127.0.0.1 is loopback (127.0.0.0/8)');
+      assert.equal(r.received.length, 0);
+    } finally {
+      await r.close();
+    }
+  });
+});
+
 describe('webhooks without private networks', () => {
   let t: TestService;
   let r: Receiver;
@@ -80,5 +126,20 @@ describe('webhooks without private networks', () => {
     assert.match(res.body.data.attempt.error, /^refused destination: localhost resolves to .* loopback/);
     assert.equal(res.body.data.delivery.status, 'pending');
     assert.equal(r.received.length, 0, 'nothing reached the loopback receiver');
+  });
+
+  test('a stored URL whose literal host is private is refused at send time and recorded', async () => {
+    const a = await newTenant(t.url);
+    const api = client(t.url, { authorization: `Bearer ${a.accessToken}` });
+    assert.equal((await api.put('/api/webhooks/settings', { json: { webhookUrl: 'https://hooks.example.com/ecf' } })).status, 200);
+    // Stored before the rule existed, or while private networks were allowed.
+    await t.sql`update webhook_settings set url = ${r.url} where tenant_id = ${a.tenantId}`;
+    const res = await api.post('/api/webhooks/test', { json: {} });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.data.attempt.ok, false);
+    assert.equal(res.body.data.attempt.error, 'refused destination: 127.0.0.1 is loopback (127.0.0.0/8)');
+    const d = await api.get(`/api/webhooks/deliveries/${res.body.data.delivery.id}`);
+    assert.deepEqual(d.body.data.attempts.map((x: { url: string; error: string }) => [x.url, x.error]), [[r.url, 'refused destination: 127.0.0.1 is loopback (127.0.0.0/8)']]);
+    assert.equal(r.received.length, 0);
   });
 });

@@ -12,7 +12,8 @@ import { startTestService, type TestService } from './helpers/service.ts';
 import { waitFor } from './helpers/wait.ts';
 
 // Deliveries under faults: receivers answering bytes PostgreSQL cannot store, secrets that no
-// longer decrypt, jobs that keep failing, redeliveries racing an attempt in flight.
+// longer decrypt, jobs that keep failing, redeliveries racing an attempt in flight, and the
+// per-process bound on deliveries in flight.
 
 const CONCURRENCY = 3;
 let t: TestService;
@@ -174,5 +175,14 @@ describe('redelivery racing an attempt in flight', () => {
     held.open();
     assert.equal((await finalDelivery(api, id)).status, 'delivered');
     assert.deepEqual(await ids('status=failed'), []);
+  });
+});
+
+describe('concurrency', () => {
+  test('WEBHOOK_CONCURRENCY bounds the deliveries in flight in one process', async () => {
+    const { a, r } = await setup(() => ({ status: 204, delayMs: 250 }));
+    await queueDeliveries(a.tenantId, 4 * CONCURRENCY);
+    await waitFor(async () => r.received.length === 4 * CONCURRENCY && r.inFlight === 0, 20_000);
+    assert.equal(r.maxInFlight, CONCURRENCY);
   });
 });

@@ -7,6 +7,9 @@ import { makeTestCertificate, uploadCertificate } from './helpers/certificates.t
 import { startTestService, type TestService } from './helpers/service.ts';
 import { waitFor } from './helpers/wait.ts';
 
+/** ISO 8601 in UTC with milliseconds, as the specification's payloads carry. */
+const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 let t: TestService;
 const receivers: Receiver[] = [];
 before(async () => {
@@ -111,6 +114,7 @@ describe('delivery', () => {
     assert.equal(got.headers['x-ecf-delivery-attempt'], '1');
     assert.deepEqual(Object.keys(got.json), ['event', 'tenantId', 'timestamp', 'message']);
     assert.equal(got.json.tenantId, a.tenantId);
+    assert.match(String(got.json.timestamp), ISO_UTC_MS);
     assert.ok(secret);
     const [job] = await t.sql`select count(*)::int as n from jobs where unique_key = ${'delivery:' + res.body.data.delivery.id}`;
     assert.equal(job?.n, 0, 'a delivered test leaves no job behind');
@@ -141,6 +145,7 @@ describe('delivery', () => {
     assert.deepEqual(estados, ['aceptado', 'en_proceso', 'recibido']);
     for (const e of events) {
       assert.deepEqual(Object.keys(e.json), ['event', 'internalTrackId', 'encf', 'estado', 'dgiiCode', 'dgiiMessage', 'trackId', 'timestamp']);
+      assert.match(String(e.json.timestamp), ISO_UTC_MS);
       assert.equal(e.headers['x-ecf-event'], 'ecf.status_update');
       assert.equal(e.signatureValid, true);
     }
@@ -200,6 +205,40 @@ describe('deliveries API', () => {
       cursor = page.body.data.nextCursor;
     } while (cursor !== null);
     assert.deepEqual(seen, [...ids].reverse());
+  });
+
+  test('status=pending lists only pending deliveries, and a page holds 50 unless pageSize says otherwise', async () => {
+    const a = await newTenant(t.url);
+    const api = client(t.url, { authorization: `Bearer ${a.accessToken}` });
+    // 55 pending and 3 delivered deliveries, without jobs, so they stay as they are.
+    await t.sql.begin(async (tx) => {
+      for (const [status, n] of [['delivered', 3], ['pending', 55]] as const) {
+        await tx`
+          with e as (
+            insert into events (id, tenant_id, kind, body)
+            select gen_random_uuid(), ${a.tenantId}, 'ecf.status_update', '{"event":"ecf.status_update"}' from generate_series(1, ${n})
+            returning id
+          )
+          insert into webhook_deliveries (id, tenant_id, event_id, event, status, url, attempt_count, last_attempt_ok)
+          select gen_random_uuid(), ${a.tenantId}, e.id, 'ecf.status_update', ${status}, 'https://hooks.example.com/', 1, ${status === 'delivered'} from e`;
+      }
+    });
+    const walk = async (query: string) => {
+      const pages: { status: string }[][] = [];
+      let cursor: string | null = null;
+      do {
+        const res: { body: { data: { items: { status: string }[]; nextCursor: string | null } } } = await api.get(`/api/webhooks/deliveries?${query}${cursor ? `&cursor=${cursor}` : ''}`);
+        pages.push(res.body.data.items);
+        cursor = res.body.data.nextCursor;
+      } while (cursor !== null);
+      return pages;
+    };
+    assert.deepEqual((await walk('')).map((p) => p.length), [50, 8]);
+    const pending = await walk('status=pending');
+    assert.deepEqual(pending.map((p) => p.length), [50, 5]);
+    assert.ok(pending.flat().every((d) => d.status === 'pending'));
+    assert.deepEqual((await walk('status=delivered')).map((p) => p.length), [3]);
+    assert.deepEqual((await walk('status=pending&pageSize=500')).map((p) => p.length), [55]);
   });
 
   test('bad filter values are 422, never 500', async () => {

@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { guardedLookup, literalHostReason } from './ssrf.ts';
+import { guardedLookup, literalHostReason, type Resolver } from './ssrf.ts';
 
 export interface AttemptResult {
   ok: boolean;
@@ -38,7 +38,12 @@ function describe(err: Error & { code?: string }, timeoutMs: number): string {
  * redirect (never followed), another status, a connection error, a refused destination,
  * or no complete answer in time — is a failure described in `error`.
  */
-export function postWebhook(url: string, body: string, headers: Record<string, string>, options: { timeoutMs: number; allowPrivate: boolean }): Promise<AttemptResult> {
+export function postWebhook(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: { timeoutMs: number; allowPrivate: boolean; resolve?: Resolver },
+): Promise<AttemptResult> {
   const started = performance.now();
   const finish = (r: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...r, durationMs: Math.round(performance.now() - started) });
   let target: URL;
@@ -67,7 +72,7 @@ export function postWebhook(url: string, body: string, headers: Record<string, s
     const req = send(target, {
       method: 'POST',
       agent: target.protocol === 'https:' ? agents['https:'] : agents['http:'],
-      lookup: guardedLookup(options.allowPrivate),
+      lookup: guardedLookup(options.allowPrivate, options.resolve),
       headers: { ...headers, 'content-length': String(payload.length) },
     });
     const timer = setTimeout(() => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT_WEBHOOK' })), options.timeoutMs);

@@ -1,4 +1,4 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 // Destinations a webhook may not reach unless WEBHOOK_ALLOW_PRIVATE_NETWORKS is set:
@@ -70,14 +70,17 @@ export class ForbiddenDestinationError extends Error {
   readonly code = 'EFORBIDDEN_DESTINATION';
 }
 
+/** Resolves a host name to all its addresses: dns.lookup, or another resolver in tests. */
+export type Resolver = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
 /**
  * A `lookup` for http.request that resolves the host once, refuses it if any of its
  * addresses is forbidden, and hands the socket the very address it checked, so a DNS
  * answer that changes between check and connect (rebinding) cannot slip through.
  */
-export function guardedLookup(allowPrivate: boolean): LookupFunction {
+export function guardedLookup(allowPrivate: boolean, resolve: Resolver = dnsLookup): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err !== null) return callback(err, '', 0);
       if (addresses.length === 0) return callback(new Error(`${hostname} has no address`), '', 0);
       if (!allowPrivate) {
