@@ -19,7 +19,7 @@ import { signatureHeader, type WebhookSettings } from './settings.ts';
 //                                                         (1 min, 5 min, 30 min, 2 h, 12 h)
 //   pending    the 5th retry failed            abandoned  no further attempt
 //   any        redeliver                       pending    a new series of attempts starts now
-//   pending    its job failed for the last time abandoned  the reason in lastError
+//   pending    its job failed its last run     abandoned  the reason in lastError
 //
 // "failed" is not a state: the listing filter means abandoned, or pending after a failed
 // attempt. Each delivery has one job (unique key delivery:<id>) that makes its attempts;
