@@ -123,6 +123,22 @@ describe('DgiiAuthority over the simulator', () => {
     assert.equal(sim.simulator.counters().tokensIssued - before, 2);
   });
 
+  it('authenticates again once the tenant\'s certificate changes, instead of using the old holder\'s token', async () => {
+    const credentials: Record<number, DgiiCredentials> = { [TENANT]: other };
+    const client = sim.client(credentials);
+    const before = sim.simulator.counters().tokensIssued;
+    const oldHolders = await client.token(TENANT, 'TesteCF', signal());
+    await assert.rejects(client.sendEcf(TENANT, 'TesteCF', { fileName: 'x.xml', xml: signedEcf(emisor).xml }, signal()), /no corresponde al RNC 101672919 del token/);
+    credentials[TENANT] = emisor;
+    const newHolders = await client.token(TENANT, 'TesteCF', signal());
+    assert.notEqual(newHolders, oldHolders);
+    const doc = signedEcf(emisor);
+    const answer = await client.sendEcf(TENANT, 'TesteCF', { fileName: `${EMISOR_RNC}${doc.encf}.xml`, xml: doc.xml }, signal());
+    assert.match(answer.trackId, /^[0-9a-f-]{36}$/);
+    assert.equal(await client.token(TENANT, 'TesteCF', signal()), newHolders, 'the new token is cached in turn');
+    assert.equal(sim.simulator.counters().tokensIssued - before, 2);
+  });
+
   it('renews the token when DGII answers 401, once, and the request goes through', async () => {
     const { authority: a } = authority();
     await queued(a, submission(signedEcf(emisor)));

@@ -5,7 +5,7 @@ import { latestOwn } from '../src/documents/pipeline.ts';
 import { findDocumentById } from '../src/documents/queries.ts';
 import { ensureSigned } from '../src/documents/signing.ts';
 import { call, newTenant } from './helpers/http.ts';
-import { newTenantWithCertificate } from './helpers/certificates.ts';
+import { makeTestCertificate, newTenantWithCertificate, uploadCertificate } from './helpers/certificates.ts';
 import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
@@ -171,6 +171,20 @@ describe('submission pipeline', () => {
     const now = simulator.counters();
     assert.equal(now.trackIdQueries, before.trackIdQueries);
     assert.equal(now.documentsReceived - before.documentsReceived, 1);
+  });
+
+  test('replacing a certificate of another holder takes effect at once: the next document gets a token of the new one', async () => {
+    const a = await newTenant(t.url);
+    assert.equal((await uploadCertificate(t.url, a.accessToken, makeTestCertificate('101672919'))).status, 201);
+    const first = await emit(a);
+    const refused = await waitForEstado(t.url, 'TesteCF', first.id, first.headers, ['aceptado', 'rechazado', 'error']);
+    assert.equal(refused.estado, 'error');
+    assert.match(refused.dgiiMessage, new RegExp(`El RNCEmisor ${a.rnc} del documento no corresponde al RNC 101672919 del token`));
+
+    assert.equal((await uploadCertificate(t.url, a.accessToken, makeTestCertificate(a.rnc))).status, 201);
+    const second = await emit(a);
+    const doc = await waitForEstado(t.url, 'TesteCF', second.id, second.headers, ['aceptado', 'rechazado', 'error']);
+    assert.equal(doc.estado, 'aceptado', `${doc.estado} ${doc.dgiiCode} ${doc.dgiiMessage}`);
   });
 
   test('no job is left behind once documents are final', async () => {

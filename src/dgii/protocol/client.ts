@@ -89,9 +89,7 @@ export class DgiiClient {
     return answer.text;
   }
 
-  private async authenticate(tenantId: number, environment: Environment, signal: AbortSignal): Promise<TokenAnswer> {
-    const credentials = await this.options.credentials(tenantId);
-    if (credentials === null) throw new PermanentAuthorityError(NO_CERTIFICATE_MESSAGE);
+  private async authenticate(credentials: DgiiCredentials, environment: Environment, signal: AbortSignal): Promise<TokenAnswer> {
     const seed = await this.requestSeed(environment, signal);
     let signed: string;
     try {
@@ -112,19 +110,31 @@ export class DgiiClient {
     return token;
   }
 
-  /** A token for the tenant in the environment, from the cache while it is fresh. */
-  token(tenantId: number, environment: Environment, signal: AbortSignal): Promise<string> {
-    return this.tokens.get(`${tenantId}|${environment}`, () => this.authenticate(tenantId, environment, signal));
+  /**
+   * The tenant's token in the environment and its cache key. DGII binds a token to the holder of
+   * the certificate that signed the seed, so the key names the certificate: once the tenant
+   * replaces it, the next call authenticates with the new one instead of using a token that
+   * speaks for the old holder until its hour is up.
+   */
+  private async session(tenantId: number, environment: Environment, signal: AbortSignal): Promise<{ key: string; token: string }> {
+    const credentials = await this.options.credentials(tenantId);
+    if (credentials === null) throw new PermanentAuthorityError(NO_CERTIFICATE_MESSAGE);
+    const key = `${tenantId}|${environment}|${credentials.certificate.fingerprint256}`;
+    return { key, token: await this.tokens.get(key, () => this.authenticate(credentials, environment, signal)) };
+  }
+
+  /** A token for the tenant's current certificate in the environment, from the cache while it is fresh. */
+  async token(tenantId: number, environment: Environment, signal: AbortSignal): Promise<string> {
+    return (await this.session(tenantId, environment, signal)).token;
   }
 
   /** Sends with the tenant's token; on a 401 the token is renewed and the request sent once more. */
   private async authorized(tenantId: number, environment: Environment, signal: AbortSignal, build: (token: string) => HttpRequest): Promise<HttpAnswer> {
-    const key = `${tenantId}|${environment}`;
-    let token = await this.token(tenantId, environment, signal);
+    let { key, token } = await this.session(tenantId, environment, signal);
     let answer = await this.send(build(token), signal);
     if (answer.status === 401) {
       this.tokens.discard(key, token);
-      token = await this.token(tenantId, environment, signal);
+      ({ key, token } = await this.session(tenantId, environment, signal));
       answer = await this.send(build(token), signal);
       if (answer.status === 401) this.tokens.discard(key, token);
     }

@@ -1,6 +1,7 @@
 import type { TokenAnswer } from './answers.ts';
 
-// DGII tokens per (tenant, environment). A token is kept until shortly before it expires,
+// DGII tokens, keyed by whoever asks (the client keys them by tenant, environment and
+// certificate). A token is kept until shortly before it expires,
 // measured on the local clock from when it arrived (DGII's clock may differ from ours, but
 // the lifetime expira − expedido is on one clock). Concurrent callers that need a token
 // share one authentication instead of each spending a seed.
@@ -39,6 +40,7 @@ export class TokenCache {
     const started = (async () => {
       const answer = await obtain();
       const receivedAt = this.now();
+      this.sweep(receivedAt);
       this.entries.set(key, { token: answer.token, renewAt: receivedAt + usableLifetimeMs(answer, receivedAt) });
       return answer.token;
     })();
@@ -48,6 +50,11 @@ export class TokenCache {
     } finally {
       this.inFlight.delete(key);
     }
+  }
+
+  // Keys whose certificate was replaced are never asked for again; expired entries go when a new one arrives.
+  private sweep(now: number): void {
+    for (const [key, entry] of this.entries) if (now >= entry.renewAt) this.entries.delete(key);
   }
 
   /** Drops `token` if it is still the cached one (a concurrent caller may have renewed it). */
