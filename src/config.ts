@@ -74,6 +74,8 @@ export interface Config {
     pollIntervalMs: number;
     pollMaxIntervalMs: number;
     pollTimeoutMs: number;
+    /** How long DGII may answer "No encontrado" for a trackId before the document is error. */
+    notFoundTimeoutMs: number;
     submitMaxAttempts: number;
     retryBaseMs: number;
     retryMaxMs: number;
@@ -285,6 +287,7 @@ function read(env: Env): { config: Config; r: Reader } {
       pollIntervalMs: r.int('DGII_POLL_INTERVAL_MS', 2000, 10, 3_600_000, 'First wait before asking the authority for a document\'s status; doubles each time.'),
       pollMaxIntervalMs: r.int('DGII_POLL_MAX_INTERVAL_MS', 60_000, 10, 3_600_000, 'Longest wait between two status queries.'),
       pollTimeoutMs: r.int('DGII_POLL_TIMEOUT_MS', 24 * 3_600_000, 1000, 30 * 24 * 3_600_000, 'After this long without a final status a document becomes error.'),
+      notFoundTimeoutMs: r.int('DGII_NOT_FOUND_TIMEOUT_MS', 600_000, 0, 30 * 24 * 3_600_000, 'How long DGII may answer "No encontrado" (codigo 0) for a trackId it gave before the document becomes error with DGII\'s message; an "En Proceso" answer in between starts the count again.'),
       submitMaxAttempts: r.int('DGII_SUBMIT_MAX_ATTEMPTS', 8, 1, 100, 'Tries to send a document (network errors, 5xx) before it becomes error.'),
       retryBaseMs: r.int('DGII_RETRY_BASE_MS', 2000, 1, 3_600_000, 'First wait after a failed call to the authority; doubles each time.'),
       retryMaxMs: r.int('DGII_RETRY_MAX_MS', 300_000, 1, 24 * 3_600_000, 'Longest wait between two failed calls to the authority.'),

@@ -232,9 +232,13 @@ describe('DgiiAuthority over the simulator', () => {
     assert.deepEqual(await a.findSubmissions({ ...query, environment: 'CerteCF' }, signal()), [], 'environments are apart');
   });
 
-  it('maps an unknown trackId to not-found', async () => {
+  it('maps an unknown trackId to not-found, with DGII\'s code and message', async () => {
     const { authority: a } = authority();
-    assert.deepEqual(await a.status({ tenantId: TENANT, environment: 'TesteCF', trackId: '00000000-0000-0000-0000-000000000000' }, signal()), { kind: 'not-found' });
+    assert.deepEqual(await a.status({ tenantId: TENANT, environment: 'TesteCF', trackId: '00000000-0000-0000-0000-000000000000' }, signal()), {
+      kind: 'not-found',
+      dgiiCode: '0',
+      dgiiMessage: 'No se encontró el trackId',
+    });
   });
 
   it('fails permanently, without calling DGII, for a tenant with no certificate', async () => {

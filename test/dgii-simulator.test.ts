@@ -375,6 +375,19 @@ describe('faults', () => {
     assert.ok(Date.now() - started >= 390);
     assert.deepEqual(sim.simulator.trackIdsOf('TesteCF', EMISOR_RNC, doc.encf), [String(sent.json.trackId)]);
   });
+  it('an answer fault replies with the given JSON instead of handling the request; clearFaults drops what is left', async () => {
+    const token = await tokenFor(emisor);
+    const body = { trackId: 'x', codigo: 0, estado: 'No encontrado', mensajes: [] };
+    sim.simulator.injectFault({ service: 'estado', answer: { status: 200, body }, times: 5 });
+    const before = sim.simulator.counters().statusQueries;
+    assert.deepEqual((await status(token, 'anything')).json, body);
+    assert.deepEqual((await status(token, 'anything')).json, body);
+    assert.equal(sim.simulator.counters().statusQueries, before, 'the service itself was not asked');
+    sim.simulator.clearFaults();
+    const res = await status(token, 'anything');
+    assert.equal(res.json.codigo, 0);
+    assert.deepEqual(res.json.mensajes, [{ valor: 'No se encontró el trackId', codigo: 0 }], 'the service\'s own answer again');
+  });
 });
 
 describe('hostile input', () => {

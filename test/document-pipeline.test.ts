@@ -17,7 +17,7 @@ import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 let t: TestService;
 let simulator: DgiiSimulator;
 before(async () => {
-  t = await startTestService({ env: { ...FAST_PIPELINE, DGII_SUBMIT_MAX_ATTEMPTS: '4', DGII_TIMEOUT_MS: '1000' }, captureLog: true });
+  t = await startTestService({ env: { ...FAST_PIPELINE, DGII_SUBMIT_MAX_ATTEMPTS: '4', DGII_TIMEOUT_MS: '1000', DGII_NOT_FOUND_TIMEOUT_MS: '1500' }, captureLog: true });
   assert.ok(t.service.simulator !== null, 'TAX_AUTHORITY defaults to the in-process simulator');
   simulator = t.service.simulator;
 });
@@ -184,6 +184,41 @@ describe('submission pipeline', () => {
     assert.equal((await uploadCertificate(t.url, a.accessToken, makeTestCertificate(a.rnc))).status, 201);
     const second = await emit(a);
     const doc = await waitForEstado(t.url, 'TesteCF', second.id, second.headers, ['aceptado', 'rechazado', 'error']);
+    assert.equal(doc.estado, 'aceptado', `${doc.estado} ${doc.dgiiCode} ${doc.dgiiMessage}`);
+  });
+
+  test('an acceptance DGII sends without messages is stored with code 0 and "Aceptado"', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    simulator.injectFault({ service: 'estado', answer: { status: 200, body: { trackId: 'x', codigo: 1, estado: 'Aceptado', mensajes: [] } } });
+    const { id, headers } = await emit(a);
+    const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado', 'rechazado', 'error']);
+    assert.deepEqual([doc.estado, doc.dgiiCode, doc.dgiiMessage], ['aceptado', '0', 'Aceptado']);
+  });
+
+  const NOT_FOUND = { status: 200, body: { trackId: 'x', codigo: 0, estado: 'No encontrado', mensajes: [{ valor: 'No se encontró el trackId', codigo: 0 }] } };
+
+  test('a trackId DGII keeps not finding makes the document error with DGII\'s message after DGII_NOT_FOUND_TIMEOUT_MS', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    simulator.injectFault({ service: 'estado', answer: NOT_FOUND, times: 10_000 });
+    try {
+      const { id, headers } = await emit(a);
+      const startedAt = Date.now();
+      const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado', 'rechazado', 'error']);
+      assert.equal(doc.estado, 'error');
+      assert.ok(Date.now() - startedAt >= 1500, 'not before the window is over');
+      assert.equal(doc.dgiiCode, '0');
+      assert.match(doc.dgiiMessage, new RegExp(`^DGII does not find trackId ${doc.trackId} \\(answered "No encontrado" for \\d+ s\\): No se encontró el trackId$`));
+      assert.deepEqual(historyOf(doc), ['recibido', 'en_proceso', 'error']);
+    } finally {
+      simulator.clearFaults();
+    }
+  });
+
+  test('a trackId not found for a moment is followed to its verdict', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    simulator.injectFault({ service: 'estado', answer: NOT_FOUND, times: 2 });
+    const { id, headers } = await emit(a);
+    const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado', 'rechazado', 'error']);
     assert.equal(doc.estado, 'aceptado', `${doc.estado} ${doc.dgiiCode} ${doc.dgiiMessage}`);
   });
 

@@ -32,7 +32,11 @@ export interface Verdict {
 /** `queued`: the authority took the document and will decide later; `final`: it decided at once. */
 export type SubmitResult = { kind: 'queued'; trackId: string } | { kind: 'final'; trackId: string | null; verdict: Verdict };
 
-export type StatusResult = { kind: 'pending'; dgiiMessage: string | null } | { kind: 'not-found' } | { kind: 'final'; verdict: Verdict };
+/** `not-found`: the authority holds nothing under what was asked, with its own words for it. */
+export type StatusResult =
+  | { kind: 'pending'; dgiiMessage: string | null }
+  | { kind: 'not-found'; dgiiCode: string | null; dgiiMessage: string }
+  | { kind: 'final'; verdict: Verdict };
 
 export interface StatusQuery {
   tenantId: number;

@@ -23,6 +23,10 @@ import { transition } from './transitions.ts';
 // follow such an upload (a retry, or a document an earlier run signed) first asks DGII for the
 // submissions of its eNCF and, when there is one, follows the latest by its trackId instead of
 // uploading. A first run does not ask: nothing can have been sent yet.
+//
+// DGII answering "No encontrado" for a trackId it gave is not "En Proceso": it is tolerated
+// for DGII_NOT_FOUND_TIMEOUT_MS (DGII may take a moment to index an upload), then the
+// document becomes error with DGII's message instead of waiting out DGII_POLL_TIMEOUT_MS.
 
 export interface PipelineDeps {
   sql: Sql;
@@ -39,6 +43,8 @@ interface PollPayload {
   trackId: string;
   since: number;
   interval: number;
+  /** When DGII first answered "No encontrado" in the current run of such answers. */
+  notFoundSince?: number;
 }
 
 function toSubmission(doc: DocumentRow, signed: SignedXml): Submission {
@@ -161,12 +167,20 @@ export function documentJobs(deps: PipelineDeps): Record<'document.submit' | 'do
           await finish(doc, status.verdict);
           return;
         }
-        if (Date.now() - p.since > config.pollTimeoutMs) {
+        const now = Date.now();
+        const notFoundSince = status.kind === 'not-found' ? (p.notFoundSince ?? now) : null;
+        if (status.kind === 'not-found' && notFoundSince !== null && now - notFoundSince >= config.notFoundTimeoutMs) {
+          const seconds = Math.round((now - notFoundSince) / 1000);
+          await fail(doc.id, status.dgiiCode, `DGII does not find trackId ${p.trackId} (answered "No encontrado" for ${seconds} s): ${status.dgiiMessage}`);
+          return;
+        }
+        if (now - p.since > config.pollTimeoutMs) {
           await fail(doc.id, null, `No verdict from the tax authority after ${Math.round(config.pollTimeoutMs / 60_000)} minutes (trackId ${p.trackId})`);
           return;
         }
-        const next = Math.min(p.interval * 2, config.pollMaxIntervalMs);
-        return { retryIn: p.interval, payload: { ...p, interval: next } };
+        const next: PollPayload = { documentId: p.documentId, trackId: p.trackId, since: p.since, interval: Math.min(p.interval * 2, config.pollMaxIntervalMs) };
+        if (notFoundSince !== null) next.notFoundSince = notFoundSince;
+        return { retryIn: p.interval, payload: { ...next } };
       },
       async exhausted(job, err) {
         await fail(pollPayload(job).documentId, null, `The status could not be obtained: ${message(err)}`);

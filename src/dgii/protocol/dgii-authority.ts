@@ -2,7 +2,7 @@ import type { FinalEstado } from '../../documents/states.ts';
 import type { PriorSubmission, StatusQuery, StatusResult, Submission, SubmissionsQuery, SubmitResult, TaxAuthority, Verdict } from '../authority.ts';
 import { TransientAuthorityError } from '../authority.ts';
 import { parseDgiiDateTime } from '../ecf-xml/dgii-time.ts';
-import type { EstadoAnswer, RfceAnswer } from './answers.ts';
+import type { RfceAnswer } from './answers.ts';
 import type { DgiiClient } from './client.ts';
 import { documentFileName, type EstadoCode } from './paths.ts';
 
@@ -18,20 +18,27 @@ const OUTCOMES: Readonly<Record<EstadoCode, { kind: 'not-found' } | { kind: 'pen
   4: { kind: 'final', estado: 'aceptado_condicional' },
 };
 
-/** DGII's verdict with the first message's code and every message's text. */
-function verdictOf(estado: FinalEstado, answer: RfceAnswer): Verdict {
-  const first = answer.mensajes[0];
-  const texts = answer.mensajes.map((m) => m.valor.trim()).filter((v) => v !== '');
-  return {
-    estado,
-    dgiiCode: first?.codigo ?? null,
-    dgiiMessage: texts.length > 0 ? texts.join('; ') : answer.estado,
-  };
-}
+// The specification gives acceptance code 0; DGII often accepts with an empty `mensajes`.
+const ACCEPTED_CODE = '0';
 
-function pendingMessage(answer: EstadoAnswer): string {
+/** Every message's text, or DGII's word for the status when it sent none. */
+function messageOf(answer: RfceAnswer): string {
   const texts = answer.mensajes.map((m) => m.valor.trim()).filter((v) => v !== '');
   return texts.length > 0 ? texts.join('; ') : answer.estado;
+}
+
+/** DGII's verdict with the first message's code and every message's text. */
+function verdictOf(estado: FinalEstado, answer: RfceAnswer): Verdict {
+  const code = answer.mensajes[0]?.codigo ?? null;
+  return { estado, dgiiCode: code ?? (estado === 'aceptado' ? ACCEPTED_CODE : null), dgiiMessage: messageOf(answer) };
+}
+
+/** The answer to a status query, as the port says it. */
+function statusOf(answer: RfceAnswer): StatusResult {
+  const outcome = OUTCOMES[answer.codigo];
+  if (outcome.kind === 'not-found') return { kind: 'not-found', dgiiCode: answer.mensajes[0]?.codigo ?? null, dgiiMessage: messageOf(answer) };
+  if (outcome.kind === 'pending') return { kind: 'pending', dgiiMessage: messageOf(answer) };
+  return { kind: 'final', verdict: verdictOf(outcome.estado, answer) };
 }
 
 export class DgiiAuthority implements TaxAuthority {
@@ -59,10 +66,6 @@ export class DgiiAuthority implements TaxAuthority {
   }
 
   async status(q: StatusQuery, signal: AbortSignal): Promise<StatusResult> {
-    const answer = await this.client.trackStatus(q.tenantId, q.environment, q.trackId, signal);
-    const outcome = OUTCOMES[answer.codigo];
-    if (outcome.kind === 'not-found') return { kind: 'not-found' };
-    if (outcome.kind === 'pending') return { kind: 'pending', dgiiMessage: pendingMessage(answer) };
-    return { kind: 'final', verdict: verdictOf(outcome.estado, answer) };
+    return statusOf(await this.client.trackStatus(q.tenantId, q.environment, q.trackId, signal));
   }
 }

@@ -6,7 +6,7 @@ import { DEFAULT_MULTIPART_LIMITS } from '../protocol/multipart.ts';
 import { DGII_PATHS, type DgiiService } from '../protocol/paths.ts';
 import { seedHandler, validateSeedHandler } from './auth.ts';
 import type { Handler } from './context.ts';
-import { BodyTooLarge, errorReply, readBody, type Reply, send } from './http.ts';
+import { BodyTooLarge, errorReply, jsonReply, readBody, type Reply, send } from './http.ts';
 import { estadoHandler, recepcionHandler, rfceHandler, trackIdsHandler } from './reception.ts';
 import { type SimulatorCounters, SimulatorState } from './state.ts';
 
@@ -40,6 +40,8 @@ export interface SimulatedFault {
   dropAnswer?: boolean;
   /** Handle the request as usual, then wait this long before answering (or dropping the answer). */
   holdAnswerMs?: number;
+  /** Answer with this status and JSON body instead of the service's answer (the request is not handled). */
+  answer?: { status: number; body: unknown };
 }
 
 export interface DgiiSimulator {
@@ -50,6 +52,8 @@ export interface DgiiSimulator {
   /** Makes every issued token invalid, as if its hour had passed. */
   expireTokens(): void;
   injectFault(fault: SimulatedFault): void;
+  /** Drops every injected fault not yet used up. */
+  clearFaults(): void;
   counters(): SimulatorCounters;
   /** trackIds of the e-CFs received with this RNCEmisor and eNCF, oldest first (for tests). */
   trackIdsOf(environment: Environment, rncEmisor: string, encf: string): string[];
@@ -118,6 +122,7 @@ export function createDgiiSimulator(options: DgiiSimulatorOptions): DgiiSimulato
     const fault = takeFault(route.service);
     if (fault?.delayMs !== undefined) await new Promise((r) => setTimeout(r, fault.delayMs));
     if (fault?.status !== undefined) return errorReply(fault.status, `Fallo simulado (HTTP ${fault.status})`);
+    if (fault?.answer !== undefined) return jsonReply(fault.answer.status, fault.answer.body);
 
     let body: Buffer = Buffer.alloc(0);
     if (route.method === 'POST') {
@@ -181,6 +186,9 @@ export function createDgiiSimulator(options: DgiiSimulatorOptions): DgiiSimulato
     },
     injectFault(fault) {
       faults.push({ ...fault, left: fault.times ?? 1 });
+    },
+    clearFaults() {
+      faults.length = 0;
     },
     counters: () => ({ ...state.counters }),
     trackIdsOf: (environment, rncEmisor, encf) => state.environments[environment].tracksOf(rncEmisor, encf).map((t) => t.trackId),
