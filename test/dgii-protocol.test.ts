@@ -8,10 +8,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PermanentAuthorityError, TransientAuthorityError, type Submission } from '../src/dgii/authority.ts';
 import { DgiiAuthority, DgiiClient, NO_CERTIFICATE_MESSAGE, type DgiiCredentials } from '../src/dgii/protocol/index.ts';
 import { TokenCache, usableLifetimeMs } from '../src/dgii/protocol/tokens.ts';
-import { formatFechaHoraFirma, parseDgiiDateTime } from '../src/dgii/ecf-xml/index.ts';
+import { formatFechaHoraFirma, parseDgiiDateTime, securityCodeOf } from '../src/dgii/ecf-xml/index.ts';
 import type { Environment } from '../src/environments.ts';
 import { signXml } from '../src/xml/index.ts';
-import { CertificateFactory, EMISOR_RNC, EMISOR_SUBJECT, signedEcf, signedRfce, startSimulator, type RunningSimulator } from './helpers/dgii-protocol.ts';
+import { CertificateFactory, EMISOR_RNC, EMISOR_SUBJECT, nextEncf, signedEcf, signedRfce, startSimulator, type RunningSimulator } from './helpers/dgii-protocol.ts';
 
 // Long enough that "still En Proceso right after sending" holds on a loaded machine.
 const PROCESSING_MS = 800;
@@ -241,6 +241,34 @@ describe('DgiiAuthority over the simulator', () => {
     });
   });
 
+  it('finds a summary with Consulta RFCE by eNCF and security code, for its sender only', async () => {
+    const { authority: a } = authority();
+    const before = sim.simulator.counters().summaryQueries;
+    const { ecfXml, rfceXml, encf } = signedRfce(emisor);
+    await a.submit(submission({ xml: ecfXml, encf }, { tipo: 32, signedRfceXml: rfceXml }), signal());
+    const code = securityCodeOf(ecfXml);
+    const q = { tenantId: TENANT, environment: 'TesteCF' as const, rncEmisor: EMISOR_RNC, encf, securityCode: code };
+    assert.deepEqual(await a.summaryStatus(q, signal()), { kind: 'final', verdict: { estado: 'aceptado', dgiiCode: '0', dgiiMessage: 'Aceptado' } });
+    const otherCode = `${code[0] === 'A' ? 'B' : 'A'}${code.slice(1)}`;
+    for (const miss of [{ ...q, securityCode: otherCode }, { ...q, encf: nextEncf(32) }, { ...q, tenantId: OTHER_TENANT }, { ...q, environment: 'CerteCF' as const }]) {
+      const status = await a.summaryStatus(miss, signal());
+      assert.equal(status.kind, 'not-found', JSON.stringify(miss));
+    }
+    assert.equal(sim.simulator.counters().summaryQueries - before, 5);
+  });
+
+  it('keeps an accepted summary accepted when the same eNCF is summarised again and rejected', async () => {
+    const { authority: a } = authority();
+    const first = signedRfce(emisor);
+    await a.submit(submission({ xml: first.ecfXml, encf: first.encf }, { tipo: 32, signedRfceXml: first.rfceXml }), signal());
+    const again = signedRfce(emisor, { encf: first.encf, nombreComercial: 'Otro nombre' });
+    const second = await a.submit(submission({ xml: again.ecfXml, encf: first.encf }, { tipo: 32, signedRfceXml: again.rfceXml }), signal());
+    assert.equal(second.kind === 'final' && second.verdict.estado, 'rechazado');
+    const q = { tenantId: TENANT, environment: 'TesteCF' as const, rncEmisor: EMISOR_RNC, encf: first.encf, securityCode: securityCodeOf(first.ecfXml) };
+    assert.equal((await a.summaryStatus(q, signal())).kind, 'final');
+    assert.equal((await a.summaryStatus({ ...q, securityCode: securityCodeOf(again.ecfXml) }, signal())).kind, 'not-found');
+  });
+
   it('fails permanently, without calling DGII, for a tenant with no certificate', async () => {
     const { authority: a } = authority();
     const before = sim.simulator.counters().seedsIssued;
@@ -466,6 +494,24 @@ describe('DgiiClient failures', () => {
     }
   });
 
+  it('asks Consulta RFCE on the fc host with DGII\'s parameter names, and reads codigo sent as text', async () => {
+    let asked = '';
+    const server = await fakeDgii({
+      rfceStatus: (req, res) => {
+        asked = req.url ?? '';
+        json(res, 200, { rnc: EMISOR_RNC, encf: 'E320000000001', secuenciaUtilizada: true, codigo: '2', estado: 'Rechazado', mensajes: [{ valor: 'Monto inválido', codigo: 12 }] });
+      },
+    });
+    try {
+      const a = new DgiiAuthority(clientOf(server.url));
+      const status = await a.summaryStatus({ tenantId: TENANT, environment: 'TesteCF', rncEmisor: EMISOR_RNC, encf: 'E320000000001', securityCode: 'a+B/c9' }, signal());
+      assert.equal(asked, `/fc/testecf/consultarfce/api/Consultas/Consulta?RNC_Emisor=${EMISOR_RNC}&ENCF=E320000000001&Cod_Seguridad_eCF=a%2BB%2Fc9`);
+      assert.deepEqual(status, { kind: 'final', verdict: { estado: 'rechazado', dgiiCode: '12', dgiiMessage: 'Monto inválido' } });
+    } finally {
+      await server.close();
+    }
+  });
+
   it('reads DGII’s mensajes list, or a bare string, as the explanation of a 400', async () => {
     const server = await fakeDgii({ upload: (_req, res) => json(res, 400, { mensajes: [{ valor: 'Primero', codigo: 1 }, { valor: 'Segundo', codigo: 2 }] }), estado: (_req, res) => json(res, 400, 'El trackId no es válido') });
     try {
@@ -485,13 +531,14 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** DGII answering sensibly except where `overrides` says otherwise. */
-function fakeDgii(overrides: { seed?: Respond; upload?: Respond; estado?: Respond; trackIds?: Respond }) {
+function fakeDgii(overrides: { seed?: Respond; upload?: Respond; estado?: Respond; trackIds?: Respond; rfceStatus?: Respond }) {
   return misbehaving((req, res) => {
     const url = req.url ?? '';
     if (url.endsWith('/semilla')) (overrides.seed ?? ((_q, r) => r.writeHead(200).end('<SemillaModel><valor>v</valor><fecha>f</fecha></SemillaModel>')))(req, res);
     else if (url.endsWith('/validarsemilla')) json(res, 200, { token: 't', expira: '2099-01-01T01:00:00Z', expedido: '2099-01-01T00:00:00Z' });
     else if (url.includes('/estado')) (overrides.estado ?? ((_q, r) => json(r, 200, { codigo: 3, estado: 'En Proceso' })))(req, res);
     else if (url.includes('/consultatrackids/')) (overrides.trackIds ?? ((_q, r) => json(r, 200, [])))(req, res);
+    else if (url.includes('/consultarfce/')) (overrides.rfceStatus ?? ((_q, r) => json(r, 200, { codigo: '0', estado: 'No encontrado', mensajes: [] })))(req, res);
     else (overrides.upload ?? ((_q, r) => json(r, 200, { trackId: 'abc' })))(req, res);
   });
 }

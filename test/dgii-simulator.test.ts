@@ -6,6 +6,7 @@ import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeMultipartFile } from '../src/dgii/protocol/index.ts';
+import { securityCodeOf } from '../src/dgii/ecf-xml/index.ts';
 import { runSimulatorFromArgs, SimulatorArgsError } from '../src/dgii/simulator/index.ts';
 import { createLogger } from '../src/log.ts';
 import { parseXml, signXml, textAt } from '../src/xml/index.ts';
@@ -347,6 +348,42 @@ describe('Consulta TrackIds', () => {
   });
 });
 
+describe('Consulta RFCE', () => {
+  let token: string;
+  before(async () => {
+    token = await tokenFor(emisor);
+  });
+
+  const consulta = (t: string | null, query: string, path = '/fc/testecf/consultarfce/api/Consultas/Consulta'): Promise<Answer> =>
+    http('GET', `${sim.url}${path}${query}`, t === null ? {} : { headers: { authorization: `Bearer ${t}` } });
+
+  it('answers the verdict on a summary it received, given RNC_Emisor, ENCF and the security code it carries', async () => {
+    const { ecfXml, rfceXml, encf } = signedRfce(emisor);
+    assert.equal((await upload(`${sim.url}/fc/testecf/recepcionfc/api/recepcion/ecf`, rfceXml, { token, filename: `${EMISOR_RNC}${encf}.xml` })).status, 200);
+    const code = securityCodeOf(ecfXml);
+    const query = `?RNC_Emisor=${EMISOR_RNC}&ENCF=${encf}&Cod_Seguridad_eCF=${encodeURIComponent(code)}`;
+    const res = await consulta(token, query, '/fc/TesteCF/ConsultaRFCE/api/consultas/consulta');
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.json, { rnc: EMISOR_RNC, encf, secuenciaUtilizada: true, codigo: '1', estado: 'Aceptado', mensajes: [{ valor: 'Aceptado', codigo: 0 }] });
+    const wrong = await consulta(token, `?RNC_Emisor=${EMISOR_RNC}&ENCF=${encf}&Cod_Seguridad_eCF=${code === 'AAAAAA' ? 'BBBBBB' : 'AAAAAA'}`);
+    assert.deepEqual([wrong.json.codigo, wrong.json.estado], ['0', 'No encontrado']);
+    const otherToken = await tokenFor(certs.make('/CN=Tercero/serialNumber=130458712'));
+    assert.equal((await consulta(otherToken, query)).json.codigo, '0', 'another holder learns nothing');
+    assert.equal((await consulta(token, query, '/consultarfce/api/Consultas/Consulta')).status, 404, 'it is on the fc host only');
+  });
+
+  it('requires a Bearer token it issued and all three parameters', async () => {
+    const query = `?RNC_Emisor=${EMISOR_RNC}&ENCF=E320000000001&Cod_Seguridad_eCF=abcdef`;
+    assert.equal((await consulta(null, query)).status, 401);
+    assert.equal((await consulta('invented-token', query)).status, 401);
+    for (const partial of ['', `?RNC_Emisor=${EMISOR_RNC}&ENCF=E320000000001`, `?ENCF=E320000000001&Cod_Seguridad_eCF=abcdef`, `?RNC_Emisor=${EMISOR_RNC}&ENCF=%20&Cod_Seguridad_eCF=abcdef`]) {
+      const res = await consulta(token, partial);
+      assert.equal(res.status, 400, partial);
+      assert.match(String(res.json.mensaje), /RNC_Emisor, ENCF y Cod_Seguridad_eCF son requeridos/);
+    }
+  });
+});
+
 describe('faults', () => {
   it('a dropAnswer fault receives the upload, then closes the connection without answering', async () => {
     const token = await tokenFor(emisor);
@@ -375,6 +412,7 @@ describe('faults', () => {
     assert.ok(Date.now() - started >= 390);
     assert.deepEqual(sim.simulator.trackIdsOf('TesteCF', EMISOR_RNC, doc.encf), [String(sent.json.trackId)]);
   });
+
   it('an answer fault replies with the given JSON instead of handling the request; clearFaults drops what is left', async () => {
     const token = await tokenFor(emisor);
     const body = { trackId: 'x', codigo: 0, estado: 'No encontrado', mensajes: [] };

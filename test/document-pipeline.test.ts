@@ -173,6 +173,33 @@ describe('submission pipeline', () => {
     assert.equal(now.documentsReceived - before.documentsReceived, 1);
   });
 
+  test('an RFCE whose answer is lost is not sent again: Consulta RFCE gives the verdict DGII reached', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const before = simulator.counters();
+    simulator.injectFault({ service: 'rfce', dropAnswer: true });
+    const { id, headers } = await emit(a, 32);
+    const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado', 'rechazado', 'error']);
+    assert.equal(doc.estado, 'aceptado', `${doc.estado} ${doc.dgiiCode} ${doc.dgiiMessage}`);
+    assert.deepEqual(historyOf(doc), ['recibido', 'aceptado']);
+    assert.deepEqual([doc.dgiiCode, doc.dgiiMessage, doc.trackId], ['0', 'Aceptado', null]);
+    const now = simulator.counters();
+    assert.equal(now.summariesReceived - before.summariesReceived, 1, 'DGII saw exactly one RFCE');
+    assert.equal(now.summaryQueries - before.summaryQueries, 1, 'the retry asked once');
+    assert.ok(t.logLines.some((l) => l.includes('the authority already decided on this summary') && l.includes(id)));
+  });
+
+  test('a retry of an RFCE that never reached DGII asks, finds nothing, and sends it once', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const before = simulator.counters();
+    simulator.injectFault({ service: 'rfce', status: 503 });
+    const { id, headers } = await emit(a, 32);
+    const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado', 'rechazado', 'error']);
+    assert.equal(doc.estado, 'aceptado', `${doc.estado} ${doc.dgiiCode} ${doc.dgiiMessage}`);
+    const now = simulator.counters();
+    assert.equal(now.summaryQueries - before.summaryQueries, 1);
+    assert.equal(now.summariesReceived - before.summariesReceived, 1);
+  });
+
   test('replacing a certificate of another holder takes effect at once: the next document gets a token of the new one', async () => {
     const a = await newTenant(t.url);
     assert.equal((await uploadCertificate(t.url, a.accessToken, makeTestCertificate('101672919'))).status, 201);

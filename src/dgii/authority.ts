@@ -51,6 +51,11 @@ export interface SubmissionsQuery {
   encf: string;
 }
 
+/** A summary (RFCE) sent for this eNCF, found by the security code of the e-CF it summarises. */
+export interface SummaryQuery extends SubmissionsQuery {
+  securityCode: string;
+}
+
 /** An upload of an eNCF the authority already holds, whatever became of it. */
 export interface PriorSubmission {
   trackId: string;
@@ -70,6 +75,12 @@ export interface TaxAuthority {
    * reused eNCF.
    */
   findSubmissions(query: SubmissionsQuery, signal: AbortSignal): Promise<PriorSubmission[]>;
+  /**
+   * The verdict on a summary (RFCE) already sent, or not-found. A summary gets its verdict in
+   * the answer to the upload and no trackId, so when that answer is lost this is the only way
+   * to learn it without sending the eNCF again.
+   */
+  summaryStatus(query: SummaryQuery, signal: AbortSignal): Promise<StatusResult>;
 }
 
 /** Worth retrying later: network failure, timeout, 5xx. */

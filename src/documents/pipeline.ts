@@ -1,7 +1,9 @@
 import type { Config } from '../config.ts';
 import type { Sql } from '../db/connect.ts';
-import { PermanentAuthorityError, type PriorSubmission, type Submission, type SubmitResult, type TaxAuthority, type Verdict } from '../dgii/authority.ts';
-import { parseDgiiDateTime } from '../dgii/ecf-xml/index.ts';
+import {
+  PermanentAuthorityError, type PriorSubmission, type StatusResult, type Submission, type SubmitResult, type TaxAuthority, TransientAuthorityError, type Verdict,
+} from '../dgii/authority.ts';
+import { parseDgiiDateTime, securityCodeOf } from '../dgii/ecf-xml/index.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import type { JobRow } from '../queue/queries.ts';
@@ -22,7 +24,9 @@ import { transition } from './transitions.ts';
 // connection drops. Sending the eNCF again would be refused as already used, so a run that may
 // follow such an upload (a retry, or a document an earlier run signed) first asks DGII for the
 // submissions of its eNCF and, when there is one, follows the latest by its trackId instead of
-// uploading. A first run does not ask: nothing can have been sent yet.
+// uploading. A first run does not ask: nothing can have been sent yet. An RFCE has no trackId;
+// its verdict comes in the upload's answer, so such a run asks Consulta RFCE (eNCF and the
+// e-CF's security code, which only our signature has) and takes the verdict it finds.
 //
 // DGII answering "No encontrado" for a trackId it gave is not "En Proceso": it is tolerated
 // for DGII_NOT_FOUND_TIMEOUT_MS (DGII may take a moment to index an upload), then the
@@ -115,6 +119,26 @@ export function documentJobs(deps: PipelineDeps): Record<'document.submit' | 'do
     return latestOwn(found, signedAt);
   }
 
+  /**
+   * DGII's verdict on the summary an earlier run sent and never heard back about, or null when
+   * DGII has none (or refuses the query: the summary is then sent as it would have been).
+   */
+  async function earlierSummary(doc: DocumentRow, signed: SignedXml, ctx: JobContext): Promise<Verdict | null> {
+    let status: StatusResult;
+    try {
+      const query = { tenantId: doc.tenantId, environment: doc.environment, rncEmisor: doc.rncEmisor, encf: doc.encf, securityCode: securityCodeOf(signed.signedXml) };
+      status = await authority.summaryStatus(query, ctx.signal);
+    } catch (err) {
+      if (!(err instanceof PermanentAuthorityError)) throw err;
+      ctx.log.warn('the authority refused the query for an earlier summary; sending the summary', { document: doc.id, error: err.message });
+      return null;
+    }
+    if (status.kind === 'final') return status.verdict;
+    // A summary is decided on arrival; "En Proceso" is a state to wait out, not to send over.
+    if (status.kind === 'pending') throw new TransientAuthorityError(`DGII answered "${status.dgiiMessage ?? 'En Proceso'}" about the summary of ${doc.encf}`);
+    return null;
+  }
+
   const pollPayload = (job: JobRow): PollPayload => job.payload as unknown as PollPayload;
   const policy = { maxAttempts: config.submitMaxAttempts, backoffBaseMs: config.retryBaseMs, backoffMaxMs: config.retryMaxMs };
 
@@ -133,7 +157,12 @@ export function documentJobs(deps: PipelineDeps): Record<'document.submit' | 'do
         let result: SubmitResult;
         try {
           const signed = await ensureSigned(sql, credentials, doc);
-          // An RFCE gets its verdict at once and no trackId: there is nothing to look up.
+          const decided = maySendAgain && signed.rfceXml !== null ? await earlierSummary(doc, signed, ctx) : null;
+          if (decided !== null) {
+            ctx.log.info('the authority already decided on this summary; taking its verdict', { document: doc.id, estado: decided.estado });
+            await finish(doc, decided, null);
+            return;
+          }
           const earlier = maySendAgain && signed.rfceXml === null ? await earlierSubmission(doc, startedAt, ctx) : null;
           if (earlier !== null) {
             ctx.log.info('the authority already holds this document; following its submission', { document: doc.id, trackId: earlier.trackId, estado: earlier.estado });

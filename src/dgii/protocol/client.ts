@@ -17,7 +17,7 @@ import {
 } from './answers.ts';
 import { exchange, type HttpAnswer, type HttpRequest } from './http.ts';
 import { encodeMultipartFile } from './multipart.ts';
-import { DGII_PATHS, XML_FIELD } from './paths.ts';
+import { DGII_PATHS, type EcfService, type FcService, XML_FIELD } from './paths.ts';
 import { TokenCache } from './tokens.ts';
 
 // The DGII HTTP protocol: seed → signed seed → token, then uploads and status queries with
@@ -48,6 +48,14 @@ export interface XmlUpload {
   xml: string;
 }
 
+/** What identifies a summary to "Consulta RFCE". */
+export interface RfceQuery {
+  rncEmisor: string;
+  encf: string;
+  /** The security code of the signed e-CF, which the RFCE carries. */
+  securityCode: string;
+}
+
 export const NO_CERTIFICATE_MESSAGE = 'No valid certificate: upload one with POST /api/certificates';
 
 // Statuses that say "not now" rather than "no": worth another try later.
@@ -73,8 +81,12 @@ export class DgiiClient {
     this.maxAnswerBytes = options.maxAnswerBytes ?? 1024 * 1024;
   }
 
-  private url(environment: Environment, service: Exclude<keyof typeof DGII_PATHS, 'rfce'>): string {
+  private url(environment: Environment, service: EcfService): string {
     return trimSlash(this.options.baseUrls[environment]) + DGII_PATHS[service];
+  }
+
+  private fcUrl(environment: Environment, service: FcService): string {
+    return trimSlash(this.options.fcBaseUrls[environment]) + DGII_PATHS[service];
   }
 
   private send(req: HttpRequest, signal: AbortSignal): Promise<HttpAnswer> {
@@ -161,8 +173,28 @@ export class DgiiClient {
   /** Uploads a signed RFCE (type 32 summary); DGII decides at once. */
   async sendRfce(tenantId: number, environment: Environment, file: XmlUpload, signal: AbortSignal): Promise<RfceAnswer> {
     const purpose = `sending the summary ${file.fileName}`;
-    const url = trimSlash(this.options.fcBaseUrls[environment]) + DGII_PATHS.rfce;
-    const answer = await this.authorized(tenantId, environment, signal, this.upload(url, purpose, file));
+    const answer = await this.authorized(tenantId, environment, signal, this.upload(this.fcUrl(environment, 'rfce'), purpose, file));
+    if (answer.status !== 200) throw failure(answer, purpose);
+    const result = readRfceAnswer(answer.json);
+    if (result === null) throw new TransientAuthorityError(`DGII's answer while ${purpose} carries no status`);
+    return result;
+  }
+
+  /**
+   * "Consulta RFCE": DGII's verdict on the summary of an eNCF carrying this security code, with
+   * `codigo` 0 (No encontrado) when DGII holds none. How a summary whose answer was lost is
+   * found again: sending it twice would be refused as a reused eNCF.
+   */
+  async rfceStatus(tenantId: number, environment: Environment, q: RfceQuery, signal: AbortSignal): Promise<RfceAnswer> {
+    const purpose = `querying the summary of ${q.encf}`;
+    const params = new URLSearchParams({ RNC_Emisor: q.rncEmisor, ENCF: q.encf, Cod_Seguridad_eCF: q.securityCode });
+    const url = `${this.fcUrl(environment, 'rfceStatus')}?${params.toString()}`;
+    const answer = await this.authorized(tenantId, environment, signal, (token) => ({
+      method: 'GET',
+      url,
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      purpose,
+    }));
     if (answer.status !== 200) throw failure(answer, purpose);
     const result = readRfceAnswer(answer.json);
     if (result === null) throw new TransientAuthorityError(`DGII's answer while ${purpose} carries no status`);

@@ -1,5 +1,5 @@
 import type { FinalEstado } from '../../documents/states.ts';
-import type { PriorSubmission, StatusQuery, StatusResult, Submission, SubmissionsQuery, SubmitResult, TaxAuthority, Verdict } from '../authority.ts';
+import type { PriorSubmission, StatusQuery, StatusResult, Submission, SubmissionsQuery, SubmitResult, SummaryQuery, TaxAuthority, Verdict } from '../authority.ts';
 import { TransientAuthorityError } from '../authority.ts';
 import { parseDgiiDateTime } from '../ecf-xml/dgii-time.ts';
 import type { RfceAnswer } from './answers.ts';
@@ -67,5 +67,9 @@ export class DgiiAuthority implements TaxAuthority {
 
   async status(q: StatusQuery, signal: AbortSignal): Promise<StatusResult> {
     return statusOf(await this.client.trackStatus(q.tenantId, q.environment, q.trackId, signal));
+  }
+
+  async summaryStatus(q: SummaryQuery, signal: AbortSignal): Promise<StatusResult> {
+    return statusOf(await this.client.rfceStatus(q.tenantId, q.environment, { rncEmisor: q.rncEmisor, encf: q.encf, securityCode: q.securityCode }, signal));
   }
 }

@@ -27,9 +27,19 @@ export const DGII_PATHS = {
   trackIds: '/consultatrackids/api/trackids/consulta',
   /** Below the RFCE host's base, not the e-CF one. */
   rfce: '/recepcionfc/api/recepcion/ecf',
+  /**
+   * "Consulta RFCE", also on the RFCE host: DGII's verdict on a summary,
+   * `?RNC_Emisor=…&ENCF=…&Cod_Seguridad_eCF=…` (the e-CF's security code).
+   */
+  rfceStatus: '/consultarfce/api/Consultas/Consulta',
 } as const;
 
 export type DgiiService = keyof typeof DGII_PATHS;
+
+/** Services below the RFCE host's base; every other one is below the e-CF base. */
+export const FC_SERVICES = ['rfce', 'rfceStatus'] as const satisfies readonly DgiiService[];
+export type FcService = (typeof FC_SERVICES)[number];
+export type EcfService = Exclude<DgiiService, FcService>;
 
 /** Multipart field that carries the XML file in every upload. */
 export const XML_FIELD = 'xml';

@@ -22,6 +22,7 @@ const PATHS = {
   rncEmisor: ['Encabezado', 'Emisor', 'RNCEmisor'],
   encf: ['Encabezado', 'IdDoc', 'eNCF'],
   fechaEmision: ['Encabezado', 'Emisor', 'FechaEmision'],
+  securityCode: ['Encabezado', 'CodigoSeguridadeCF'],
 } as const;
 
 // The simulator's own message codes for its checks (verdicts.ts uses 0–5).
@@ -36,6 +37,8 @@ export const CODIGO_OF: Readonly<Record<FinalEstado, 1 | 2 | 4>> = { aceptado: 1
 export interface ReceivedDocument {
   rncEmisor: string | null;
   encf: string | null;
+  /** The e-CF's security code an RFCE carries; null in an e-CF. */
+  securityCode: string | null;
   codigo: 1 | 2 | 4;
   mensajes: WireMessage[];
 }
@@ -73,7 +76,8 @@ export function parseUpload(data: Buffer): { doc: XmlDocument; rncEmisor: string
 export function judge(kind: DocumentKind, data: Buffer, doc: XmlDocument, environment: Environment, state: SimulatorState, now: number): ReceivedDocument {
   const rncEmisor = leaf(doc.root, PATHS.rncEmisor);
   const encf = leaf(doc.root, PATHS.encf);
-  const reject = (mensajes: WireMessage[]): ReceivedDocument => ({ rncEmisor, encf, codigo: 2, mensajes });
+  const securityCode = leaf(doc.root, PATHS.securityCode);
+  const reject = (mensajes: WireMessage[]): ReceivedDocument => ({ rncEmisor, encf, securityCode, codigo: 2, mensajes });
 
   const verified = verifyXml(data);
   if (!verified.valid) return reject([{ codigo: REJECTIONS.signature.codigo, valor: `${REJECTIONS.signature.valor}: ${verified.reason}` }]);
@@ -98,6 +102,7 @@ export function judge(kind: DocumentKind, data: Buffer, doc: XmlDocument, enviro
   return {
     rncEmisor,
     encf,
+    securityCode,
     codigo: CODIGO_OF[verdict.estado],
     mensajes: [{ codigo: Number.isFinite(codigo) ? codigo : 0, valor: verdict.dgiiMessage ?? '' }],
   };

@@ -62,6 +62,9 @@ export const rfceHandler: Handler = (ctx) => {
   if ('reply' in outcome) return outcome.reply;
   const { holderId, received } = outcome;
   ctx.state.counters.summariesReceived++;
+  if (received.rncEmisor !== null && received.encf !== null && received.securityCode !== null) {
+    ctx.env.addSummary(received.rncEmisor, received.encf, { holderId, securityCode: received.securityCode, codigo: received.codigo, mensajes: received.mensajes });
+  }
   ctx.log.debug('RFCE received', { environment: ctx.environment, encf: received.encf, codigo: received.codigo });
   return jsonReply(200, {
     codigo: received.codigo,
@@ -115,6 +118,35 @@ function queryParam(url: URL, name: string): string | null {
   for (const [key, v] of url.searchParams) if (key.toLowerCase() === name) value = v.trim();
   return value === '' ? null : value;
 }
+
+/**
+ * Consulta RFCE: the verdict on the summary of an eNCF, found by RNCEmisor, eNCF and the
+ * security code it carries. Another holder's summary, or a wrong code, is "No encontrado".
+ */
+export const rfceStatusHandler: Handler = (ctx) => {
+  const token = bearerToken(ctx.req);
+  const holderId = token === null ? null : ctx.env.holderOf(token);
+  if (holderId === null) return UNAUTHORIZED;
+  const rncEmisor = queryParam(ctx.url, 'rnc_emisor');
+  const encf = queryParam(ctx.url, 'encf');
+  const securityCode = queryParam(ctx.url, 'cod_seguridad_ecf');
+  if (rncEmisor === null || encf === null || securityCode === null) {
+    return errorReply(400, 'Los parámetros RNC_Emisor, ENCF y Cod_Seguridad_eCF son requeridos');
+  }
+  ctx.state.counters.summaryQueries++;
+  const summary = ctx.env.summaryOf(rncEmisor, encf);
+  const found = summary !== undefined && summary.holderId === holderId && summary.securityCode === securityCode ? summary : null;
+  const codigo = found?.codigo ?? 0;
+  // DGII documents `codigo` as a string in this answer.
+  return jsonReply(200, {
+    rnc: rncEmisor,
+    encf,
+    secuenciaUtilizada: found !== null,
+    codigo: String(codigo),
+    estado: ESTADO_CODES[codigo],
+    mensajes: found?.mensajes ?? [{ valor: 'No se encontró un resumen de factura de consumo con esos datos', codigo: 0 }],
+  });
+};
 
 /**
  * Consulta TrackIds: every document received with this RNCEmisor and eNCF, oldest first, each

@@ -7,7 +7,7 @@ import { DGII_PATHS, type DgiiService } from '../protocol/paths.ts';
 import { seedHandler, validateSeedHandler } from './auth.ts';
 import type { Handler } from './context.ts';
 import { BodyTooLarge, errorReply, jsonReply, readBody, type Reply, send } from './http.ts';
-import { estadoHandler, recepcionHandler, rfceHandler, trackIdsHandler } from './reception.ts';
+import { estadoHandler, recepcionHandler, rfceHandler, rfceStatusHandler, trackIdsHandler } from './reception.ts';
 import { type SimulatorCounters, SimulatorState } from './state.ts';
 
 // A stand-in for DGII's HTTP services, for tests and development: one server for the three
@@ -73,6 +73,7 @@ const ROUTES: readonly Route[] = [
   { service: 'estado', method: 'GET', host: 'ecf', handler: estadoHandler },
   { service: 'trackIds', method: 'GET', host: 'ecf', handler: trackIdsHandler },
   { service: 'rfce', method: 'POST', host: 'fc', handler: rfceHandler },
+  { service: 'rfceStatus', method: 'GET', host: 'fc', handler: rfceStatusHandler },
 ];
 
 const PREFIX = /^\/(fc\/)?([a-z]+)(\/.*)$/;
@@ -83,7 +84,7 @@ function resolve(pathname: string): { route: Route; environment: Environment } |
   const environment = parseEnvironment(m[2] ?? '');
   if (environment === null) return null;
   const host = m[1] === undefined ? 'ecf' : 'fc';
-  const route = ROUTES.find((r) => r.host === host && DGII_PATHS[r.service] === m[3]);
+  const route = ROUTES.find((r) => r.host === host && DGII_PATHS[r.service].toLowerCase() === m[3]);
   return route === undefined ? null : { route, environment };
 }
 

@@ -32,6 +32,14 @@ export interface Track {
   secuenciaUtilizada: boolean;
 }
 
+/** A summary (RFCE) received: answered by "Consulta RFCE" to its sender, given its security code. */
+export interface Summary {
+  holderId: string;
+  securityCode: string;
+  codigo: 1 | 2 | 4;
+  mensajes: WireMessage[];
+}
+
 /** eNCFs are matched without regard to capitals, as DGII matches its paths. */
 function encfKey(rncEmisor: string, encf: string): string {
   return `${rncEmisor.trim()}|${encf.trim().toUpperCase()}`;
@@ -44,6 +52,7 @@ export class EnvironmentState {
   /** trackIds of each `rncEmisor|eNCF`, oldest first. */
   private readonly byEncf = new Map<string, string[]>();
   private readonly acceptedKeys = new Set<string>();
+  private readonly summaries = new Map<string, Summary>();
 
   constructor(private readonly tokenTtlMs: number) {
     this.tokens = new TtlCache<string>(tokenTtlMs, MAX_TOKENS);
@@ -105,6 +114,24 @@ export class EnvironmentState {
     return ids.map((id) => this.tracks.get(id)).filter((t): t is Track => t !== undefined);
   }
 
+  /**
+   * Records a summary's verdict. A later rejection of the same eNCF (sent again) does not hide an
+   * acceptance: the eNCF stays accepted, as DGII reports it.
+   */
+  addSummary(rncEmisor: string, encf: string, summary: Summary): void {
+    const key = encfKey(rncEmisor, encf);
+    if (this.summaries.get(key)?.codigo === 1 && summary.codigo !== 1) return;
+    if (this.summaries.size >= MAX_TRACKS && !this.summaries.has(key)) {
+      const oldest = this.summaries.keys().next();
+      if (oldest.done !== true) this.summaries.delete(oldest.value);
+    }
+    this.summaries.set(key, summary);
+  }
+
+  summaryOf(rncEmisor: string, encf: string): Summary | undefined {
+    return this.summaries.get(encfKey(rncEmisor, encf));
+  }
+
   isAccepted(rncEmisor: string, encf: string): boolean {
     return this.acceptedKeys.has(`${rncEmisor}|${encf}`);
   }
@@ -121,11 +148,12 @@ export interface SimulatorCounters {
   summariesReceived: number;
   statusQueries: number;
   trackIdQueries: number;
+  summaryQueries: number;
 }
 
 export class SimulatorState implements Ledger {
   readonly environments: Readonly<Record<Environment, EnvironmentState>>;
-  readonly counters: SimulatorCounters = { seedsIssued: 0, tokensIssued: 0, documentsReceived: 0, summariesReceived: 0, statusQueries: 0, trackIdQueries: 0 };
+  readonly counters: SimulatorCounters = { seedsIssued: 0, tokensIssued: 0, documentsReceived: 0, summariesReceived: 0, statusQueries: 0, trackIdQueries: 0, summaryQueries: 0 };
 
   constructor(tokenTtlMs: number) {
     this.environments = Object.fromEntries(ENVIRONMENTS.map((e) => [e, new EnvironmentState(tokenTtlMs)])) as Record<Environment, EnvironmentState>;
