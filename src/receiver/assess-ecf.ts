@@ -2,6 +2,12 @@
 // duplicates: DGII's reasons for "no recibido" in the order they are checked (signature,
 // specification, buyer). A document whose identifiers cannot be read cannot even be
 // acknowledged, because the ARECF must name its emisor and eNCF.
+//
+// A valid signature proves nothing about the emisor unless the certificate is the emisor's:
+// anyone with a certificate could otherwise issue e-CF in another taxpayer's name. So the
+// signer's RNC (serialNumber, else CN, as describeCertificate reads it) must be RNCEmisor, and
+// so must the holder of the certificate the sender authenticated with; otherwise motivo 2.
+import { describeCertificate } from '../certificates/check.ts';
 import { certificateProblem } from '../dgii/simulator/auth.ts';
 import { ecfXmlToObject, securityCode, validateEcfXml, type MotivoNoRecibido } from '../dgii/ecf-xml/index.ts';
 import type { EcfObject } from '../documents/validation/types.ts';
@@ -69,8 +75,19 @@ function identifiers(root: XmlElement, tenantRnc: string): AcknowledgedIds | nul
   return { rncEmisor, encf, rncComprador: RNC.test(comprador) ? comprador : tenantRnc };
 }
 
-/** Never throws: every input maps to one of the three outcomes. */
-export function assessEcf(data: Buffer, tenantRnc: string, now: Date, maxBytes: number): Assessment {
+/** The sender's identity problem for motivo 2, or null when signer and token holder are the emisor. */
+function identityProblem(rncEmisor: string, signerId: string | null, senderHolderId: string | null): string | null {
+  const who = (id: string | null) => (id === null ? 'un titular sin RNC ni cédula en el sujeto' : `RNC ${id}`);
+  if (signerId !== rncEmisor) return `El certificado que firmó el e-CF es de ${who(signerId)}, no del RNCEmisor ${rncEmisor}`;
+  if (senderHolderId !== rncEmisor) return `El remitente se autenticó con un certificado de ${who(senderHolderId)}, no del RNCEmisor ${rncEmisor}`;
+  return null;
+}
+
+/**
+ * Never throws: every input maps to one of the three outcomes. `senderHolderId` is the RNC or
+ * cédula of the certificate the sender's token was obtained with (null when it names none).
+ */
+export function assessEcf(data: Buffer, tenantRnc: string, senderHolderId: string | null, now: Date, maxBytes: number): Assessment {
   const verified = verifyXml(data, { maxBytes });
   let doc: XmlDocument;
   if (verified.valid) {
@@ -88,7 +105,7 @@ export function assessEcf(data: Buffer, tenantRnc: string, now: Date, maxBytes: 
     return { kind: 'unreadable', message: 'El documento no es un e-CF (<ECF>) con RNCEmisor y eNCF legibles; no se puede emitir acuse de recibo' };
   }
   if (!verified.valid) return { kind: 'refused', ids, motivo: 2, detail: verified.reason };
-  const problem = certificateProblem(verified.certificate, now);
+  const problem = certificateProblem(verified.certificate, now) ?? identityProblem(ids.rncEmisor, describeCertificate(verified.certificate).holderId, senderHolderId);
   if (problem !== null) return { kind: 'refused', ids, motivo: 2, detail: problem };
 
   const errors = validateEcfXml(doc);

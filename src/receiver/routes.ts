@@ -35,10 +35,11 @@ const GROUP = {
 export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
   const { receiver, auth } = deps;
   const tenantOf = (ctx: RequestContext) => receiver.tenant(ctx.params.rnc ?? '');
+  // The token's row is kept: whose certificate earned it is checked against the e-CF's emisor.
   const sender = async (ctx: RequestContext) => {
     const tenant = await tenantOf(ctx);
-    await auth.authenticate(tenant, envOf(ctx), header(ctx.headers, 'authorization'));
-    return tenant;
+    const token = await auth.authenticate(tenant, envOf(ctx), header(ctx.headers, 'authorization'));
+    return { tenant, holderId: token.holderId };
   };
   return [
     {
@@ -72,7 +73,7 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
       ...GROUP, method: 'POST', path: `${BASE}/recepcion/api/ecf`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.ecf,
       doc: {
         operationId: 'receiverReceiveEcf', tags: TAGS, summary: 'Receive an e-CF from another taxpayer',
-        description: 'Answers an ARECF signed with this tenant\'s certificate: Estado 0 (recibido; stored, listed under documentos-recibidos, ecf.received event) or Estado 1 (no recibido) with CodigoMotivoNoRecibido 1 specification (XSD), 2 signature (or the signer\'s certificate), 3 duplicate (same RNCEmisor and eNCF already received), 4 RNCComprador is not this tenant. Checked in the order 2, 1, 4, 3.',
+        description: 'Answers an ARECF signed with this tenant\'s certificate: Estado 0 (recibido; stored, listed under documentos-recibidos, ecf.received event) or Estado 1 (no recibido) with CodigoMotivoNoRecibido 1 specification (XSD), 2 signature (or the signer\'s certificate: not valid now, or not of RNCEmisor; or a token obtained with a certificate not of RNCEmisor), 3 duplicate (same RNCEmisor and eNCF already received), 4 RNCComprador is not this tenant. Checked in the order 2, 1, 4, 3.',
         headers: BEARER,
         requestBody: UPLOAD('The signed e-CF'),
         responses: {
@@ -83,9 +84,9 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
         },
       },
       handler: async (ctx) => {
-        const tenant = await sender(ctx);
+        const { tenant, holderId } = await sender(ctx);
         const upload = uploadedXml(ctx.headers, ctx.rawBody, RECEIVER_BODY_LIMITS.ecf);
-        return { status: 200, raw: { data: await receiver.receiveEcf(tenant, envOf(ctx), upload), contentType: XML_CONTENT } };
+        return { status: 200, raw: { data: await receiver.receiveEcf(tenant, envOf(ctx), upload, holderId), contentType: XML_CONTENT } };
       },
     },
     {
@@ -102,7 +103,7 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
         },
       },
       handler: async (ctx) => {
-        const tenant = await sender(ctx);
+        const { tenant } = await sender(ctx);
         const upload = uploadedXml(ctx.headers, ctx.rawBody, RECEIVER_BODY_LIMITS.acecf);
         return ok(await receiver.receiveApproval(tenant, envOf(ctx), upload));
       },

@@ -51,10 +51,13 @@ export class ReceiverService {
     return found;
   }
 
-  /** The signed ARECF answering an uploaded e-CF, Estado 0 (stored, ecf.received recorded) or 1 with its motivo. */
-  async receiveEcf(tenant: ReceiverTenant, environment: Environment, upload: Buffer, now = new Date()): Promise<string> {
+  /**
+   * The signed ARECF answering an uploaded e-CF, Estado 0 (stored, ecf.received recorded) or 1 with
+   * its motivo. `senderHolderId`: whose certificate the sender's token was obtained with.
+   */
+  async receiveEcf(tenant: ReceiverTenant, environment: Environment, upload: Buffer, senderHolderId: string | null, now = new Date()): Promise<string> {
     const credential = await this.signingCredential(tenant, now);
-    const assessment = assessEcf(upload, tenant.rnc, now, RECEIVER_BODY_LIMITS.ecf);
+    const assessment = assessEcf(upload, tenant.rnc, senderHolderId, now, RECEIVER_BODY_LIMITS.ecf);
     if (assessment.kind === 'unreadable') throw new AppError('INVALID_REQUEST', assessment.message);
     if (assessment.kind === 'refused') {
       this.log.info('e-CF not received', { tenant: tenant.id, environment, encf: assessment.ids.encf, motivo: assessment.motivo, detail: assessment.detail });
