@@ -6,7 +6,7 @@ import { CertificateStore } from '../src/certificates/store.ts';
 import { parsePkcs12 } from '../src/certificates/pkcs12.ts';
 import { deriveKeys } from '../src/crypto/master-key.ts';
 import { call, newTenant } from './helpers/http.ts';
-import { makeTestCertificate, TEST_P12_PASSWORD, uploadCertificate } from './helpers/certificates.ts';
+import { makeMismatchedP12, makeNotYetValidCertificate, makeTestCertificate, TEST_P12_PASSWORD, uploadCertificate } from './helpers/certificates.ts';
 import { startTestService, TEST_MASTER_KEY, type TestService } from './helpers/service.ts';
 
 let t: TestService;
@@ -86,6 +86,28 @@ describe('POST /api/certificates', () => {
     assert.deepEqual(weak.details, [{ path: 'p12.privateKey', message: 'The RSA key has 1024 bits; at least 2048 are required.' }]);
     const both = await rejected(makeTestCertificate(a.rnc, { bits: 1024, days: -1 }).p12, TEST_P12_PASSWORD);
     assert.deepEqual(both.details.map((d) => d.path), ['p12.privateKey', 'p12.certificate.validTo']);
+  });
+
+  test('a private key that does not belong to the certificate is 422 saying so', async () => {
+    const a = await newTenant(t.url);
+    const cert = makeMismatchedP12(a.rnc);
+    // The file itself is sound: both parts open with the password.
+    const parsed = parsePkcs12(cert.p12, cert.password);
+    assert.equal(parsed.certificate.fingerprint256, new X509Certificate(readFileSync(cert.certificatePath)).fingerprint256);
+    assert.equal(parsed.certificate.checkPrivateKey(parsed.privateKey), false);
+    const error = await rejected(cert.p12, cert.password);
+    assert.deepEqual(error.details, [{ path: 'p12.privateKey', message: 'The private key does not belong to the certificate.' }]);
+    assert.match(error.message, /^The certificate cannot sign DGII documents: The private key does not belong to the certificate\.$/);
+  });
+
+  test('a certificate that is not valid yet is 422 naming the date it starts', async () => {
+    const a = await newTenant(t.url);
+    const cert = makeNotYetValidCertificate(a.rnc, 2);
+    const validFrom = new Date(new X509Certificate(readFileSync(cert.certificatePath)).validFrom);
+    assert.ok(validFrom.getTime() > Date.now() + 86_400_000, `validFrom ${validFrom.toISOString()}`);
+    const error = await rejected(cert.p12, cert.password);
+    assert.deepEqual(error.details, [{ path: 'p12.certificate.validFrom', message: `The certificate is not valid until ${validFrom.toISOString()}.` }]);
+    assert.match(error.message, /The certificate is not valid until \d{4}-\d{2}-\d{2}T/);
   });
 
   test('the upload needs a user\'s bearer token and a JSON body with exactly p12 and password', async () => {
