@@ -23,6 +23,7 @@ describe('GET /metrics from loopback', () => {
     assert.match(text, /^ecf_rate_limit_refusals_total\{scope="publicAuth"\} 1$/m);
     assert.match(text, /^ecf_jobs_queued\{kind="maintenance.purge"\} \d+$/m);
     assert.match(text, /^ecf_webhook_deliveries\{status="abandoned"\} 0$/m);
+    assert.match(text, /^ecf_database_up 1$/m);
     assert.match(text, /^process_resident_memory_bytes \d+$/m);
     // Every sample line is "name{labels} value".
     for (const line of text.trim().split('\n')) assert.match(line, /^(# (HELP|TYPE) .+|[a-z_]+(\{.*\})? [0-9.e+-]+)$/, line);
@@ -50,5 +51,30 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     const ok = await call(t.url, 'GET', '/metrics', { headers: { authorization: 'Bearer scrape-secret-1234' } });
     assert.equal(ok.status, 200);
     assert.match(ok.text, /ecf_http_requests_total/);
+  });
+});
+
+describe('GET /metrics while the database is unreachable', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService();
+  });
+  after(() => t.close());
+
+  test('still answers with the request counters, ecf_database_up 0 and no database-derived gauges', async () => {
+    assert.equal((await call(t.url, 'GET', '/healthz')).status, 200);
+    // The service's pool is closed under it: every query now fails as on a lost connection.
+    await t.sql.end({ timeout: 1 });
+    const ready = await call(t.url, 'GET', '/readyz');
+    assert.equal(ready.status, 503, ready.text);
+
+    const res = await call(t.url, 'GET', '/metrics');
+    assert.equal(res.status, 200, res.text);
+    assert.match(res.text, /^ecf_http_requests_total\{method="GET",route="\/healthz",status="200"\} 1$/m);
+    assert.match(res.text, /^ecf_http_requests_total\{method="GET",route="\/readyz",status="503"\} 1$/m);
+    assert.match(res.text, /^ecf_http_request_duration_seconds_count\{method="GET",route="\/readyz"\} 1$/m);
+    assert.match(res.text, /^ecf_database_up 0$/m);
+    assert.match(res.text, /^process_resident_memory_bytes \d+$/m);
+    assert.doesNotMatch(res.text, /^(# (HELP|TYPE) )?(ecf_jobs_queued|ecf_jobs_running|ecf_webhook_deliveries)\b/m);
   });
 });

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/connect.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 import type { CompletedRequest } from '../http/server.ts';
 import { JOB_KIND_NAMES } from '../queue/kinds.ts';
 import { countJobs } from '../queue/queries.ts';
@@ -8,6 +9,28 @@ import { DELIVERY_STATUSES, countDeliveriesByStatus } from '../webhooks/queries.
 import { Counter, Histogram, gauge } from './registry.ts';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/**
+ * How long a scrape waits for the database-derived gauges. Well under Prometheus' default
+ * 10 s scrape timeout, so a database that hangs (rather than refuses) still lets the
+ * in-memory part through.
+ */
+const DATABASE_DEADLINE_MS = 2_000;
+
+class DatabaseTooSlow extends Error {}
+
+/** `work`, or DatabaseTooSlow after `ms`; a late rejection of `work` is dropped, not left unhandled. */
+async function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DatabaseTooSlow()), ms);
+  });
+  work.catch(() => {});
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** What /metrics exposes: request counts and latency, queue depth, deliveries, rate-limit refusals. */
 export class ServiceMetrics {
@@ -24,23 +47,44 @@ export class ServiceMetrics {
     this.latency.observe({ method: r.method, route: r.route }, r.ms / 1000);
   };
 
-  /** Database-backed gauges are read at scrape time, so they hold for every instance alike. */
+  /**
+   * The in-memory counters always; the database-derived gauges (read at scrape time, so they
+   * hold for every instance alike) only when the database answers. An outage is exactly when
+   * the request counters (all those 503s) matter, so it must not take them down with it.
+   */
   async render(): Promise<string> {
-    const [jobs, deliveries] = await Promise.all([countJobs(this.sql), countDeliveriesByStatus(this.sql)]);
+    const database = await this.databaseGauges();
     const memory = process.memoryUsage();
     const lines = [
       ...this.requests.render(),
       ...this.latency.render(),
-      ...gauge('ecf_jobs_queued', 'Jobs waiting to run, by kind.', JOB_KIND_NAMES.map((kind) => ({ labels: { kind }, value: jobs.find((j) => j.kind === kind)?.queued ?? 0 }))),
-      ...gauge('ecf_jobs_running', 'Jobs claimed by a worker (lease held), by kind.', JOB_KIND_NAMES.map((kind) => ({ labels: { kind }, value: jobs.find((j) => j.kind === kind)?.running ?? 0 }))),
-      ...gauge('ecf_webhook_deliveries', 'Webhook deliveries by status.', DELIVERY_STATUSES.map((status) => ({ labels: { status }, value: deliveries.find((d) => d.status === status)?.n ?? 0 }))),
       '# HELP ecf_rate_limit_refusals_total Requests refused with 429, by scope (this instance).',
       '# TYPE ecf_rate_limit_refusals_total counter',
       ...RATE_SCOPE_NAMES.map((scope) => `ecf_rate_limit_refusals_total{scope="${scope}"} ${this.rateLimits.refusals(scope)}`),
+      ...gauge('ecf_database_up', `1 when the database answered this scrape within ${DATABASE_DEADLINE_MS / 1000} s; 0 otherwise, and the ecf_jobs_* and ecf_webhook_deliveries gauges are left out.`, [{ value: database === null ? 0 : 1 }]),
+      ...(database ?? []),
       ...gauge('process_resident_memory_bytes', 'Resident set size.', [{ value: memory.rss }]),
       ...gauge('nodejs_heap_used_bytes', 'V8 heap in use.', [{ value: memory.heapUsed }]),
       ...gauge('process_uptime_seconds', 'Seconds since the process started.', [{ value: Math.round(process.uptime()) }]),
     ];
     return lines.join('\n') + '\n';
+  }
+
+  /** The gauges read from the database, or null when it cannot be reached or is too slow. */
+  private async databaseGauges(): Promise<string[] | null> {
+    let jobs: Awaited<ReturnType<typeof countJobs>>;
+    let deliveries: Awaited<ReturnType<typeof countDeliveriesByStatus>>;
+    try {
+      [jobs, deliveries] = await within(Promise.all([countJobs(this.sql), countDeliveriesByStatus(this.sql)]), DATABASE_DEADLINE_MS);
+    } catch (err) {
+      // Anything else is a fault of the query itself: it should surface as a failed scrape.
+      if (err instanceof DatabaseTooSlow || isDatabaseUnavailable(err)) return null;
+      throw err;
+    }
+    return [
+      ...gauge('ecf_jobs_queued', 'Jobs waiting to run, by kind.', JOB_KIND_NAMES.map((kind) => ({ labels: { kind }, value: jobs.find((j) => j.kind === kind)?.queued ?? 0 }))),
+      ...gauge('ecf_jobs_running', 'Jobs claimed by a worker (lease held), by kind.', JOB_KIND_NAMES.map((kind) => ({ labels: { kind }, value: jobs.find((j) => j.kind === kind)?.running ?? 0 }))),
+      ...gauge('ecf_webhook_deliveries', 'Webhook deliveries by status.', DELIVERY_STATUSES.map((status) => ({ labels: { status }, value: deliveries.find((d) => d.status === status)?.n ?? 0 }))),
+    ];
   }
 }

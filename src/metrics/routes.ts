@@ -17,7 +17,7 @@ export function metricsRoutes(deps: { metrics: ServiceMetrics; token: string | n
       method: 'GET', path: '/metrics', auth: 'none',
       doc: {
         operationId: 'metrics', tags: ['System'], summary: 'Prometheus metrics',
-        description: 'Text exposition format 0.0.4. Protected: with METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>`; without it, only clients on loopback are answered.',
+        description: 'Text exposition format 0.0.4. Protected: with METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>`; without it, only clients on loopback are answered. Served while the database is unreachable too: the request counters always, the database-derived gauges (`ecf_jobs_*`, `ecf_webhook_deliveries`) only when the database answers, as `ecf_database_up` (1 or 0) says.',
         responses: { '200': { description: 'Metrics.', contentType: 'text/plain; version=0.0.4', schema: { type: 'string' } }, '403': { description: 'FORBIDDEN.', schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
       },
       handler: async (ctx) => {
