@@ -21,7 +21,14 @@ import { timedRequest, type Outcome, type TimedRequest } from './helpers/timed-r
 // database is away requests answer 503 quickly and the process stays up; once it is back
 // the same process serves again and finishes the background work, with nothing lost.
 
-const CLIENT_TIMEOUT_MS = 5_000;
+const CLIENT_TIMEOUT_MS = 10_000;
+/**
+ * "Quickly": a failure while the database is away, or recovery once it is back. Without the
+ * service's reconnect backoff (src/db/connect.ts) the driver's own grows to 10–20 s after a
+ * few failures, so a bound of a few seconds shows which one is in force; the exact figure is
+ * not the point, and a loaded 2-core CI machine needs the room.
+ */
+const QUICK_MS = 5_000;
 const CLIENTS = 4;
 const DOWN_MS = 4_000;
 /** Requests that straddle the cut may go either way; after it, everything must be 503. */
@@ -56,13 +63,13 @@ test('a transaction whose connection is cut fails with a connection error; the p
     for (let i = 0; i < 8; i++) {
       const started = Date.now();
       await assert.rejects(direct.sql`select 1`, (err: unknown) => isDatabaseUnavailable(err));
-      assert.ok(Date.now() - started < 1_500, `query ${i + 1} failed within 1.5 s (${Date.now() - started} ms)`);
+      assert.ok(Date.now() - started < QUICK_MS, `query ${i + 1} failed within ${QUICK_MS} ms (${Date.now() - started} ms)`);
     }
     await proxy.restore();
     const started = Date.now();
     const [row] = await direct.sql<{ n: number }[]>`select 1 as n`;
     assert.equal(row?.n, 1);
-    assert.ok(Date.now() - started < 1_500, `reconnected within 1.5 s (${Date.now() - started} ms)`);
+    assert.ok(Date.now() - started < QUICK_MS, `reconnected within ${QUICK_MS} ms (${Date.now() - started} ms)`);
     const [committed] = await direct.sql.begin(async (tx) => tx<{ n: number }[]>`select 2 as n`);
     assert.equal(committed?.n, 2, 'transactions work again');
   } finally {
@@ -121,7 +128,11 @@ test('a database outage under load answers 503, keeps the process up, and recove
   // The test's own connection does not go through the proxy.
   const [{ underWay } = { underWay: 0 }] = await db.db.sql<{ underWay: number }[]>`select count(*)::int as under_way from documents where estado = 'recibido'`;
   await sleep(SETTLE_MS + 500);
-  const probes = { ready: await timedRequest(instance.url, { label: 'readyz', method: 'GET', path: '/readyz' }, CLIENT_TIMEOUT_MS), health: await timedRequest(instance.url, { label: 'healthz', method: 'GET', path: '/healthz' }, CLIENT_TIMEOUT_MS) };
+  const probes = {
+    ready: await timedRequest(instance.url, { label: 'readyz', method: 'GET', path: '/readyz' }, CLIENT_TIMEOUT_MS),
+    health: await timedRequest(instance.url, { label: 'healthz', method: 'GET', path: '/healthz' }, CLIENT_TIMEOUT_MS),
+    metrics: await timedRequest(instance.url, { label: 'metrics', method: 'GET', path: '/metrics' }, CLIENT_TIMEOUT_MS),
+  };
   await sleep(Math.max(0, cutAt + DOWN_MS - Date.now()));
   const restoredAt = Date.now();
   await proxy.restore();
@@ -132,6 +143,14 @@ test('a database outage under load answers 503, keeps the process up, and recove
   assert.equal(probes.ready.code, 'SERVICE_UNAVAILABLE');
   assert.equal(probes.health.status, 200, 'healthz stays 200: the process is alive');
   assert.equal(instance.process.child.exitCode, null, 'the process never exited');
+  // The in-memory request counters stay scrapeable while the database-derived gauges cannot be read.
+  assert.equal(probes.metrics.status, 200, `metrics while the database is away: ${String(probes.metrics.body).slice(0, 300)}`);
+  const scraped = String(probes.metrics.body);
+  assert.match(scraped, /^ecf_database_up 0$/m);
+  const counted503 = [...scraped.matchAll(/^ecf_http_requests_total\{method="[A-Z]+",route="[^"]+",status="503"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  assert.ok(counted503 > 0, 'the 503s answered during the outage are counted');
+  assert.match(scraped, /^ecf_http_requests_total\{method="POST",route="\/\{env\}\/documentos-ecf",status="202"\} \d+$/m, 'and the requests served before it');
+  assert.doesNotMatch(scraped, /^ecf_jobs_queued\{/m);
 
   const { outcomes } = load;
   const failures = outcomes.filter((o) => o.failure !== null || (o.status !== 503 && o.status >= 500) || ![200, 202, 503].includes(o.status));
@@ -145,15 +164,16 @@ test('a database outage under load answers 503, keeps the process up, and recove
   assert.ok(down.length >= CLIENTS, `requests kept coming while the database was away (${down.length})`);
   assert.deepEqual([...new Set(down.map((o) => `${o.status} ${o.code}`))], ['503 SERVICE_UNAVAILABLE'], 'while it is away every request is 503');
   const slowest = Math.max(...down.map((o) => o.endedAt - o.startedAt));
-  assert.ok(slowest < 2_500, `a 503 comes quickly (slowest ${slowest} ms)`);
+  assert.ok(slowest < QUICK_MS, `a 503 comes quickly (slowest ${slowest} ms, bound ${QUICK_MS} ms)`);
 
   const recovered = outcomes.filter((o) => o.startedAt >= restoredAt && o.status < 300).sort((a, b) => a.endedAt - b.endedAt)[0];
   assert.ok(recovered !== undefined, 'requests succeed again after the database is back');
   const recoveryMs = recovered.endedAt - restoredAt;
-  assert.ok(recoveryMs < 2_000, `recovered within 2 s (${recoveryMs} ms)`);
+  assert.ok(recoveryMs < QUICK_MS, `recovered within ${QUICK_MS} ms (${recoveryMs} ms)`);
   const late = outcomes.filter((o) => o.startedAt > recovered.endedAt);
   assert.ok(late.length > 20 && late.every((o) => o.status < 300), `once recovered, every request succeeds (${late.filter((o) => o.status >= 300).length} of ${late.length} did not)`);
   assert.equal((await call(instance.url, 'GET', '/readyz')).status, 200);
+  assert.match((await call(instance.url, 'GET', '/metrics')).text, /^ecf_database_up 1$/m);
 
   // Emits that got 503 (or straddled the cut) are retried with their key: each key ends as one document.
   const byKey = new Map<string, string>();
