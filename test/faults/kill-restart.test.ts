@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { newTenantWithCertificate } from '../helpers/certificates.ts';
 import { ecfFor } from '../helpers/documents.ts';
 import { call } from '../helpers/http.ts';
-import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { startReceiver, type Received, type Receiver } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { faultDatabase } from './helpers/database-server.ts';
@@ -20,7 +20,8 @@ import { startSharedSimulator, type SharedSimulator } from './helpers/simulator.
 
 const DOCUMENTS = 30;
 const RECEIVER_DELAY_MS = 200;
-/** Uploads received by DGII whose answers are lost with the killed process. */
+/** Uploads received by DGII whose answers are lost with the killed process: the 10th and 11th. */
+const FIRST_HELD_UPLOAD = 10;
 const HELD_UPLOADS = 2;
 
 let db: TestDatabase;
@@ -28,7 +29,7 @@ let sim: SharedSimulator;
 let receiver: Receiver;
 before(async () => {
   db = await faultDatabase();
-  sim = await startSharedSimulator(400);
+  sim = await startSharedSimulator(400, { hold: true });
   receiver = await startReceiver({ respond: () => ({ status: 204, delayMs: RECEIVER_DELAY_MS }) });
 });
 after(async () => {
@@ -66,7 +67,10 @@ async function emit(url: string, apiKey: string, rnc: string, key: string, persi
 test('kill -9 during submissions and deliveries loses nothing and duplicates only attempts in flight', async (t) => {
   const env = await faultEnv(db.url, {
     ...sim.env,
-    QUEUE_LEASE_MS: '2000',
+    // Longer than the few hundred ms between the held webhook request and the kill, so the
+    // first process cannot retake (and answer) its own job meanwhile; short enough that the
+    // second one takes the killed process's jobs over soon.
+    QUEUE_LEASE_MS: '4000',
     IDEMPOTENCY_LEASE_SECONDS: '2',
     WEBHOOK_RETRY_DELAYS_MS: '100,200,400,800,1600',
   });
@@ -75,36 +79,45 @@ test('kill -9 during submissions and deliveries loses nothing and duplicates onl
   const put = await call(first.url, 'PUT', '/api/webhooks/settings', { json: { webhookUrl: receiver.url }, headers: { authorization: `Bearer ${tenant.accessToken}` } });
   assert.equal(put.status, 200, put.text);
 
-  // Two clients emit in a stream; the process is killed under them once deliveries flow.
+  // Held up front, so they happen whatever the pace: DGII receives two uploads whose answers
+  // the forwarder keeps until the process waiting for them is killed.
+  const held = sim.hold!.holdUploads(FIRST_HELD_UPLOAD, HELD_UPLOADS);
+
+  // Two clients emit in a stream (all but the last document); the process is killed under them.
   const outcomes: EmitOutcome[] = Array.from({ length: DOCUMENTS }, (_, i) => ({ key: `kill-${i}`, id: null }));
   let next = 0;
   let killed = false;
   const emitter = async () => {
-    while (next < DOCUMENTS && !killed) {
+    while (next < DOCUMENTS - 1 && !killed) {
       const o = outcomes[next++] as EmitOutcome;
       o.id = await emit(first.url, tenant.apiKey, tenant.rnc, o.key, false);
       await sleep(40);
     }
   };
   const emitting = Promise.all([emitter(), emitter()]);
-  await waitFor(async () => receiver.received.length >= 12 && outcomes.filter((o) => o.id !== null).length >= 20, 30_000, 'emits and deliveries flowing');
+  await held;
+  await waitFor(async () => receiver.received.length >= 1, 30_000, 'deliveries flowing');
 
-  // Uploads whose answers DGII holds back: the kill comes after DGII has them and before the
-  // service learns their trackIds (the answers go to a dead process).
-  const receivedBeforeHold = sim.simulator.counters().documentsReceived;
-  sim.simulator.injectFault({ service: 'recepcion', holdAnswerMs: 10_000, times: HELD_UPLOADS });
-  await waitFor(async () => sim.simulator.counters().documentsReceived >= receivedBeforeHold + HELD_UPLOADS, 10_000, 'uploads whose answers are held');
-
-  // Precondition: something of each kind is in flight at the kill.
-  const inFlightDeliveries = receiver.received.filter((r) => Date.now() - r.at < RECEIVER_DELAY_MS).length;
+  // The receiver keeps the next webhook request open, unanswered; the last document's events
+  // guarantee there is a next one. The kill comes while it waits for the answer.
+  let awaitingAnswer: Received | null = null;
+  const answer = receiver.respond;
+  receiver.respond = (req, index) => {
+    if (awaitingAnswer !== null) return answer(req, index);
+    awaitingAnswer = req;
+    return 'hang';
+  };
+  const last = outcomes[DOCUMENTS - 1] as EmitOutcome;
+  last.id = await emit(first.url, tenant.apiKey, tenant.rnc, last.key, false);
+  await waitFor(async () => awaitingAnswer !== null, 30_000, 'a webhook request held open by the receiver');
   killed = true;
   await first.kill();
   const killedAt = Date.now();
+  receiver.respond = answer;
   await emitting;
   const atKill = await db.db.sql<{ id: string; estado: string }[]>`select id, estado from documents where tenant_id = ${tenant.tenantId}`;
   const unfinishedAtKill = atKill.filter((d) => d.estado === 'recibido' || d.estado === 'en_proceso').length;
   const receivedBeforeKill = receiver.received.length;
-  assert.ok(inFlightDeliveries > 0, 'a delivery was awaiting its answer at the kill');
   assert.ok(unfinishedAtKill > 0, `a document was still being submitted or polled at the kill (${atKill.length} stored)`);
 
   const restartedAt = Date.now();
@@ -151,12 +164,14 @@ test('kill -9 during submissions and deliveries loses nothing and duplicates onl
     assert.deepEqual([early.headers['x-ecf-delivery-attempt'], late.headers['x-ecf-delivery-attempt']], ['1', '1'], `delivery ${id}: the first attempt was never recorded`);
   }
   assert.equal(receipts.size, deliveries.size, 'the receiver saw no delivery the database does not know');
+  const heldOpen = (awaitingAnswer as Received | null)?.headers['x-ecf-delivery-id'];
+  assert.equal(receipts.get(String(heldOpen))?.length, 2, `the delivery held unanswered at the kill (${String(heldOpen)}) was made again after the restart`);
   // At most WEBHOOK_MAX_IN_FLIGHT_PER_TENANT (10) attempts of one tenant run at once.
   assert.ok(duplicates <= 10, `duplicates (${duplicates}) bounded by the attempts that could be in flight at the kill`);
 
   const left = await db.db.sql`select kind from jobs where kind <> 'maintenance.purge'`;
   assert.equal(left.length, 0, 'no job left behind');
-  t.diagnostic(`stored at kill ${atKill.length}, unfinished ${unfinishedAtKill}, receipts before kill ${receivedBeforeKill} (${inFlightDeliveries} awaiting answer), duplicates ${duplicates}, submissions found again ${recovered}`);
+  t.diagnostic(`stored at kill ${atKill.length}, unfinished ${unfinishedAtKill}, receipts before kill ${receivedBeforeKill} (one held unanswered), duplicates ${duplicates}, submissions found again ${recovered}`);
   assert.equal(await second.stop(), 0);
 });
 
