@@ -1,0 +1,17 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+// Preloaded into a service process by the malformed-input test (NODE_OPTIONS), never by the
+// service itself: on SIGUSR2 it runs a full garbage collection and prints the heap and RSS
+// left afterwards as one JSON line on stderr. Without a forced collection the heap a
+// scrape sees swings by tens of MiB between collections, which hides a slow leak.
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+let seq = 0;
+
+process.on('SIGUSR2', () => {
+  gc();
+  const { heapUsed, rss } = process.memoryUsage();
+  process.stderr.write(`${JSON.stringify({ gcProbe: ++seq, heapUsed, rss })}\n`);
+});
