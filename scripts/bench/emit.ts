@@ -1,7 +1,8 @@
 // Emit: POST /eCF/documentos-ecf with a unique Idempotency-Key per request at 64
 // connections (wrk + wrk/emit.lua), against pgbench running a 3-insert transaction (a
 // document row with the same jsonb payload, a history row, a job row) with 64 clients on
-// the same PostgreSQL server. Every run gets fresh databases.
+// the same PostgreSQL server. Every run gets fresh databases. A target is met only by a run
+// in which every request was answered 2xx: quick refusals would look like speed.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { ecfFor } from '../../test/helpers/documents.ts';
 import { createDatabase, serverSettings, type ThrowawayDatabase } from './lib/database.ts';
 import { cpuMsOf, RAISED_RATE_LIMITS, run, sleep, startService, type ServiceProcess } from './lib/processes.ts';
 import { print, round, setting, verdict } from './lib/report.ts';
+import { failedRequests, non2xxBetween, statusCounts } from './lib/statuses.ts';
 import { registerTenant, type Tenant } from './lib/tenants.ts';
 import { describeWrk, wrk, type WrkResult } from './lib/wrk.ts';
 
@@ -23,6 +25,8 @@ const P99_TARGET_MS = 50;
 const work = await mkdtemp(join(tmpdir(), 'ecf-bench-emit-'));
 
 type Numbering = 'service' | 'client';
+/** The emit route as the service's /metrics labels it. */
+const EMIT_ROUTE = '/{env}/documentos-ecf';
 
 /** sampleEcf(31) of the tenant: without eNCF (the service numbers it), or with a placeholder emit.lua fills. */
 function emitBody(rnc: string, numbering: Numbering): string {
@@ -105,10 +109,13 @@ try {
   await emitRun(warn, one, 'service', 3);
   const results = [];
   for (const s of scenarios) {
+    const counted = await statusCounts(s.service, 'POST', EMIT_ROUTE);
     const cpuBefore = await cpuMsOf(s.service.pid);
     const r = await emitRun(s.service, s.tenants, s.numbering, DURATION);
     const cpuMsPerRequest = round(((await cpuMsOf(s.service.pid)) - cpuBefore) / r.requests, 2);
-    results.push({ scenario: s.name, logLevel: s.logLevel, rps: round(r.rps, 0), p50Ms: round(r.latencyMs.p50, 1), p99Ms: round(r.latencyMs.p99, 1), cpuMsPerRequest, errors: r.errors, requests: r.requests });
+    const after = counted === null ? null : await statusCounts(s.service, 'POST', EMIT_ROUTE);
+    const errors = failedRequests(r, counted === null || after === null ? null : non2xxBetween(counted, after));
+    results.push({ scenario: s.name, logLevel: s.logLevel, rps: round(r.rps, 0), p50Ms: round(r.latencyMs.p50, 1), p99Ms: round(r.latencyMs.p99, 1), cpuMsPerRequest, errors, requests: r.requests });
   }
   const { sql } = await serviceDb.open(1);
   const [stored] = await sql<{ documents: number; jobs: number }[]>`select (select count(*)::int from documents) as documents, (select count(*)::int from jobs) as jobs`;
@@ -117,7 +124,7 @@ try {
   const baseline = await pgbench(pgbenchDb, await pgbenchScript(pgbenchDb));
   const rows = results.map((r) => {
     const ratio = round(r.rps / baseline.tps, 3);
-    return { ...r, ratio, met: ratio >= RATIO_TARGET && r.p99Ms <= P99_TARGET_MS };
+    return { ...r, ratio, met: ratio >= RATIO_TARGET && r.p99Ms <= P99_TARGET_MS && r.errors === 0 };
   });
   const primary = rows[0];
   print({
@@ -128,12 +135,13 @@ try {
       'service: own process, NODE_ENV=production, WORKERS_ENABLED=false (no submission or webhook work runs: only the emit path is measured), DB_POOL_MAX=10 (default)',
       `rate limits raised for the run: ${Object.keys(RAISED_RATE_LIMITS).join(', ')} = 1000000`,
       'log level: info (access log to /dev/null) and warn, each in its own service process on the same database',
-      `eNCF omitted (the brief's case): the service numbers each document under its (tenant, environment, type) sequence row lock, held to commit, so one tenant's emits commit one at a time`,
-      `the ${SPREAD_TENANTS}-tenant row rotates requests over ${SPREAD_TENANTS} tenants; the "eNCF sent" row has the client number its documents (a unique eNCF per request), so no sequence lock is taken`,
+      `eNCF omitted (the brief's case): the service numbers each document from its (tenant, environment, type) sequence, whose row lock is held to commit; emits of one sequence that arrive while a transaction holds it are grouped into the next one (up to 64), which takes their numbers in one statement and commits once (group commit), so one tenant's emits share commits rather than wait for one each`,
+      `the ${SPREAD_TENANTS}-tenant row rotates requests over ${SPREAD_TENANTS} tenants (${SPREAD_TENANTS} sequences, batched independently); the "eNCF sent" row has the client number its documents (a unique eNCF per request), so each emit is its own transaction and no sequence lock is taken`,
       `baseline: pgbench -n -c ${CONNECTIONS} -j 2 -T ${DURATION} -M prepared, one transaction = INSERT documents (same jsonb payload) + INSERT document_history + INSERT jobs, on a fresh migrated database`,
       `PostgreSQL ${settings.server_version ?? '?'}: fsync=${settings.fsync ?? '?'}, synchronous_commit=${settings.synchronous_commit ?? '?'}, wal_sync_method=${settings.wal_sync_method ?? '?'}, shared_buffers=${settings.shared_buffers ?? '?'} (8 kB pages)`,
       'CPU ms/req: the service process\'s user+system CPU time during the run divided by its requests (one core gives 1000 ms per second)',
-      `targets: emit/pgbench ≥ ${RATIO_TARGET} and p99 ≤ ${P99_TARGET_MS} ms; stored after the runs: ${stored?.documents ?? '?'} documents, ${stored?.jobs ?? '?'} queued jobs`,
+      'errors: socket errors plus answers outside 2xx (as the service\'s /metrics counts them, 3xx included; wrk itself only counts status ≥ 400); pgbench: failed transactions',
+      `targets: emit/pgbench ≥ ${RATIO_TARGET}, p99 ≤ ${P99_TARGET_MS} ms and no errors; stored after the runs: ${stored?.documents ?? '?'} documents, ${stored?.jobs ?? '?'} queued jobs`,
     ],
     columns: ['run', 'log level', 'req/s or tps', 'p50 ms', 'p99 ms', 'ratio', 'CPU ms/req', 'errors', 'targets'],
     rows: [
@@ -143,8 +151,8 @@ try {
     data: { load: { connections: CONNECTIONS, durationSec: DURATION }, results: rows, pgbench: baseline, postgres: settings, targets: { ratio: RATIO_TARGET, p99Ms: P99_TARGET_MS }, met: primary?.met ?? false },
     headlines: rows.map((r) => ({
       figure: `emit/pgbench, ${r.scenario}, log ${r.logLevel.split(' ')[0]}`,
-      value: `${r.ratio} (${r.rps.toLocaleString('en-US')} req/s vs ${Math.round(baseline.tps).toLocaleString('en-US')} tps), p99 ${r.p99Ms} ms`,
-      target: `≥ ${RATIO_TARGET}, p99 ≤ ${P99_TARGET_MS} ms`,
+      value: `${r.ratio} (${r.rps.toLocaleString('en-US')} req/s vs ${Math.round(baseline.tps).toLocaleString('en-US')} tps), p99 ${r.p99Ms} ms, ${r.errors} errors`,
+      target: `≥ ${RATIO_TARGET}, p99 ≤ ${P99_TARGET_MS} ms, 0 errors`,
       met: r.met,
     })),
   });
