@@ -119,7 +119,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...authRoutes({ config, identity, tokens, authenticator }),
       ...documentRoutes({ documents, idempotency }),
       ...certificateRoutes({ certificates }),
-      ...dashboardRoutes({ assets: new DashboardAssets(log) }),
+      ...dashboardRoutes({ assets: new DashboardAssets(log), registrationEnabled: config.registrationEnabled }),
       ...webhookRoutes({ settings: webhookSettings, webhooks }),
       ...metricsRoutes({ metrics, token: config.metricsToken }),
       ...receiverRoutes({ receiver: new ReceiverService(db.sql, outbox, certificates, log), auth: new SenderAuth(db.sql) }),

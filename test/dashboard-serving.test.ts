@@ -92,6 +92,18 @@ describe('serving', () => {
     assert.deepEqual(doc.paths['/dashboard/{asset}'].get.tags, ['Dashboard']);
     assert.deepEqual(doc.paths['/dashboard'].get.security, []);
     assert.ok(doc.paths['/dashboard'].get.responses['200'].content['text/html']);
+    assert.deepEqual(doc.paths['/dashboard/config.json'].get.tags, ['Dashboard']);
+    assert.deepEqual(doc.paths['/dashboard/config.json'].get.security, []);
+  });
+
+  test('config.json tells a signed-out page whether registration is open, and nothing else', async () => {
+    const res = await fetch(`${t.url}/dashboard/config.json`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    assert.ok(res.headers.get('content-security-policy'));
+    assert.equal(res.headers.get('x-frame-options'), 'DENY');
+    assert.deepEqual(await res.json(), { success: true, data: { registrationEnabled: true } });
   });
 });
 

@@ -1,11 +1,14 @@
 import { AppError, errorEnvelope } from '../errors.ts';
-import { S } from '../http/openapi.ts';
+import { envelope, S } from '../http/openapi.ts';
+import { ok } from '../http/reply.ts';
 import { header, type RequestContext, type Reply, type Route } from '../http/types.ts';
 import type { Asset, DashboardAssets } from './assets.ts';
 import { CACHE_CONTROL, SECURITY_HEADERS } from './headers.ts';
 
 export interface DashboardRouteDeps {
   assets: DashboardAssets;
+  /** Whether POST /{env}/customer/register is open; the sign-in page hides sign-up when not. */
+  registrationEnabled: boolean;
 }
 
 const HOME = '/dashboard/';
@@ -43,7 +46,7 @@ const PAGE_HEADERS = {
 };
 
 export function dashboardRoutes(deps: DashboardRouteDeps): Route[] {
-  const { assets } = deps;
+  const { assets, registrationEnabled } = deps;
   return [
     {
       // /dashboard and /dashboard/ reach the same route (empty segments are ignored); the page's
@@ -65,6 +68,19 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Route[] {
         const page = await assets.get(INDEX);
         return page === null ? notFound(INDEX) : serve(ctx, page, CACHE_CONTROL.html);
       },
+    },
+    {
+      // Registered before /dashboard/{asset}, which would otherwise take the name. Only what a
+      // signed-out visitor may know: the page must not offer a form the server will refuse.
+      method: 'GET', path: '/dashboard/config.json', auth: 'none',
+      doc: {
+        operationId: 'dashboardConfig', tags: ['Dashboard'], summary: 'What the dashboard needs to know before sign-in',
+        description: 'Public, and holds no secrets: whether public registration (REGISTRATION_ENABLED) is open, so the sign-in page shows or hides "Crear una cuenta".',
+        responses: {
+          '200': { description: 'The settings.', schema: envelope(S.object({ registrationEnabled: S.bool() })), headers: PAGE_HEADERS },
+        },
+      },
+      handler: async () => ({ ...ok({ registrationEnabled }), headers: { ...SECURITY_HEADERS, 'cache-control': 'no-store' } }),
     },
     {
       method: 'GET', path: '/dashboard/{asset}', auth: 'none',
