@@ -1,12 +1,13 @@
 // The dashboard's documents in a real browser: filters, page size, keyset paging forward
-// and back, environments, local dates; and every page at phone width (360 px).
+// and back (and a late answer never drawn under the wrong page), environments, local dates;
+// and every page at phone width (360 px).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
+import type { Browser, Request } from 'playwright-core';
 import { newTenantWithCertificate } from './helpers/certificates.ts';
 import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
-import { call } from './helpers/http.ts';
-import { DESKTOP, heading, horizontalOverflow, launchBrowser, listedEstados, openPage, PHONE, rows, screenshot, signIn, unexpectedProblems, type WatchedPage } from './helpers/browser.ts';
+import { call, newTenant } from './helpers/http.ts';
+import { DESKTOP, heading, horizontalOverflow, launchBrowser, listedEstados, openPage, openSettings, PHONE, rows, screenshot, signIn, unexpectedProblems, type WatchedPage } from './helpers/browser.ts';
 import { startReceiver } from './helpers/receiver.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -28,8 +29,8 @@ after(async () => {
   await t?.close();
 });
 
-async function open(viewport: { width: number; height: number } = DESKTOP): Promise<WatchedPage> {
-  const w = await openPage(browser, viewport);
+async function open(viewport: { width: number; height: number } = DESKTOP, timezoneId?: string): Promise<WatchedPage> {
+  const w = await openPage(browser, viewport, timezoneId);
   pages.push(w);
   return w;
 }
@@ -83,6 +84,7 @@ describe('documents', () => {
     await page.getByRole('button', { name: 'Filtrar' }).click();
     await rows(page, 'documents', 3);
     assert.deepEqual(Object.keys(await listedEstados(page)), newestFirst.slice(0, 3));
+    assert.equal(await page.locator('.pager').count(), 0, 'one page: no pager with two disabled buttons');
     await page.getByLabel('Estado').selectOption('rechazado');
     await page.getByRole('button', { name: 'Filtrar' }).click();
     await page.getByText('No hay documentos con estos filtros en este ambiente.').waitFor();
@@ -91,16 +93,17 @@ describe('documents', () => {
     // Dates go to the API as yyyy-MM-dd from the browser's date inputs.
     await page.getByRole('button', { name: 'Limpiar' }).click();
     await rows(page, 'documents', 12);
-    const [d, m, y] = (await page.locator('table[data-list="documents"] tbody tr td').nth(3).textContent() ?? '').split('-');
-    await page.getByLabel('Emitidos desde').fill(`${y}-${m}-${d}`);
-    await page.getByLabel('Hasta').fill(`${y}-${m}-${d}`);
+    const issued = await page.locator('table[data-list="documents"] tbody tr td').nth(3).locator('time').getAttribute('datetime') ?? '';
+    assert.match(issued, /^\d{4}-\d\d-\d\d$/);
+    await page.getByLabel('Emitidos desde').fill(issued);
+    await page.getByLabel('Emitidos hasta').fill(issued);
     await page.$eval('table[data-list="documents"]', (table) => table.setAttribute('data-stale', ''));
     await page.getByRole('button', { name: 'Filtrar' }).click();
     await page.locator('table[data-list="documents"]:not([data-stale])').waitFor();
     assert.match(page.url(), /desde=\d{4}-\d\d-\d\d&hasta=\d{4}-\d\d-\d\d/);
     assert.equal(Object.keys(await listedEstados(page)).length, 12, 'the day they were issued holds all of them');
     await page.getByLabel('Emitidos desde').fill('2099-01-01');
-    await page.getByLabel('Hasta').fill('');
+    await page.getByLabel('Emitidos hasta').fill('');
     await page.getByRole('button', { name: 'Filtrar' }).click();
     await page.getByText('No hay documentos con estos filtros en este ambiente.').waitFor();
 
@@ -114,17 +117,120 @@ describe('documents', () => {
     assert.deepEqual(unexpectedProblems(w), []);
   });
 
-  test('dates show in the reader\'s time zone', async () => {
+  test('dates show in the reader\'s time zone, DGII\'s own dates included', async () => {
     const a = await newTenantWithCertificate(t.url);
     const doc = await emit(a.apiKey, a.rnc);
-    const w = await open();
+    const detail = await waitForEstado(t.url, 'TesteCF', doc.internalTrackId, { 'x-api-key': a.apiKey }, ['aceptado']);
+    // A reader in Madrid: DGII's times (Dominican clock, UTC−4) must move, its dates must not.
+    const zone = 'Europe/Madrid';
+    const w = await open(DESKTOP, zone);
     await signIn(w.page, t.url, a.email, a.password);
-    const cell = w.page.locator('table[data-list="documents"] time').first();
+    const cell = w.page.locator('table[data-list="documents"] td[data-label="Actualizado"] time').first();
     await cell.waitFor();
     const iso = await cell.getAttribute('datetime');
-    const expected = new Intl.DateTimeFormat('es-DO', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'America/Santo_Domingo' }).format(new Date(iso as string));
-    assert.equal(await cell.textContent(), expected);
-    assert.ok(doc.encf);
+    const dateTime = new Intl.DateTimeFormat('es-DO', { dateStyle: 'medium', timeStyle: 'medium', timeZone: zone });
+    assert.equal(await cell.textContent(), dateTime.format(new Date(iso as string)));
+
+    const [d, m, y] = (detail.fechaEmision as string).split('-').map(Number) as [number, number, number];
+    const day = new Intl.DateTimeFormat('es-DO', { dateStyle: 'medium', timeZone: 'UTC' }).format(Date.UTC(y, m - 1, d));
+    assert.equal(await w.page.locator('table[data-list="documents"] td[data-label="Emisión"]').first().textContent(), day);
+
+    await w.page.getByRole('link', { name: doc.encf }).click();
+    await heading(w.page, `Documento ${doc.encf}`);
+    const signed = w.page.locator('[data-field="signedAt"] time');
+    await signed.waitFor();
+    const [date, clock] = (detail.fechaHoraFirma as string).split(' ') as [string, string];
+    const [sd, sm, sy] = date.split('-');
+    const instant = new Date(`${sy}-${sm}-${sd}T${clock}-04:00`);
+    assert.equal(await signed.getAttribute('datetime'), `${sy}-${sm}-${sd}T${clock}-04:00`);
+    assert.equal(await signed.textContent(), dateTime.format(instant));
+    assert.doesNotMatch(await w.page.locator('.facts').textContent() ?? '', /\d\d-\d\d-\d{4}/, 'no date left in DGII\'s dd-MM-yyyy');
+    assert.deepEqual(unexpectedProblems(w), []);
+  });
+
+  test('switching environment on a document goes to that environment\'s list; the switcher shows only with documents', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const testDoc = await emit(a.apiKey, a.rnc);
+    const certDoc = await emit(a.apiKey, a.rnc, 31, 'CerteCF');
+    const w = await open();
+    const { page } = w;
+    await signIn(page, t.url, a.email, a.password);
+    await page.getByRole('link', { name: testDoc.encf }).click();
+    await heading(page, `Documento ${testDoc.encf}`);
+    await page.getByLabel('Ambiente').selectOption('CerteCF');
+    await heading(page, 'Documentos');
+    assert.match(page.url(), /#\/documentos$/);
+    await page.getByRole('link', { name: certDoc.encf }).waitFor();
+    assert.match(await page.locator('.lead').textContent() ?? '', /CerteCF/);
+    assert.equal(await page.getByRole('alert').count(), 0, 'no "not found"');
+
+    await openSettings(page, 'Webhooks');
+    await heading(page, 'Webhooks');
+    assert.equal(await page.getByLabel('Ambiente').isHidden(), true, 'webhooks are not per environment');
+    await openSettings(page, 'Claves API');
+    assert.equal(await page.getByLabel('Ambiente').isHidden(), true);
+    await page.getByRole('link', { name: 'Documentos' }).click();
+    assert.equal(await page.getByLabel('Ambiente').isVisible(), true);
+    assert.equal(await page.getByLabel('Ambiente').inputValue(), 'CerteCF');
+    assert.deepEqual(unexpectedProblems(w), []);
+  });
+});
+
+describe('paging while the list refreshes itself', () => {
+  test('a background refresh answering after Siguiente is not drawn under Página 2', async () => {
+    // Without workers every document stays recibido, so the list keeps refreshing page 1.
+    const idle = await startTestService({ env: { ...FAST_PIPELINE, WORKERS_ENABLED: 'false' } });
+    closers.push(() => idle.close());
+    const a = await newTenant(idle.url);
+    const made: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const res = await call(idle.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc, 31), headers: { 'x-api-key': a.apiKey } });
+      assert.equal(res.status, 202, res.text);
+      made.push(res.body.data.encf);
+    }
+    const newestFirst = made.reverse();
+    const w = await open();
+    const { page } = w;
+    await signIn(page, idle.url, a.email, a.password);
+    await page.goto(`${idle.url}/dashboard/#/documentos?pageSize=10`);
+    await rows(page, 'documents', 10);
+    assert.deepEqual(Object.keys(await listedEstados(page)), newestFirst.slice(0, 10));
+
+    // Hold the next refresh of page 1 (no cursor) until page 2 is on screen.
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held: Request | null = null;
+    const caught = new Promise<Request>((resolve) => {
+      void page.route(/\/TesteCF\/documentos-ecf\?/, async (route) => {
+        if (held === null && !route.request().url().includes('cursor=')) {
+          held = route.request();
+          resolve(held);
+          await released;
+        }
+        await route.continue().catch(() => undefined); // the page may have cancelled it
+      });
+    });
+    const stale = await caught;
+    const settled = new Promise<void>((resolve) => {
+      const done = (r: Request): void => { if (r === stale) resolve(); };
+      page.on('requestfinished', done);
+      page.on('requestfailed', done);
+    });
+    await page.getByRole('button', { name: 'Siguiente →' }).click();
+    await page.locator('.page-number', { hasText: 'Página 2' }).waitFor();
+    await rows(page, 'documents', 2);
+    release();
+    await settled;
+    // Long enough for an answer that was let through to be parsed and drawn.
+    await page.waitForTimeout(500);
+    assert.equal(await page.locator('.page-number').textContent(), 'Página 2');
+    assert.deepEqual(Object.keys(await listedEstados(page)), newestFirst.slice(10), 'still page 2\'s documents');
+    await page.unroute(/\/TesteCF\/documentos-ecf\?/);
+    // The list keeps refreshing the page it shows.
+    const before = w.requests.length;
+    await waitFor(async () => w.requests.slice(before).some((r) => r.url.includes('cursor=')), 10_000, 'a refresh of page 2');
+    assert.deepEqual(Object.keys(await listedEstados(page)), newestFirst.slice(10));
+    assert.deepEqual(unexpectedProblems(w), []);
   });
 });
 
@@ -152,16 +258,22 @@ describe('phone width', () => {
     await signIn(page, t.url, a.email, a.password);
     await page.locator('table[data-list="documents"] tbody tr').first().waitFor();
     await check('documents');
+    // The header leaves the screen to the page: two short rows, not a quarter of it.
+    const header = await page.locator('header').boundingBox();
+    assert.ok(header !== null && header.height <= 100, `header height ${header?.height}`);
     await page.getByRole('link', { name: doc.encf }).click();
     await page.locator('table[data-list="history"]').waitFor();
     await check('document-detail');
-    await page.getByRole('link', { name: 'Claves API' }).click();
+    await openSettings(page, 'Claves API');
     await page.locator('table[data-list="keys"]').waitFor();
     await check('api-keys');
-    await page.getByRole('link', { name: 'Entregas', exact: true }).click();
+    await openSettings(page, 'Certificado');
+    await page.locator('table[data-list="certificates"]').waitFor();
+    await check('certificate');
+    await openSettings(page, 'Entregas');
     await page.getByText('No hay entregas con estos filtros.').waitFor();
     await check('deliveries-empty');
-    await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
+    await openSettings(page, 'Webhooks');
     await page.getByLabel('URL del receptor').fill(`${receiver.url}/con/una/ruta/bastante/larga/para/ver/que/no/desborda`);
     await page.getByRole('button', { name: 'Guardar URL' }).click();
     await page.getByText('URL guardada.').waitFor();
@@ -173,7 +285,7 @@ describe('phone width', () => {
     await page.getByRole('link', { name: 'Ver la entrega y sus intentos →' }).click();
     await page.locator('table[data-list="attempts"]').waitFor();
     await check('delivery-detail');
-    await page.getByRole('link', { name: 'Entregas', exact: true }).click();
+    await page.getByRole('navigation', { name: 'Configuración' }).getByRole('link', { name: 'Entregas' }).click();
     await page.locator('table[data-list="deliveries"]').waitFor();
     await check('deliveries');
     assert.deepEqual(unexpectedProblems(w), []);

@@ -8,7 +8,7 @@ import type { Browser } from 'playwright-core';
 import { makeTestCertificate, uploadCertificate } from './helpers/certificates.ts';
 import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
 import { call, newTenant } from './helpers/http.ts';
-import { DESKTOP, heading, launchBrowser, listedEstados, openPage, screenshot, signIn, unexpectedProblems, type WatchedPage } from './helpers/browser.ts';
+import { DESKTOP, foreignRequests, heading, launchBrowser, listedEstados, openPage, openSettings, screenshot, signIn, unexpectedProblems, type WatchedPage } from './helpers/browser.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
 import { waitFor } from './helpers/wait.ts';
 
@@ -98,6 +98,10 @@ describe('signing up and in', () => {
     const direct = await call(t.url, 'GET', `/TesteCF/documentos-ecf/${doc.internalTrackId}/xml`, { headers: { 'x-api-key': apiKey } });
     assert.equal(Buffer.concat(xml).toString('utf8'), direct.text);
     assert.match(direct.text, /<Signature/);
+    // Everything the page fetched came from the service itself.
+    assert.ok(w.requests.length > 10, `${w.requests.length} requests recorded`);
+    assert.ok(w.requests.every((r) => r.url.startsWith(`${t.url}/`)), JSON.stringify(w.requests.map((r) => r.url)));
+    assert.deepEqual(foreignRequests(w), []);
     assert.deepEqual(unexpectedProblems(w), []);
   });
 
@@ -113,7 +117,9 @@ describe('signing up and in', () => {
     const alert = page.getByRole('alert');
     await alert.waitFor();
     const refused = await call(t.url, 'POST', '/TesteCF/customer/authentication', { json: { email: a.email, password: 'not the password' } });
-    assert.equal(await alert.textContent(), `Correo o contraseña incorrectos. ${refused.body.error.message}`);
+    assert.equal(refused.body.error.code, 'INVALID_CREDENTIALS');
+    // In Spanish only: the server's English message is not repeated after the sentence.
+    assert.equal(await alert.textContent(), 'Correo o contraseña incorrectos.');
     assert.equal(await alert.getAttribute('data-code'), 'INVALID_CREDENTIALS');
     await screenshot(page, 'sign-in-error');
 
@@ -136,26 +142,42 @@ describe('signing up and in', () => {
     assert.deepEqual(unexpectedProblems(w, [401]), []);
   });
 
-  test('where registration is disabled the page says so', async () => {
+  test('where registration is disabled the page offers no sign-up and says whom to ask', async () => {
     const closed = await startTestService({ env: { REGISTRATION_ENABLED: 'false' } });
     try {
+      const config = await call(closed.url, 'GET', '/dashboard/config.json');
+      assert.deepEqual(config.body, { success: true, data: { registrationEnabled: false } });
       const w = await open();
+      await w.page.goto(`${closed.url}/dashboard/`);
+      await heading(w.page, 'Ingresar');
+      await w.page.locator('[data-registration="closed"]').waitFor();
+      assert.equal(await w.page.getByRole('link', { name: 'Crear una cuenta' }).count(), 0);
+      assert.match(await w.page.locator('[data-registration="closed"]').textContent() ?? '', /no admite el registro.*administrador/);
+      await screenshot(w.page, 'sign-in-registration-closed');
+      // Typed by hand, the address explains instead of showing four fields the server would refuse.
       await w.page.goto(`${closed.url}/dashboard/#/registro`);
       await heading(w.page, 'Crear cuenta');
-      await w.page.getByLabel('Nombre de la empresa').fill('Empresa Cerrada SRL');
-      await w.page.getByLabel('RNC o cédula').fill('131880681');
-      await w.page.getByLabel('Correo electrónico').fill('cerrada@example.com');
-      await w.page.getByLabel('Contraseña').fill('una clave bastante larga');
-      await w.page.getByRole('button', { name: 'Crear cuenta' }).click();
-      const alert = w.page.getByRole('alert');
-      await alert.waitFor();
-      assert.equal(await alert.getAttribute('data-code'), 'REGISTRATION_DISABLED');
-      assert.match(await alert.textContent() ?? '', /registro público está deshabilitado.*Public registration is disabled/);
-      await screenshot(w.page, 'register-disabled');
-      assert.deepEqual(unexpectedProblems(w, [403]), []);
+      await w.page.locator('.card[data-registration="closed"]').waitFor();
+      assert.equal(await w.page.getByLabel('Nombre de la empresa').count(), 0);
+      assert.equal(await w.page.getByRole('button', { name: 'Crear cuenta' }).count(), 0);
+      await w.page.getByRole('link', { name: 'Ingresar' }).click();
+      await heading(w.page, 'Ingresar');
+      assert.equal(w.requests.filter((r) => r.path.endsWith('/customer/register')).length, 0);
+      assert.deepEqual(unexpectedProblems(w), []);
     } finally {
       await closed.close();
     }
+  });
+
+  test('where registration is open the sign-in page links to it', async () => {
+    assert.deepEqual((await call(t.url, 'GET', '/dashboard/config.json')).body, { success: true, data: { registrationEnabled: true } });
+    const w = await open();
+    await w.page.goto(`${t.url}/dashboard/`);
+    await w.page.getByRole('link', { name: 'Crear una cuenta' }).click();
+    await heading(w.page, 'Crear cuenta');
+    await w.page.getByLabel('Nombre de la empresa').waitFor();
+    assert.equal(await w.page.locator('[data-registration="closed"]').count(), 0);
+    assert.deepEqual(unexpectedProblems(w), []);
   });
 
   test('validation errors list every detail of the 422', async () => {
@@ -170,8 +192,14 @@ describe('signing up and in', () => {
     await w.page.getByLabel('Contraseña').fill('corta');
     await w.page.getByRole('button', { name: 'Crear cuenta' }).click();
     await w.page.locator('[role="alert"][data-code="VALIDATION_ERROR"] li').first().waitFor();
-    const details = await w.page.$$eval('[role="alert"] li code', (c) => c.map((x) => x.textContent));
-    assert.deepEqual([...details].sort(), ['email', 'password', 'rnc']);
+    const details = Object.fromEntries(await w.page.$$eval('[role="alert"] li', (li) => li.map((x) => [x.getAttribute('data-path'), x.textContent])));
+    assert.deepEqual(Object.keys(details).sort(), ['email', 'password', 'rnc']);
+    // Each under the field's name on the page, in Spanish.
+    assert.equal(details.rnc, 'RNC o cédula: debe ser un RNC (9 dígitos) o una cédula (11 dígitos), sin guiones.');
+    assert.equal(details.email, 'Correo electrónico: debe ser una dirección de correo.');
+    assert.match(details.password as string, /^Contraseña: debe tener al menos \d+ caracteres\.$/);
+    assert.equal(await w.page.getByRole('alert').locator('[lang="en"]').count(), 0, 'nothing left in English');
+    await screenshot(w.page, 'register-invalid');
     assert.deepEqual(unexpectedProblems(w, [422]), []);
   });
 });
@@ -203,7 +231,7 @@ describe('session', () => {
     const after = JSON.parse(await page.evaluate(() => sessionStorage.getItem('ecf-dashboard.tokens')) as string) as { refreshToken: string };
     assert.notEqual(after.refreshToken, JSON.parse(before as string).refreshToken, 'the rotated refresh token is kept');
     // The session is intact (a reused refresh token would have revoked it).
-    await page.getByRole('link', { name: 'Claves API' }).click();
+    await openSettings(page, 'Claves API');
     await page.locator('table[data-list="keys"]').waitFor();
     assert.equal(w.requests.filter((r) => r.path.endsWith('/customer/refresh')).length, 1);
     assert.deepEqual(unexpectedProblems(w, [401]), []);
@@ -216,7 +244,7 @@ describe('session', () => {
     // The session is revoked elsewhere: logout with this tab's own token.
     const tokens = JSON.parse(await w.page.evaluate(() => sessionStorage.getItem('ecf-dashboard.tokens')) as string) as { accessToken: string };
     assert.equal((await call(t.url, 'POST', '/TesteCF/customer/logout', { headers: { authorization: `Bearer ${tokens.accessToken}` } })).status, 200);
-    await w.page.getByRole('link', { name: 'Webhooks' }).click();
+    await w.page.getByRole('link', { name: 'Configuración' }).click();
     await heading(w.page, 'Ingresar');
     await w.page.getByText('Su sesión terminó. Ingrese de nuevo.').waitFor();
     assert.equal(await w.page.evaluate(() => sessionStorage.getItem('ecf-dashboard.tokens')), null);
@@ -237,7 +265,7 @@ describe('session', () => {
     assert.equal((await call(t.url, 'GET', '/api/account', { headers: { authorization: `Bearer ${tokens.accessToken}` } })).status, 401);
     assert.equal((await call(t.url, 'POST', '/TesteCF/customer/refresh', { json: { refreshToken: tokens.refreshToken } })).status, 401);
     // Signed out, the sections are not reachable.
-    await w.page.goto(`${t.url}/dashboard/#/claves`);
+    await w.page.goto(`${t.url}/dashboard/#/configuracion/claves`);
     await heading(w.page, 'Ingresar');
     assert.deepEqual(unexpectedProblems(w), []);
   });

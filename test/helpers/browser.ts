@@ -1,6 +1,7 @@
 // Headless Chromium for the dashboard tests: Debian's chromium driven by playwright-core.
-// Every page records its console errors, uncaught exceptions and CSP violations, so a test
-// can assert the page ran cleanly; screenshots go to test-artifacts/screenshots/.
+// Every page records its console errors, uncaught exceptions, CSP violations and every
+// request it makes, so a test can assert the page ran cleanly and talked to nobody but its
+// own service; screenshots go to test-artifacts/screenshots/.
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,16 +24,16 @@ export interface WatchedPage {
   context: BrowserContext;
   /** Console errors and warnings, uncaught exceptions and CSP violations, in order. */
   problems: string[];
-  /** Every request the page made, as "METHOD path" with the status once answered. */
-  requests: { method: string; path: string; status: number | null }[];
+  /** Every request the page made: method, full URL, path, and the status once answered. */
+  requests: { method: string; url: string; path: string; status: number | null }[];
   close(): Promise<void>;
 }
 
 export const DESKTOP = { width: 1280, height: 860 } as const;
 export const PHONE = { width: 360, height: 740 } as const;
 
-export async function openPage(browser: Browser, viewport: { width: number; height: number } = DESKTOP): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport, locale: 'es-DO', timezoneId: 'America/Santo_Domingo', acceptDownloads: true });
+export async function openPage(browser: Browser, viewport: { width: number; height: number } = DESKTOP, timezoneId = 'America/Santo_Domingo'): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport, locale: 'es-DO', timezoneId, acceptDownloads: true });
   const page = await context.newPage();
   const problems: string[] = [];
   const requests: WatchedPage['requests'] = [];
@@ -47,19 +48,37 @@ export async function openPage(browser: Browser, viewport: { width: number; heig
   });
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
   page.on('request', (r) => {
-    const entry = { method: r.method(), path: new URL(r.url()).pathname, status: null as number | null };
+    const entry = { method: r.method(), url: r.url(), path: new URL(r.url()).pathname, status: null as number | null };
     requests.push(entry);
     void r.response().then((res) => (entry.status = res?.status() ?? null), () => undefined);
   });
   return { page, context, problems, requests, close: () => context.close() };
 }
 
+/** Requests to any origin but the page's own (the first request's, its navigation); data: URLs fetch nothing. */
+export function foreignRequests(w: WatchedPage): string[] {
+  const first = w.requests[0];
+  if (first === undefined) return [];
+  const own = new URL(first.url).origin;
+  return w.requests.map((r) => r.url).filter((url) => !url.startsWith('data:') && new URL(url).origin !== own);
+}
+
 /**
  * The problems a page logged, leaving out the browser's own "Failed to load resource" line
- * for the statuses a test provoked on purpose (a 401 before a refresh, a 403, a 422).
+ * for the statuses a test provoked on purpose (a 401 before a refresh, a 403, a 422); and
+ * every request that left the page's origin.
  */
 export function unexpectedProblems(w: WatchedPage, expectedStatuses: readonly number[] = []): string[] {
-  return w.problems.filter((p) => !expectedStatuses.some((s) => p.includes(`the server responded with a status of ${s}`)));
+  return [
+    ...w.problems.filter((p) => !expectedStatuses.some((s) => p.includes(`the server responded with a status of ${s}`))),
+    ...foreignRequests(w).map((url) => `request to another origin: ${url}`),
+  ];
+}
+
+/** Opens a part of Configuración through the header, as a person would. */
+export async function openSettings(page: Page, tab: 'Webhooks' | 'Entregas' | 'Certificado' | 'Claves API'): Promise<void> {
+  await page.getByRole('navigation', { name: 'Secciones' }).getByRole('link', { name: 'Configuración' }).click();
+  await page.getByRole('navigation', { name: 'Configuración' }).getByRole('link', { name: tab, exact: true }).click();
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { loadTokens, saveTokens, type Tokens } from './session.ts';
 import type { Environment } from './labels.ts';
-import type { FieldError, Registration, TokenSet } from './types.ts';
+import type { FieldError, PublicConfig, Registration, TokenSet } from './types.ts';
 
 // The page's only way to the service: the public API with a bearer token. An answer of 401
 // is refreshed once and retried. Refresh tokens are single-use and presenting one twice
@@ -45,6 +45,7 @@ function errorOf(status: number, payload: unknown): ApiError {
 export class Api {
   private tokens: Tokens | null = loadTokens();
   private refreshing: Promise<boolean> | null = null;
+  private config: Promise<PublicConfig> | null = null;
   /** Called once the session is gone for good (the refresh was refused). */
   onSessionLost: () => void = () => {};
 
@@ -61,6 +62,16 @@ export class Api {
 
   register(input: { name: string; rnc: string; email: string; password: string }): Promise<Registration> {
     return this.send<Registration>('POST', this.customer('register'), { body: input, auth: false });
+  }
+
+  /**
+   * What the server allows before sign-in, asked once. When it cannot be read the page
+   * offers registration anyway: the server still refuses it in words where it is closed.
+   */
+  publicConfig(): Promise<PublicConfig> {
+    this.config ??= this.send<PublicConfig>('GET', '/dashboard/config.json', { auth: false })
+      .catch((): PublicConfig => ({ registrationEnabled: true }));
+    return this.config;
   }
 
   /** Revokes the session on the server, then forgets the tokens whatever the answer. */

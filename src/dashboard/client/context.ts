@@ -18,6 +18,16 @@ export interface PageContext {
 
 export type PageRenderer = (ctx: PageContext) => Promise<void>;
 
+/** Where each page lives (without the leading #); the settings pages share one section. */
+export const PATHS = {
+  documents: '/documentos',
+  settings: '/configuracion',
+  webhooks: '/configuracion/webhooks',
+  deliveries: '/configuracion/entregas',
+  certificate: '/configuracion/certificado',
+  keys: '/configuracion/claves',
+} as const;
+
 /** `#/documentos?estado=aceptado` from a path and the non-empty values of `query`. */
 export function hashOf(path: string, query: Record<string, string | null | undefined> = {}): string {
   const q = new URLSearchParams();

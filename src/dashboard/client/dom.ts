@@ -1,5 +1,6 @@
 import { ApiError } from './api.ts';
-import { ERROR_SUMMARIES, type Tone } from './labels.ts';
+import { detailSentence, errorSentence, fieldName } from './errors.ts';
+import type { Tone } from './labels.ts';
 
 // Building the DOM without HTML strings: every text goes through textContent, so nothing
 // the server or a user sends can become markup (the CSP's Trusted Types enforce it).
@@ -33,6 +34,7 @@ export function uid(prefix: string): string {
 }
 
 const DATE_TIME = new Intl.DateTimeFormat('es-DO', { dateStyle: 'medium', timeStyle: 'medium' });
+const DAY = new Intl.DateTimeFormat('es-DO', { dateStyle: 'medium', timeZone: 'UTC' });
 const MONEY = new Intl.NumberFormat('es-DO', { style: 'currency', currency: 'DOP' });
 
 /** An ISO instant in the reader's time zone; the exact value stays in `datetime`. */
@@ -41,6 +43,21 @@ export function time(iso: string | null | undefined): Node {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return document.createTextNode(iso);
   return h('time', { datetime: iso, title: iso }, DATE_TIME.format(d));
+}
+
+/** A calendar date as DGII writes it (dd-MM-yyyy), shown like the page's other dates, with no time zone to shift it. */
+export function dgiiDate(text: string): Node {
+  const m = /^(\d{2})-(\d{2})-(\d{4})$/.exec(text);
+  if (m === null) return document.createTextNode(text);
+  const [, d, mo, y] = m;
+  const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  return Number.isNaN(date.getTime()) ? document.createTextNode(text) : h('time', { datetime: `${y}-${mo}-${d}` }, DAY.format(date));
+}
+
+/** DGII's dd-MM-yyyy HH:mm:ss is the Dominican clock, UTC−4 all year (no daylight saving). */
+export function dgiiDateTime(text: string): Node {
+  const m = /^(\d{2})-(\d{2})-(\d{4}) (\d{2}:\d{2}:\d{2})$/.exec(text);
+  return m === null ? document.createTextNode(text) : time(`${m[3]}-${m[2]}-${m[1]}T${m[4]}-04:00`);
 }
 
 /** Amounts arrive as decimal strings; beyond 15 digits a float would round them, so they show as sent. */
@@ -57,20 +74,35 @@ export function orDash(v: string | number | null | undefined): string {
   return v === null || v === undefined || v === '' ? '—' : String(v);
 }
 
-/** The error envelope in words: a Spanish summary, the server's message, and each detail of a 422. */
-export function errorBox(err: unknown): HTMLElement {
+/**
+ * The error envelope in words: a Spanish sentence for its code, and each detail of a 422
+ * under the name its field has on the page (`fields` renames them for one form). The
+ * server's English message is shown only when the page has no sentence of its own.
+ */
+export function errorBox(err: unknown, fields: Readonly<Record<string, string>> = {}): HTMLElement {
   if (!(err instanceof ApiError)) {
     return h('div', { class: 'alert alert-bad', role: 'alert' }, h('p', null, 'Ocurrió un error inesperado en la página. Recargue e intente de nuevo.'));
   }
-  const summary = ERROR_SUMMARIES[err.code];
+  const details = err.details.map((d) => {
+    const name = fieldName(d.path, fields);
+    const said = detailSentence(d);
+    return h('li', { 'data-path': d.path },
+      name === null ? h('code', null, d.path) : h('strong', null, name), ': ',
+      said ?? h('span', { lang: 'en' }, d.message));
+  });
+  let sentence = errorSentence(err.code);
+  if (err.code === 'VALIDATION_ERROR' && details.length === 0) sentence = null;
+  if (sentence === null && err.code.startsWith('HTTP_')) sentence = `El servicio respondió con un error inesperado (HTTP ${err.status}).`;
   return h('div', { class: 'alert alert-bad', role: 'alert', 'data-code': err.code },
-    h('p', null, summary === undefined ? null : h('strong', null, summary, ' '), err.message),
-    err.details.length === 0 ? null : h('ul', { class: 'details' }, err.details.map((d) => h('li', null, d.path === '' ? null : [h('code', null, d.path), ': '], d.message))),
+    h('p', null, sentence ?? 'El servicio no pudo completar la operación.'),
+    details.length === 0 ? null : h('ul', { class: 'details' }, details),
+    sentence !== null ? null : h('p', { class: 'tech' }, 'Respuesta del servicio: ', h('span', { lang: 'en' }, err.message), ' (', h('code', null, err.code), ')'),
   );
 }
 
+/** A message; tabindex -1 lets a page move the focus to it when the control that led here is gone. */
 export function notice(text: string, tone: Tone = 'ok'): HTMLElement {
-  return h('div', { class: `alert alert-${tone}`, role: 'status' }, h('p', null, text));
+  return h('div', { class: `alert alert-${tone}`, role: 'status', tabindex: '-1' }, h('p', null, text));
 }
 
 export function loading(what = 'Cargando…'): HTMLElement {
@@ -122,9 +154,15 @@ export function secretBox(label: string, value: string, id: string): HTMLElement
   return h('div', { class: 'secret' },
     h('label', { for: id }, label),
     h('div', { class: 'secret-row' }, input, h('button', { type: 'button', class: 'secondary', onclick: () => void copy() }, 'Copiar')),
-    status,
-    h('p', { class: 'hint' }, 'Cópielo ahora y guárdelo en un lugar seguro: no se volverá a mostrar.'),
+    h('p', { class: 'hint' }, 'Cópielo ahora y guárdelo en un lugar seguro: no se volverá a mostrar. ', status),
   );
+}
+
+/** Puts the focus on a secret just shown, selected, so Ctrl+C copies it at once. */
+export function focusSecret(box: HTMLElement): void {
+  const input = box.querySelector('input');
+  input?.focus();
+  input?.select();
 }
 
 /** A modal question; resolves true only when the person confirms. Escape or Cancelar is false. */
@@ -148,8 +186,12 @@ export function confirmAction(question: string, confirmLabel: string): Promise<b
   });
 }
 
-/** Runs `work` with the button disabled and marked busy, so a double click sends one request. */
+/**
+ * Runs `work` with the button disabled and marked busy, so a double click sends one request.
+ * A disabled button loses the focus; it gets it back unless the work moved it somewhere.
+ */
 export async function busy<T>(button: HTMLButtonElement, work: () => Promise<T>): Promise<T> {
+  const focused = document.activeElement === button;
   button.disabled = true;
   button.setAttribute('aria-busy', 'true');
   try {
@@ -157,5 +199,7 @@ export async function busy<T>(button: HTMLButtonElement, work: () => Promise<T>)
   } finally {
     button.disabled = false;
     button.removeAttribute('aria-busy');
+    const now = document.activeElement;
+    if (focused && button.isConnected && (now === null || now === document.body || now === button)) button.focus();
   }
 }

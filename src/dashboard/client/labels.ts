@@ -4,10 +4,11 @@
 export const ENVIRONMENTS = ['TesteCF', 'CerteCF', 'eCF'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
-export const ENVIRONMENT_LABELS: Record<Environment, string> = {
-  TesteCF: 'TesteCF (pruebas)',
-  CerteCF: 'CerteCF (certificación)',
-  eCF: 'eCF (producción)',
+/** What each environment is for; the switcher shows the names alone, so it fits a phone's header. */
+export const ENVIRONMENT_PURPOSES: Record<Environment, string> = {
+  TesteCF: 'pruebas',
+  CerteCF: 'certificación',
+  eCF: 'producción',
 };
 
 export type Tone = 'neutral' | 'info' | 'ok' | 'warn' | 'bad';
@@ -42,6 +43,9 @@ export const DELIVERY_STATUSES = {
   abandoned: { label: 'Abandonada', tone: 'bad' },
 } as const satisfies Record<string, { label: string; tone: Tone }>;
 
+/** How a pending delivery whose attempts have failed so far is shown: it is being retried. */
+export const RETRYING = { label: 'Reintentando', tone: 'warn' } as const satisfies { label: string; tone: Tone };
+
 /** The status filter of the deliveries list: the three states, and `failed` (abandoned, or pending after a failed attempt). */
 export const DELIVERY_FILTERS = {
   pending: 'Pendientes',
@@ -52,26 +56,11 @@ export const DELIVERY_FILTERS = {
 
 export const EVENTS = {
   'ecf.status_update': 'Cambio de estado de un e-CF',
-  'webhook.test': 'Prueba',
+  'webhook.test': 'Prueba de webhook',
   'ecf.received': 'e-CF recibido',
 } as const;
 
-export const PAGE_SIZES = [10, 25, 50, 100] as const;
+/** The name the service gives the first API key of a tenant (src/auth/identity.ts), as the page shows it. */
+export const DEFAULT_KEY_NAME = { server: 'Default key', shown: 'Clave inicial' } as const;
 
-/** A short Spanish heading for the error codes a person can meet here; the server's message follows it. */
-export const ERROR_SUMMARIES: Readonly<Record<string, string>> = {
-  NETWORK: 'No se pudo conectar con el servicio.',
-  INVALID_CREDENTIALS: 'Correo o contraseña incorrectos.',
-  UNAUTHORIZED: 'Debe iniciar sesión.',
-  TOKEN_EXPIRED: 'Su sesión expiró.',
-  INVALID_TOKEN: 'Su sesión ya no es válida.',
-  FORBIDDEN: 'No tiene permiso para esta acción.',
-  REGISTRATION_DISABLED: 'El registro público está deshabilitado en este servidor.',
-  NOT_FOUND: 'No encontrado.',
-  EMAIL_ALREADY_REGISTERED: 'Ya existe una cuenta con este correo.',
-  RNC_ALREADY_REGISTERED: 'Ya existe una empresa con este RNC.',
-  VALIDATION_ERROR: 'Revise los datos:',
-  RATE_LIMITED: 'Demasiadas solicitudes; espere un momento.',
-  INTERNAL: 'Error interno del servicio.',
-  SERVICE_UNAVAILABLE: 'El servicio no está disponible por el momento.',
-};
+export const PAGE_SIZES = [10, 25, 50, 100] as const;

@@ -35,14 +35,20 @@ export function listView<T>(o: ListViewOptions<T>): HTMLElement {
   const results = h('div', { class: 'results', tabindex: '-1' });
   let shown = '';
   let polling = false;
+  // One load at a time. A load the person asked for (a page, new filters) cancels whatever
+  // is in flight, and a background refresh never starts while a load is out: an older
+  // answer arriving last must not be drawn under the newer page's number.
+  let inflight: AbortController | null = null;
+  let latest = 0;
 
-  const pager = (page: Page<T>): HTMLElement => {
+  const pager = (page: Page<T>): HTMLElement | null => {
+    const next = page.nextCursor;
+    if (!trail.hasPrevious && next === null) return null;
     const go = (move: () => void) => () => {
       const key = focusedKey(results);
       move();
       void show(true, key);
     };
-    const next = page.nextCursor;
     return h('nav', { class: 'pager', 'aria-label': o.pagerLabel },
       h('button', { type: 'button', class: 'secondary', 'data-focus-key': 'previous', disabled: !trail.hasPrevious, onclick: go(() => trail.previous()) }, '← Anterior'),
       h('span', { class: 'page-number' }, `Página ${trail.page}`),
@@ -50,7 +56,15 @@ export function listView<T>(o: ListViewOptions<T>): HTMLElement {
     );
   };
 
+  /** Loads the trail's current page and draws it; answers whether to keep refreshing. */
   async function show(initial: boolean, focusKey: string | null = null): Promise<boolean> {
+    if (!initial && inflight !== null) return true;
+    inflight?.abort();
+    const controller = new AbortController();
+    const leave = (): void => controller.abort();
+    ctx.signal.addEventListener('abort', leave, { once: true });
+    inflight = controller;
+    const mine = ++latest;
     if (initial) {
       shown = '';
       results.setAttribute('aria-busy', 'true');
@@ -58,21 +72,27 @@ export function listView<T>(o: ListViewOptions<T>): HTMLElement {
     }
     let page: Page<T>;
     try {
-      page = await o.fetchPage(trail.cursor, ctx.signal);
+      page = await o.fetchPage(trail.cursor, controller.signal);
     } catch (err) {
+      if (mine !== latest) return true;
       if (ctx.signal.aborted) return false;
       // A failed background refresh keeps what is on screen; a failed load says why.
       if (initial) results.replaceChildren(errorBox(err));
       results.removeAttribute('aria-busy');
       return !initial;
+    } finally {
+      ctx.signal.removeEventListener('abort', leave);
+      if (inflight === controller) inflight = null;
     }
+    // Superseded: the newer load draws, and keeps the refresh going if it needs to.
+    if (mine !== latest) return true;
     results.removeAttribute('aria-busy');
     const snapshot = JSON.stringify([trail.page, page]);
     if (snapshot !== shown) {
       shown = snapshot;
       const key = focusKey ?? focusedKey(results);
       const text = trail.hasPrevious ? 'No hay más resultados.' : o.emptyText;
-      results.replaceChildren(page.items.length === 0 ? empty(text) : o.render(page.items), page.items.length === 0 && !trail.hasPrevious ? '' : pager(page));
+      results.replaceChildren(page.items.length === 0 ? empty(text) : o.render(page.items), (page.items.length === 0 && !trail.hasPrevious) ? '' : pager(page) ?? '');
       restoreFocus(results, key);
     }
     const again = o.changing(page.items);

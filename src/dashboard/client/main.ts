@@ -1,11 +1,12 @@
 import { Api } from './api.ts';
-import type { PageContext, PageRenderer } from './context.ts';
+import { PATHS, type PageContext, type PageRenderer } from './context.ts';
 import { errorBox, h, select } from './dom.ts';
-import { ENVIRONMENT_LABELS, ENVIRONMENTS, type Environment } from './labels.ts';
+import { ENVIRONMENT_PURPOSES, ENVIRONMENTS, type Environment } from './labels.ts';
+import { certificatePage } from './page-certificate.ts';
 import { deliveriesPage } from './page-deliveries.ts';
 import { deliveryPage } from './page-delivery.ts';
 import { documentPage } from './page-document.ts';
-import { documentsPage } from './page-documents.ts';
+import { documentsPage, lastListHash } from './page-documents.ts';
 import { keysPage } from './page-keys.ts';
 import { leaveSignInMessage, registerPage, signInPage } from './page-sign-in.ts';
 import { webhooksPage } from './page-webhooks.ts';
@@ -15,6 +16,22 @@ import { loadEnvironment, saveEnvironment } from './session.ts';
 // The page's frame: hash routes, the header with sections, environment and sign-out, and
 // moving the focus to each new page's heading so keyboard and screen-reader users follow.
 
+const SECTIONS = {
+  documentos: { label: 'Documentos', path: PATHS.documents },
+  configuracion: { label: 'Configuración', path: PATHS.settings },
+} as const;
+type Section = keyof typeof SECTIONS;
+
+// The specification sends people to "Settings → Webhooks": Configuración holds everything
+// that is set up once, each part a tab of its own.
+const TABS = {
+  webhooks: { label: 'Webhooks', path: PATHS.webhooks },
+  entregas: { label: 'Entregas', path: PATHS.deliveries },
+  certificado: { label: 'Certificado', path: PATHS.certificate },
+  claves: { label: 'Claves API', path: PATHS.keys },
+} as const;
+type Tab = keyof typeof TABS;
+
 interface RouteEntry {
   pattern: RegExp;
   /** Names of the pattern's groups, in order. */
@@ -23,17 +40,10 @@ interface RouteEntry {
   render: PageRenderer;
   /** Reachable signed out (and only then). */
   public?: boolean;
-  /** The section of the header it belongs to. */
+  /** The section of the header it belongs to; documentos pages depend on the environment. */
   section?: Section;
+  tab?: Tab;
 }
-
-const SECTIONS = {
-  documentos: { label: 'Documentos', hash: '#/documentos' },
-  webhooks: { label: 'Webhooks', hash: '#/webhooks' },
-  entregas: { label: 'Entregas', hash: '#/entregas' },
-  claves: { label: 'Claves API', hash: '#/claves' },
-} as const;
-type Section = keyof typeof SECTIONS;
 
 const ID = '([0-9A-Fa-f-]{36})';
 const ROUTES: readonly RouteEntry[] = [
@@ -41,10 +51,17 @@ const ROUTES: readonly RouteEntry[] = [
   { pattern: /^\/registro$/, title: 'Crear cuenta', render: registerPage, public: true },
   { pattern: /^\/documentos$/, title: 'Documentos', render: documentsPage, section: 'documentos' },
   { pattern: new RegExp(`^/documentos/${ID}$`), params: ['id'], title: 'Documento', render: documentPage, section: 'documentos' },
-  { pattern: /^\/webhooks$/, title: 'Configuración de webhooks', render: webhooksPage, section: 'webhooks' },
-  { pattern: /^\/entregas$/, title: 'Entregas de webhooks', render: deliveriesPage, section: 'entregas' },
-  { pattern: new RegExp(`^/entregas/${ID}$`), params: ['id'], title: 'Entrega', render: deliveryPage, section: 'entregas' },
-  { pattern: /^\/claves$/, title: 'Claves API', render: keysPage, section: 'claves' },
+  { pattern: /^\/configuracion\/webhooks$/, title: 'Webhooks', render: webhooksPage, section: 'configuracion', tab: 'webhooks' },
+  { pattern: /^\/configuracion\/entregas$/, title: 'Entregas de webhooks', render: deliveriesPage, section: 'configuracion', tab: 'entregas' },
+  { pattern: new RegExp(`^/configuracion/entregas/${ID}$`), params: ['id'], title: 'Entrega', render: deliveryPage, section: 'configuracion', tab: 'entregas' },
+  { pattern: /^\/configuracion\/certificado$/, title: 'Certificado de firma', render: certificatePage, section: 'configuracion', tab: 'certificado' },
+  { pattern: /^\/configuracion\/claves$/, title: 'Claves API', render: keysPage, section: 'configuracion', tab: 'claves' },
+];
+
+/** Addresses that moved (bookmarks of the first version) and the section's own address. */
+const MOVED: readonly (readonly [RegExp, string])[] = [
+  [/^\/(webhooks|entregas|claves)(?=[/?]|$)/, `${PATHS.settings}/$1`],
+  [/^\/configuracion(?=[?]|$)/, PATHS.webhooks],
 ];
 
 let environment: Environment = loadEnvironment();
@@ -55,22 +72,19 @@ let firstRender = true;
 
 const main = h('main', { id: 'main', tabindex: '-1' });
 const accountName = h('span', { class: 'account' });
-const envSelect = select('environment', ENVIRONMENTS.map((e) => [e, ENVIRONMENT_LABELS[e]] as const), environment);
+const envSelect = select('environment', ENVIRONMENTS.map((e) => [e, e] as const), environment);
 envSelect.id = 'environment';
+for (const option of Array.from(envSelect.options)) option.title = ENVIRONMENT_PURPOSES[option.value as Environment];
+const envControl = h('label', { for: 'environment', class: 'env' }, h('span', { class: 'env-label' }, 'Ambiente'), envSelect);
 const navLinks = new Map<Section, HTMLAnchorElement>();
 const nav = h('nav', { 'aria-label': 'Secciones' }, h('ul', null, Object.entries(SECTIONS).map(([key, s]) => {
-  const a = h('a', { href: s.hash }, s.label);
+  const a = h('a', { href: `#${s.path}` }, s.label);
   navLinks.set(key as Section, a);
   return h('li', null, a);
 })));
 const signOut = h('button', { type: 'button', class: 'secondary small', 'data-action': 'sign-out' }, 'Salir');
-const session = h('div', { class: 'session' },
-  h('label', { for: 'environment', class: 'env' }, h('span', null, 'Ambiente'), envSelect),
-  accountName,
-  signOut,
-);
 const header = h('header', { class: 'topbar' },
-  h('div', { class: 'topbar-inner' }, h('a', { class: 'brand', href: '#/documentos' }, 'Panel e-CF'), nav, session),
+  h('div', { class: 'topbar-inner' }, h('a', { class: 'brand', href: `#${PATHS.documents}` }, 'Panel e-CF'), nav, envControl, accountName, signOut),
 );
 
 function parseHash(): { path: string; query: URLSearchParams } {
@@ -92,28 +106,39 @@ function showAccount(): void {
   });
 }
 
+function tabs(currentTab: Tab): HTMLElement {
+  return h('nav', { class: 'tabs', 'aria-label': 'Configuración' }, h('ul', null, Object.entries(TABS).map(([key, t]) =>
+    h('li', null, h('a', { href: `#${t.path}`, 'aria-current': key === currentTab ? 'page' : null }, t.label)))));
+}
+
 async function render(): Promise<void> {
+  const raw = location.hash.replace(/^#/, '');
+  const moved = MOVED.find(([from]) => from.test(raw));
+  if (moved !== undefined) return location.replace(`#${raw.replace(moved[0], moved[1])}`);
   const { path, query } = parseHash();
   const found = ROUTES.map((r) => ({ r, m: r.pattern.exec(path) })).find((x) => x.m !== null);
-  if (found === undefined || found.m === null) return navigate(api.signedIn ? '#/documentos' : '#/ingresar');
+  if (found === undefined || found.m === null) return navigate(api.signedIn ? `#${PATHS.documents}` : '#/ingresar');
   const { r: route, m } = found;
-  if (route.public === true && api.signedIn) return navigate('#/documentos');
+  if (route.public === true && api.signedIn) return navigate(`#${PATHS.documents}`);
   if (route.public !== true && !api.signedIn) return navigate('#/ingresar');
 
   current?.abort();
   const controller = new AbortController();
   current = controller;
-  nav.hidden = !api.signedIn;
-  session.hidden = !api.signedIn;
+  for (const el of [nav, accountName, signOut]) el.hidden = !api.signedIn;
+  // The environment only matters to documents; elsewhere the switcher would suggest otherwise.
+  envControl.hidden = !api.signedIn || route.section !== 'documentos';
   if (api.signedIn) showAccount();
   for (const [key, link] of navLinks) {
-    if (key === route.section) link.setAttribute('aria-current', 'page');
+    if (key === route.section) link.setAttribute('aria-current', 'true');
     else link.removeAttribute('aria-current');
   }
   const heading = h('h1', { id: 'page-title', tabindex: '-1' }, route.title);
-  const root = h('div', { class: 'page', 'data-page': path.split('/')[1] ?? '' }, heading);
+  const root = h('div', { class: 'page', 'data-page': route.tab ?? route.section ?? path.slice(1) },
+    route.tab === undefined ? null : tabs(route.tab),
+    heading);
   main.replaceChildren(root);
-  document.title = `${route.title} · Panel e-CF`;
+  document.title = route.tab === undefined ? `${route.title} · Panel e-CF` : `${route.title} · Configuración · Panel e-CF`;
   if (!firstRender) heading.focus();
   firstRender = false;
 
@@ -130,7 +155,10 @@ async function render(): Promise<void> {
 envSelect.addEventListener('change', () => {
   environment = ENVIRONMENTS.find((e) => e === envSelect.value) ?? environment;
   saveEnvironment(environment);
-  void render();
+  // A document lives in one environment; in the next it would be "not found", so the
+  // person lands on the list of the environment they chose.
+  if (parseHash().path.startsWith(`${PATHS.documents}/`)) navigate(lastListHash);
+  else void render();
 });
 
 signOut.addEventListener('click', () => {
@@ -149,6 +177,8 @@ api.onSessionLost = () => {
   navigate('#/ingresar');
 };
 
+// Asked once, early: the sign-in page reads it to offer (or not) a new account.
+void api.publicConfig();
 document.body.replaceChildren(header, main);
 window.addEventListener('hashchange', () => void render());
 void render();

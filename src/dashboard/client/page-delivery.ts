@@ -1,7 +1,8 @@
 import { poll, type PageContext } from './context.ts';
+import { deliveryBadge, eventLabel, subjectOf } from './delivery-view.ts';
 import { busy, errorBox, facts, h, loading, notice, orDash, table, time } from './dom.ts';
-import { eventLabel, lastDeliveriesHash } from './page-deliveries.ts';
-import { deliveryBadge } from './page-webhooks.ts';
+import { deliveryError } from './errors.ts';
+import { lastDeliveriesHash } from './page-deliveries.ts';
 import type { Delivery, DeliveryDetail } from './types.ts';
 
 // One delivery: the body that was sent, every attempt with the receiver's answer, and a
@@ -16,16 +17,18 @@ function prettyJson(text: string): string {
 }
 
 function view(d: DeliveryDetail, redeliver: HTMLElement): HTMLElement[] {
+  const subject = d.event === 'webhook.test' ? 'Prueba de conexión enviada desde el panel' : subjectOf(d.event, d.body);
   return [
     h('section', { class: 'card', 'aria-labelledby': 'dl-summary' },
       h('h2', { id: 'dl-summary' }, 'Resumen'),
       facts([
-        ['Estado', deliveryBadge(d.status)],
+        ['Estado', deliveryBadge(d)],
         ['Evento', eventLabel(d.event)],
+        subject === null ? null : ['Asunto', h('span', { 'data-field': 'subject' }, subject)],
         ['URL', h('span', { class: 'mono break' }, d.url)],
         ['Intentos', String(d.attemptCount)],
         ['Último código HTTP', orDash(d.lastStatusCode)],
-        d.lastError === null ? null : ['Último error', d.lastError],
+        d.lastError === null ? null : ['Último error', deliveryError(d.lastError)],
         ['Último intento', time(d.lastAttemptAt)],
         d.status === 'pending' ? ['Próximo intento', time(d.nextAttemptAt)] : null,
         d.deliveredAt === null ? null : ['Entregada', time(d.deliveredAt)],
@@ -44,12 +47,13 @@ function view(d: DeliveryDetail, redeliver: HTMLElement): HTMLElement[] {
           h('span', { class: `badge badge-${a.ok ? 'ok' : 'bad'}`, 'data-value': a.ok ? 'ok' : 'failed' }, a.ok ? 'Correcto' : 'Falló'),
           orDash(a.statusCode),
           `${a.durationMs} ms`,
-          orDash(a.error),
+          a.error === null ? '—' : deliveryError(a.error),
           a.responseBody === '' ? '—' : h('pre', { class: 'response' }, a.responseBody),
         ]), { 'data-list': 'attempts' }),
     ),
     h('section', { class: 'card', 'aria-labelledby': 'dl-body' },
       h('h2', { id: 'dl-body' }, 'Cuerpo enviado'),
+      h('p', { class: 'hint' }, 'Exactamente lo que recibió su receptor, sin traducir.'),
       h('pre', { class: 'response' }, prettyJson(d.body)),
     ),
   ];

@@ -1,5 +1,5 @@
 import { poll, type PageContext } from './context.ts';
-import { busy, errorBox, facts, h, loading, money, orDash, table, time } from './dom.ts';
+import { busy, dgiiDate, dgiiDateTime, errorBox, facts, h, loading, money, orDash, table, time } from './dom.ts';
 import { ESTADOS } from './labels.ts';
 import { estadoBadge, lastListHash, tipoLabel } from './page-documents.ts';
 import type { DocumentDetail } from './types.ts';
@@ -47,7 +47,7 @@ function detail(ctx: PageContext, doc: DocumentDetail): HTMLElement[] {
         ['Estado', estadoBadge(doc.estado)],
         ['Tipo', tipoLabel(doc.tipo)],
         ['Ambiente', doc.environment],
-        ['Fecha de emisión', doc.fechaEmision],
+        ['Fecha de emisión', dgiiDate(doc.fechaEmision)],
         ['Monto total', money(doc.montoTotal)],
         ['RNC emisor', doc.rncEmisor],
         ['RNC comprador', orDash(doc.rncComprador)],
@@ -55,7 +55,7 @@ function detail(ctx: PageContext, doc: DocumentDetail): HTMLElement[] {
         ['Código DGII', h('span', { 'data-field': 'dgiiCode' }, orDash(doc.dgiiCode))],
         ['Mensaje DGII', h('span', { 'data-field': 'dgiiMessage' }, orDash(doc.dgiiMessage))],
         signed ? ['Código de seguridad', h('span', { class: 'mono', 'data-field': 'securityCode' }, doc.securityCode ?? '')] : null,
-        typeof doc.fechaHoraFirma === 'string' && doc.fechaHoraFirma !== '' ? ['Firmado', doc.fechaHoraFirma] : null,
+        typeof doc.fechaHoraFirma === 'string' && doc.fechaHoraFirma !== '' ? ['Firmado', h('span', { 'data-field': 'signedAt' }, dgiiDateTime(doc.fechaHoraFirma))] : null,
         typeof doc.timbreUrl === 'string' && doc.timbreUrl !== '' ? ['Timbre', webLink(doc.timbreUrl)] : null,
         ['Recibido', time(doc.createdAt)],
         ['Actualizado', time(doc.updatedAt)],

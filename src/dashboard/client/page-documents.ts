@@ -1,6 +1,6 @@
-import { CursorTrail, hashOf, type PageContext } from './context.ts';
-import { badge, field, h, money, orDash, select, table, time } from './dom.ts';
-import { ESTADOS, PAGE_SIZES, TIPOS } from './labels.ts';
+import { CursorTrail, hashOf, PATHS, type PageContext } from './context.ts';
+import { badge, dgiiDate, field, h, money, orDash, select, table, time } from './dom.ts';
+import { ENVIRONMENT_PURPOSES, ESTADOS, PAGE_SIZES, TIPOS } from './labels.ts';
 import { listView } from './list-view.ts';
 import type { DocumentSummary, Page } from './types.ts';
 
@@ -10,7 +10,7 @@ import type { DocumentSummary, Page } from './types.ts';
 const FILTERS = ['estado', 'tipo', 'desde', 'hasta', 'pageSize'] as const;
 const trail = new CursorTrail();
 /** Where "back to the list" goes from a document: the list as it was last seen. */
-export let lastListHash = '#/documentos';
+export let lastListHash = `#${PATHS.documents}`;
 
 export function estadoBadge(estado: DocumentSummary['estado']): HTMLElement {
   const e = ESTADOS[estado];
@@ -30,16 +30,16 @@ function filterForm(ctx: PageContext): HTMLElement {
   const hasta = h('input', { type: 'date', name: 'hasta', value: q.get('hasta') ?? '' });
   const pageSize = select('pageSize', PAGE_SIZES.map((n) => [String(n), String(n)] as const), q.get('pageSize') ?? '25');
   const form = h('form', { class: 'filters', 'aria-label': 'Filtros de documentos' },
-    field('Estado', estado), field('Tipo', tipo), field('Emitidos desde', desde), field('Hasta', hasta), field('Por página', pageSize),
+    field('Estado', estado), field('Tipo', tipo), field('Emitidos desde', desde), field('Emitidos hasta', hasta), field('Por página', pageSize),
     h('div', { class: 'actions' },
       h('button', { type: 'submit' }, 'Filtrar'),
-      h('button', { type: 'button', class: 'secondary', onclick: () => ctx.navigate('#/documentos') }, 'Limpiar'),
+      h('button', { type: 'button', class: 'secondary', onclick: () => ctx.navigate(`#${PATHS.documents}`) }, 'Limpiar'),
     ),
   );
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     const data = new FormData(form);
-    ctx.navigate(hashOf('/documentos', Object.fromEntries(FILTERS.map((k) => [k, String(data.get(k) ?? '')]))));
+    ctx.navigate(hashOf(PATHS.documents, Object.fromEntries(FILTERS.map((k) => [k, String(data.get(k) ?? '')]))));
   });
   return form;
 }
@@ -49,11 +49,11 @@ function documentsTable(items: readonly DocumentSummary[]): HTMLElement {
     h('a', { href: `#/documentos/${d.internalTrackId}`, class: 'mono', 'data-focus-key': d.internalTrackId }, d.encf),
     tipoLabel(d.tipo),
     estadoBadge(d.estado),
-    d.fechaEmision,
+    dgiiDate(d.fechaEmision),
     money(d.montoTotal),
     orDash(d.rncComprador),
     time(d.updatedAt),
-  ]), { 'data-list': 'documents' });
+  ]), { 'data-list': 'documents', 'data-titled': '' });
 }
 
 export async function documentsPage(ctx: PageContext): Promise<void> {
@@ -63,11 +63,11 @@ export async function documentsPage(ctx: PageContext): Promise<void> {
     if (v !== null && v !== '') query.set(k, v);
   }
   if (!query.has('pageSize')) query.set('pageSize', '25');
-  lastListHash = hashOf('/documentos', Object.fromEntries(ctx.query));
+  lastListHash = hashOf(PATHS.documents, Object.fromEntries(ctx.query));
   trail.use(`${ctx.env}?${query.toString()}`);
 
   ctx.root.append(
-    h('p', { class: 'lead' }, 'Ambiente ', h('strong', null, ctx.env), '. Los documentos en proceso se actualizan solos.'),
+    h('p', { class: 'lead' }, 'Ambiente ', h('strong', null, ctx.env), ` (${ENVIRONMENT_PURPOSES[ctx.env]}). Los documentos en proceso se actualizan solos.`),
     filterForm(ctx),
     listView<DocumentSummary>({
       ctx, trail,

@@ -1,46 +1,67 @@
 import type { PageContext } from './context.ts';
-import { badge, busy, confirmAction, empty, errorBox, field, h, loading, notice, secretBox, table, time } from './dom.ts';
+import { badge, busy, confirmAction, empty, errorBox, field, focusSecret, h, loading, notice, secretBox, table, time } from './dom.ts';
+import { DEFAULT_KEY_NAME } from './labels.ts';
 import type { ApiKey, NewApiKey } from './types.ts';
 
 // API keys for the tenant's ERP: create one (the whole key is shown once), see when each
 // was last used, revoke the ones no longer needed.
 
-function keysTable(ctx: PageContext, keys: readonly ApiKey[], reload: (message?: HTMLElement) => Promise<void>): HTMLElement {
+export function keyName(k: Pick<ApiKey, 'name'>): string {
+  return k.name === DEFAULT_KEY_NAME.server ? DEFAULT_KEY_NAME.shown : k.name;
+}
+
+type Revoked = (k: ApiKey, outcome: HTMLElement) => Promise<void>;
+
+function keysTable(ctx: PageContext, keys: readonly ApiKey[], revoked: Revoked): HTMLElement {
   return table(['Nombre', 'Prefijo', 'Creada', 'Último uso', 'Estado', ''], keys.map((k) => {
-    const revoke = h('button', { type: 'button', class: 'danger small', 'data-action': 'revoke', 'data-focus-key': k.id, 'aria-label': `Revocar la clave ${k.name}` }, 'Revocar');
+    const name = keyName(k);
+    const revoke = h('button', { type: 'button', class: 'danger small', 'data-action': 'revoke', 'aria-label': `Revocar la clave ${name}` }, 'Revocar');
     revoke.addEventListener('click', () => void busy(revoke, async () => {
-      if (!(await confirmAction(`¿Revocar la clave «${k.name}» (${k.prefix})? Las integraciones que la usan dejarán de funcionar.`, 'Revocar clave'))) return;
+      if (!(await confirmAction(`¿Revocar la clave «${name}» (${k.prefix})? Las integraciones que la usan dejarán de funcionar.`, 'Revocar clave'))) return;
       try {
         await ctx.api.delete<ApiKey>(`/api/keys/${encodeURIComponent(k.id)}`);
-        await reload(notice(`Clave «${k.name}» revocada.`));
+        await revoked(k, notice(`Clave «${name}» revocada.`));
       } catch (err) {
-        await reload(errorBox(err));
+        await revoked(k, errorBox(err));
       }
     }));
     return [
-      k.name,
+      name,
       h('span', { class: 'mono break' }, k.prefix),
       time(k.createdAt),
       k.lastUsedAt === null ? 'Nunca' : time(k.lastUsedAt),
       k.revokedAt === null ? badge('Activa', 'ok', 'active') : h('span', null, badge('Revocada', 'bad', 'revoked'), ' ', time(k.revokedAt)),
       k.revokedAt === null ? revoke : '',
     ];
-  }), { 'data-list': 'keys' });
+  }), { 'data-list': 'keys', 'data-titled': '' });
 }
 
 export async function keysPage(ctx: PageContext): Promise<void> {
   const created = h('div', { 'aria-live': 'polite' });
   const listStatus = h('div', { 'aria-live': 'polite' });
   const list = h('div', null, loading());
+  /** The key whose full value is on screen, so revoking it also takes the value away. */
+  let shownKey: string | null = null;
 
-  const reload = async (message?: HTMLElement): Promise<void> => {
-    listStatus.replaceChildren(...(message === undefined ? [] : [message]));
+  const reload = async (): Promise<void> => {
     try {
       const keys = await ctx.api.get<ApiKey[]>('/api/keys', ctx.signal);
-      list.replaceChildren(keys.length === 0 ? empty('No hay claves API.') : keysTable(ctx, keys, reload));
+      list.replaceChildren(keys.length === 0 ? empty('No hay claves API.') : keysTable(ctx, keys, revoked));
     } catch (err) {
       if (!ctx.signal.aborted) list.replaceChildren(errorBox(err));
     }
+  };
+
+  // The Revocar button is gone with the redrawn row, so the focus goes to what happened.
+  const revoked: Revoked = async (k, outcome) => {
+    if (k.id === shownKey) {
+      created.replaceChildren();
+      shownKey = null;
+    }
+    await reload();
+    listStatus.replaceChildren(outcome);
+    outcome.tabIndex = -1;
+    outcome.focus();
   };
 
   const name = h('input', { type: 'text', name: 'name', maxlength: '100', placeholder: 'ERP de facturación', autocomplete: 'off' });
@@ -50,12 +71,17 @@ export async function keysPage(ctx: PageContext): Promise<void> {
     ev.preventDefault();
     void busy(submit, async () => {
       created.replaceChildren();
+      shownKey = null;
       try {
         const value = name.value.trim();
         const key = await ctx.api.post<NewApiKey>('/api/keys', value === '' ? {} : { name: value });
-        created.replaceChildren(secretBox(`Clave «${key.name}»`, key.key, 'new-api-key'));
+        const box = secretBox(`Clave «${keyName(key)}»`, key.key, 'new-api-key');
+        created.replaceChildren(box);
+        shownKey = key.id;
         name.value = '';
+        listStatus.replaceChildren();
         await reload();
+        focusSecret(box);
       } catch (err) {
         created.replaceChildren(errorBox(err));
       }

@@ -1,8 +1,8 @@
 import type { PageContext } from './context.ts';
-import { busy, errorBox, field, h, notice, secretBox } from './dom.ts';
+import { busy, errorBox, field, focusSecret, h, notice, secretBox } from './dom.ts';
 
-// Signing in, and creating an account where the server allows public registration (it
-// answers REGISTRATION_DISABLED otherwise, which is shown as it comes).
+// Signing in, and creating an account where the server allows public registration. Where it
+// does not, the page says so instead of offering a form the server would refuse.
 
 /** A message for the sign-in page left by whoever sent the person there (logout, lost session). */
 let pending: { text: string; tone: 'ok' | 'warn' } | null = null;
@@ -10,7 +10,10 @@ export function leaveSignInMessage(text: string, tone: 'ok' | 'warn'): void {
   pending = { text, tone };
 }
 
+const CLOSED = 'Este servidor no admite el registro de nuevas cuentas. Pida una cuenta al administrador del servicio.';
+
 export async function signInPage(ctx: PageContext): Promise<void> {
+  const { registrationEnabled } = await ctx.api.publicConfig();
   const email = h('input', { type: 'email', name: 'email', autocomplete: 'username', required: true, spellcheck: 'false' });
   const password = h('input', { type: 'password', name: 'password', autocomplete: 'current-password', required: true });
   const submit = h('button', { type: 'submit' }, 'Ingresar');
@@ -32,10 +35,19 @@ export async function signInPage(ctx: PageContext): Promise<void> {
       }
     });
   });
-  ctx.root.append(h('div', { class: 'card narrow' }, form, h('p', null, '¿Aún no tiene cuenta? ', h('a', { href: '#/registro' }, 'Crear una cuenta'))));
+  const newAccount = registrationEnabled
+    ? h('p', { class: 'aside' }, '¿Aún no tiene cuenta? ', h('a', { href: '#/registro' }, 'Crear una cuenta'))
+    : h('p', { class: 'aside hint', 'data-registration': 'closed' }, CLOSED);
+  ctx.root.append(h('div', { class: 'card narrow' }, form, newAccount));
 }
 
 export async function registerPage(ctx: PageContext): Promise<void> {
+  if (!(await ctx.api.publicConfig()).registrationEnabled) {
+    ctx.root.append(h('div', { class: 'card narrow', 'data-registration': 'closed' },
+      notice(CLOSED, 'warn'),
+      h('p', { class: 'aside' }, '¿Ya tiene cuenta? ', h('a', { href: '#/ingresar' }, 'Ingresar'))));
+    return;
+  }
   const name = h('input', { type: 'text', name: 'name', autocomplete: 'organization', required: true, maxlength: '150' });
   const rnc = h('input', { type: 'text', name: 'rnc', inputmode: 'numeric', required: true, pattern: '\\d{9}|\\d{11}', maxlength: '11', autocomplete: 'off' });
   const email = h('input', { type: 'email', name: 'email', autocomplete: 'username', required: true, spellcheck: 'false' });
@@ -57,14 +69,16 @@ export async function registerPage(ctx: PageContext): Promise<void> {
         const made = await ctx.api.register({ name: name.value.trim(), rnc: rnc.value.trim(), email: email.value.trim(), password: password.value });
         await ctx.api.signIn(email.value.trim(), password.value);
         const go = h('button', { type: 'button', onclick: () => ctx.navigate('#/documentos') }, 'Continuar al panel');
+        const key = secretBox('Clave API', made.apiKey.key, 'new-api-key');
         card.replaceChildren(
           notice(`Cuenta creada para ${made.tenant.name} (RNC ${made.tenant.rnc}).`),
           h('p', null, 'Esta es la primera clave API de su empresa. Su sistema la usa para emitir documentos.'),
-          secretBox('Clave API', made.apiKey.key, 'new-api-key'),
+          key,
           h('div', { class: 'actions' }, go),
         );
         ctx.heading.textContent = 'Cuenta creada';
-        go.focus();
+        // The key is what must not be missed: it has the focus, selected, Copiar and Continuar follow.
+        focusSecret(key);
       } catch (err) {
         status.replaceChildren(errorBox(err));
       }

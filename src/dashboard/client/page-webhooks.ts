@@ -1,17 +1,13 @@
-import type { PageContext } from './context.ts';
-import { badge, busy, confirmAction, errorBox, facts, field, h, loading, notice, orDash, secretBox, time } from './dom.ts';
-import { DELIVERY_STATUSES } from './labels.ts';
+import { PATHS, type PageContext } from './context.ts';
+import { deliveryBadge } from './delivery-view.ts';
+import { busy, confirmAction, errorBox, facts, field, focusSecret, h, loading, notice, orDash, secretBox, time } from './dom.ts';
+import { deliveryError } from './errors.ts';
 import type { TestResult, WebhookSettings } from './types.ts';
 
 // Settings → Webhooks: where events are sent, the secret that signs them (shown once when
 // generated), and a test event to see the receiver's answer right here.
 
 const SETTINGS = '/api/webhooks/settings';
-
-export function deliveryBadge(status: keyof typeof DELIVERY_STATUSES): HTMLElement {
-  const s = DELIVERY_STATUSES[status];
-  return badge(s?.label ?? status, s?.tone ?? 'neutral', status);
-}
 
 /** A part of the page that redraws what depends on the settings, keeping its own messages. */
 interface Section {
@@ -56,7 +52,11 @@ function secretSection(ctx: PageContext, apply: Apply): Section {
     try {
       const next = await ctx.api.put<WebhookSettings>(SETTINGS, { generate: true });
       apply(next);
-      if (next.webhookSecret !== undefined) result.replaceChildren(secretBox('Nuevo secreto de firma', next.webhookSecret, 'webhook-secret'));
+      if (next.webhookSecret !== undefined) {
+        const box = secretBox('Nuevo secreto de firma', next.webhookSecret, 'webhook-secret');
+        result.replaceChildren(box);
+        focusSecret(box);
+      }
     } catch (err) {
       result.replaceChildren(errorBox(err));
     }
@@ -80,21 +80,21 @@ function secretSection(ctx: PageContext, apply: Apply): Section {
 
 function testResult(r: TestResult): HTMLElement {
   const a = r.attempt;
-  const link = h('p', null, h('a', { href: `#/entregas/${r.delivery.id}` }, 'Ver la entrega y sus intentos →'));
+  const link = h('p', null, h('a', { href: `#${PATHS.deliveries}/${r.delivery.id}` }, 'Ver la entrega y sus intentos →'));
   if (a === null) {
     return h('div', { class: 'stack', 'data-test-result': 'queued' }, notice('La prueba quedó en cola; su primer intento sale en breve.', 'info'), link);
   }
   const outcome = a.ok
     ? notice(`El receptor respondió ${a.statusCode ?? ''} en ${a.durationMs} ms.`, 'ok')
-    : notice(`El envío falló: ${a.error ?? `respuesta ${a.statusCode ?? 'sin código'}`}. Se reintentará según el calendario de reintentos.`, 'bad');
+    : notice(`El envío falló: ${a.error === null ? `respuesta ${a.statusCode ?? 'sin código'}` : deliveryError(a.error)}. Se reintentará según el calendario de reintentos.`, 'bad');
   return h('div', { class: 'stack', 'data-test-result': a.ok ? 'ok' : 'failed' },
     outcome,
     facts([
-      ['Entrega', deliveryBadge(r.delivery.status)],
+      ['Entrega', deliveryBadge(r.delivery)],
       ['Código HTTP', orDash(a.statusCode)],
       ['Duración', `${a.durationMs} ms`],
       ['Enviado', time(a.at)],
-      a.error === null ? null : ['Error', a.error],
+      a.error === null ? null : ['Error', deliveryError(a.error)],
       a.responseBody === '' ? null : ['Respuesta', h('pre', { class: 'response' }, a.responseBody)],
     ]),
     link,
@@ -119,7 +119,7 @@ function testSection(ctx: PageContext): Section {
       send.disabled = s.webhookUrl === null;
       explain.textContent = s.webhookUrl === null
         ? 'Guarde una URL para poder enviar una prueba.'
-        : 'Envía un evento webhook.test a la URL guardada y muestra lo que respondió.';
+        : 'Envía un evento de prueba (webhook.test) a la URL guardada y muestra lo que respondió su receptor.';
     },
   };
 }
@@ -143,7 +143,7 @@ export async function webhooksPage(ctx: PageContext): Promise<void> {
   sections.push(urlSection(ctx, settings, apply), secretSection(ctx, apply), testSection(ctx));
   body.replaceChildren(
     ...sections.map((s) => s.el),
-    h('p', { class: 'hint' }, 'Última modificación: ', updated, ' · ', h('a', { href: '#/entregas' }, 'Ver todas las entregas')),
+    h('p', { class: 'hint' }, 'Última modificación: ', updated, ' · ', h('a', { href: `#${PATHS.deliveries}` }, 'Ver todas las entregas')),
   );
   apply(settings);
 }

@@ -7,6 +7,10 @@ export interface FieldError {
   message: string;
 }
 
+export interface PublicConfig {
+  registrationEnabled: boolean;
+}
+
 export interface TokenSet {
   accessToken: string;
   refreshToken: string;
@@ -122,4 +126,19 @@ export interface TestResult {
   delivery: Delivery;
   /** Null when the first attempt could not start at once (it then runs in the background). */
   attempt: Attempt | null;
+}
+
+export interface Certificate {
+  id: string;
+  /** The subject's distinguished name, e.g. "CN=Empresa SRL, serialNumber=131880681". */
+  subject: string;
+  issuer: string;
+  serialNumber: string;
+  /** RNC or cédula read from the subject. */
+  holderId: string | null;
+  validFrom: string;
+  validTo: string;
+  fingerprint256: string;
+  active: boolean;
+  createdAt: string;
 }

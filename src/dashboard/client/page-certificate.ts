@@ -1,0 +1,121 @@
+import type { PageContext } from './context.ts';
+import { badge, busy, confirmAction, errorBox, field, h, loading, notice, table, time } from './dom.ts';
+import type { Certificate } from './types.ts';
+
+// The signing certificate: without one no document can be signed and sent to DGII. The
+// .p12/.pfx file is read in the browser and sent in base64 with its password to
+// POST /api/certificates, which checks it and makes it the active one.
+
+// The service takes upload bodies up to 256 KiB; base64 makes the file a third larger.
+const MAX_FILE_BYTES = 180 * 1024;
+const EXPIRING_MS = 30 * 24 * 3_600_000;
+const UPLOAD_FIELDS = { p12: 'Archivo', password: 'Contraseña del archivo' };
+
+/** The subject's CN (the holder's name), or the whole subject when it has none. */
+function holderName(subject: string): string {
+  return /(?:^|,\s*)CN=([^,]+)/.exec(subject)?.[1]?.trim() ?? subject;
+}
+
+function stateBadge(c: Certificate): HTMLElement {
+  const left = Date.parse(c.validTo) - Date.now();
+  if (left <= 0) return badge('Vencido', 'bad', 'expired');
+  if (!c.active) return badge('Inactivo', 'neutral', 'inactive');
+  return left < EXPIRING_MS ? badge('Activo, vence pronto', 'warn', 'active') : badge('Activo', 'ok', 'active');
+}
+
+async function base64(file: File): Promise<string> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function certificatesTable(list: readonly Certificate[], remove: (c: Certificate, button: HTMLButtonElement) => void): HTMLElement {
+  return table(['Titular', 'RNC o cédula', 'Válido desde', 'Válido hasta', 'Estado', ''], list.map((c) => {
+    const name = holderName(c.subject);
+    const button = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Eliminar el certificado de ${name}` }, 'Eliminar');
+    button.addEventListener('click', () => remove(c, button));
+    return [
+      h('span', { title: c.subject }, name),
+      h('span', { class: 'mono' }, c.holderId ?? '—'),
+      time(c.validFrom),
+      time(c.validTo),
+      stateBadge(c),
+      button,
+    ];
+  }), { 'data-list': 'certificates', 'data-titled': '' });
+}
+
+export async function certificatePage(ctx: PageContext): Promise<void> {
+  const file = h('input', { type: 'file', name: 'p12', accept: '.p12,.pfx,application/x-pkcs12', required: true });
+  const password = h('input', { type: 'password', name: 'password', autocomplete: 'off' });
+  const submit = h('button', { type: 'submit' }, 'Subir certificado');
+  const uploadStatus = h('div', { 'aria-live': 'polite' });
+  const listStatus = h('div', { 'aria-live': 'polite' });
+  const list = h('div', null, loading());
+
+  const reload = async (): Promise<void> => {
+    try {
+      const certificates = await ctx.api.get<Certificate[]>('/api/certificates', ctx.signal);
+      list.replaceChildren(certificates.length === 0
+        ? notice('Todavía no hay certificado: sus documentos no se pueden firmar ni enviar a la DGII.', 'warn')
+        : certificatesTable(certificates, remove));
+    } catch (err) {
+      if (!ctx.signal.aborted) list.replaceChildren(errorBox(err));
+    }
+  };
+
+  /** Shows what happened where the person is looking, and puts the focus there. */
+  const report = (where: HTMLElement, outcome: HTMLElement): void => {
+    where.replaceChildren(outcome);
+    outcome.tabIndex = -1;
+    outcome.focus();
+  };
+
+  const remove = (c: Certificate, button: HTMLButtonElement): void => void busy(button, async () => {
+    const warning = c.active ? ' Es el que firma sus documentos: hasta que suba otro, no se podrán enviar a la DGII.' : '';
+    if (!(await confirmAction(`¿Eliminar el certificado de «${holderName(c.subject)}»?${warning}`, 'Eliminar certificado'))) return;
+    try {
+      await ctx.api.delete<Certificate>(`/api/certificates/${encodeURIComponent(c.id)}`);
+      await reload();
+      report(listStatus, notice('Certificado eliminado.'));
+    } catch (err) {
+      report(listStatus, errorBox(err));
+    }
+  });
+
+  const form = h('form', { class: 'stack narrow', 'aria-labelledby': 'cert-upload' },
+    field('Archivo (.p12 o .pfx)', file),
+    field('Contraseña del archivo', password, 'La que puso al exportar el certificado. No se guarda.'),
+    h('div', { class: 'actions' }, submit));
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const chosen = file.files?.[0];
+    if (chosen === undefined) return;
+    void busy(submit, async () => {
+      uploadStatus.replaceChildren();
+      if (chosen.size > MAX_FILE_BYTES) {
+        report(uploadStatus, h('div', { class: 'alert alert-bad', role: 'alert' }, h('p', null, 'El archivo es demasiado grande para ser un certificado (.p12 o .pfx). Revise que eligió el archivo correcto.')));
+        return;
+      }
+      try {
+        const uploaded = await ctx.api.post<Certificate>('/api/certificates', { p12: await base64(chosen), password: password.value });
+        form.reset();
+        await reload();
+        report(uploadStatus, notice(`Certificado de «${holderName(uploaded.subject)}» subido: desde ahora firma sus documentos.`));
+      } catch (err) {
+        uploadStatus.replaceChildren(errorBox(err, UPLOAD_FIELDS));
+        // A wrong password is the usual mistake: the field is ready to type it again.
+        password.focus();
+        password.select();
+      }
+    });
+  });
+
+  ctx.root.append(
+    h('p', { class: 'lead' }, 'Con este certificado el servicio firma sus e-CF antes de enviarlos a la DGII. Use el archivo .p12 o .pfx que le entregó su entidad certificadora, a nombre del RNC de su empresa o de la cédula de un firmante autorizado.'),
+    h('section', { class: 'card' }, h('h2', { id: 'cert-upload' }, 'Subir certificado'), form, uploadStatus),
+    h('section', { class: 'card' }, h('h2', null, 'Certificados'), listStatus, list),
+  );
+  await reload();
+}
