@@ -252,3 +252,27 @@ describe('rule 12: XSD facets', () => {
     }));
   });
 });
+
+describe('rule 13: text XML can carry', () => {
+  it('refuses control characters, U+FFFE and lone surrogates in any text field, with the other problems', () => {
+    const errors = assertError(edited(31, {
+      'DetallesItems.Item.0.NombreItem': '\ud800x',
+      'Encabezado.Emisor.RazonSocialEmisor': 'Caribe\u0001 SRL',
+      'Encabezado.Comprador.RazonSocialComprador': 'Cliente \uFFFE',
+      'Encabezado.Emisor.RNCEmisor': '12',
+    }), `${ITEM}[0].NombreItem`, 'lone UTF-16 surrogate');
+    const byPath = new Map(errors.map((e) => [e.path, e.message]));
+    assert.match(byPath.get('ECF.Encabezado.Emisor.RazonSocialEmisor') ?? '', /U\+0001/);
+    assert.match(byPath.get('ECF.Encabezado.Comprador.RazonSocialComprador') ?? '', /U\+FFFE/);
+    assert.ok(byPath.has('ECF.Encabezado.Emisor.RNCEmisor'), 'other problems are still listed');
+    assertError(edited(31, { 'Encabezado.Emisor.DireccionEmisor': 'Calle \u001f 1' }), 'ECF.Encabezado.Emisor.DireccionEmisor', 'U+001F');
+    assertError(edited(31, { 'DetallesItems.Item.0.NombreItem': 'x\udc00' }), `${ITEM}[0].NombreItem`, '\\uDC00');
+  });
+
+  it('accepts tabs, line breaks, accents and characters beyond the BMP (a surrogate pair)', () => {
+    assertValid(edited(31, {
+      'DetallesItems.Item.0.NombreItem': 'Tornillo\tñandú 😀',
+      'Encabezado.Emisor.DireccionEmisor': 'Calle 1\r\nSanto Domingo',
+    }));
+  });
+});

@@ -115,6 +115,48 @@ describe('emit', () => {
     assert.equal(row?.n, 0);
   });
 
+  test('a control character or U+FFFE in a text field is 422 with its path, and spends no eNCF', async () => {
+    const a = await newTenant(t.url);
+    const headers = { 'x-api-key': a.apiKey };
+    const body = ecfFor(a.rnc, 31);
+    const item = (body.ECF.DetallesItems as { Item: Record<string, unknown>[] }).Item[0] as Record<string, unknown>;
+    item.NombreItem = 'Tornillo\u0001';
+    (body.ECF.Encabezado as { Emisor: Record<string, unknown> }).Emisor.RazonSocialEmisor = 'Caribe \uFFFE';
+    const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: body, headers });
+    assert.equal(res.status, 422, res.text);
+    assert.equal(res.body.error.code, 'VALIDATION_ERROR');
+    const details = new Map(res.body.error.details.map((d: { path: string; message: string }) => [d.path, d.message]));
+    assert.match(String(details.get('ECF.DetallesItems.Item[0].NombreItem')), /U\+0001/);
+    assert.match(String(details.get('ECF.Encabezado.Emisor.RazonSocialEmisor')), /U\+FFFE/);
+    const next = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc, 31), headers });
+    assert.equal(next.body.data.encf, 'E310000000001', 'the refused document took no number');
+  });
+
+  test('a lone UTF-16 surrogate anywhere in a JSON body is 400 INVALID_JSON, never a 500, and stores nothing', async () => {
+    const a = await newTenant(t.url);
+    const lone = 'x\ud800';
+    const body = ecfFor(a.rnc, 31);
+    ((body.ECF.DetallesItems as { Item: Record<string, unknown>[] }).Item[0] as Record<string, unknown>).NombreItem = lone;
+    const bearer = { authorization: `Bearer ${a.accessToken}` };
+    const attempts: [string, string, unknown, Record<string, string>][] = [
+      ['POST', '/TesteCF/documentos-ecf', body, { 'x-api-key': a.apiKey }],
+      ['POST', '/TesteCF/documentos-ecf', { ECF: {}, [lone]: 1 }, { 'x-api-key': a.apiKey, 'idempotency-key': 'surrogate-1' }],
+      ['POST', '/TesteCF/customer/register', { email: 'lone@example.com', password: 'correct horse battery', name: lone, rnc: '131880682' }, {}],
+      ['POST', '/api/keys', { name: lone }, bearer],
+      ['PUT', '/api/webhooks/settings', { webhookUrl: `https://example.com/${lone}` }, bearer],
+    ];
+    for (const [method, path, json, headers] of attempts) {
+      const res = await call(t.url, method, path, { json, headers });
+      assert.equal(res.status, 400, `${method} ${path}: ${res.text}`);
+      assert.equal(res.body.error.code, 'INVALID_JSON');
+    }
+    const [row] = await t.sql`
+      select (select count(*)::int from documents where tenant_id = ${a.tenantId}) as documents,
+             (select count(*)::int from idempotency_keys where tenant_id = ${a.tenantId}) as keys,
+             (select count(*)::int from api_keys where tenant_id = ${a.tenantId}) as api_keys`;
+    assert.deepEqual(row, { documents: 0, keys: 0, apiKeys: 1 });
+  });
+
   test('a document of another RNC than the tenant\'s is 422', async () => {
     const a = await newTenant(t.url);
     const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor('401506254'), headers: { 'x-api-key': a.apiKey } });

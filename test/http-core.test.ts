@@ -117,6 +117,18 @@ describe('request bodies', () => {
     assert.notEqual(literal.status, 400, 'the text \\u0000 itself (escaped backslash) is an ordinary string');
   });
 
+  test('a lone UTF-16 surrogate in any string or key is refused with 400, a well-formed pair is not', async () => {
+    for (const body of ['{"name":"\\ud800x"}', '{"a":{"k\\uDFFF":1}}', '["x",["ok\\uDBFF"]]', '{"pair-reversed":"\\udc00\\ud800"}']) {
+      const res = await call(url, 'POST', '/TesteCF/things', { body, headers: { 'content-type': 'application/json' } });
+      assert.equal(res.status, 400, body);
+      assert.equal(res.body.error.code, 'INVALID_JSON');
+      assert.match(res.body.error.message, /lone UTF-16 surrogate/);
+    }
+    const pair = await call(url, 'POST', '/TesteCF/things', { body: '{"name":"\\ud83d\\ude00 \\\\ud800"}', headers: { 'content-type': 'application/json' } });
+    assert.equal(pair.status, 201, pair.text);
+    assert.equal(pair.body.got.name, '\u{1F600} \\ud800', 'a pair is one character; an escaped backslash makes text');
+  });
+
   test('a body over the limit is 413 PAYLOAD_TOO_LARGE, declared or streamed', async () => {
     const big = JSON.stringify({ x: 'y'.repeat(5000) });
     const declared = await call(url, 'POST', '/TesteCF/things', { body: big, headers: { 'content-type': 'application/json' } });

@@ -73,25 +73,44 @@ function jsonDepth(value: unknown): number {
   return max;
 }
 
-// PostgreSQL text cannot hold U+0000: a string carrying it would fail deep in a query.
-// JSON can only carry it escaped, so bodies without the escape need no walk.
-const NUL_ESCAPE = Buffer.from('\\u0000');
+// PostgreSQL text cannot hold U+0000, and jsonb refuses a lone UTF-16 surrogate (text would
+// silently turn it into U+FFFD): a string carrying either would fail deep in a query, or be
+// stored altered. JSON can only carry them escaped (the UTF-8 decoder refuses encoded
+// surrogates), so bodies without such an escape need no walk.
+const NUL_ESCAPE = /\\u0000/;
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+// With the u flag a well-formed pair is one code point, so only a lone half matches.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
-function containsNul(value: unknown): boolean {
+type Unstorable = 'nul' | 'surrogate';
+
+function unstorable(text: string): Unstorable | undefined {
+  if (text.includes('\0')) return 'nul';
+  return LONE_SURROGATE.test(text) ? 'surrogate' : undefined;
+}
+
+function findUnstorable(value: unknown): Unstorable | undefined {
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const v = stack.pop();
     if (typeof v === 'string') {
-      if (v.includes('\0')) return true;
+      const found = unstorable(v);
+      if (found !== undefined) return found;
     } else if (v !== null && typeof v === 'object') {
       for (const [key, child] of Object.entries(v)) {
-        if (key.includes('\0')) return true;
+        const found = unstorable(key);
+        if (found !== undefined) return found;
         stack.push(child);
       }
     }
   }
-  return false;
+  return undefined;
 }
+
+const UNSTORABLE_MESSAGES: Record<Unstorable, string> = {
+  nul: 'The request body contains the character U+0000 (\\u0000), which no field accepts',
+  surrogate: 'The request body contains a lone UTF-16 surrogate (a \\uD800–\\uDFFF escape without its pair), which is not text and no field accepts',
+};
 
 /** Turns the raw bytes into the handler's `body` according to what the route expects. */
 export function decodeBody(kind: BodyKind, raw: Buffer, headers: Headers): unknown {
@@ -101,9 +120,11 @@ export function decodeBody(kind: BodyKind, raw: Buffer, headers: Headers): unkno
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json');
   }
   if (raw.length === 0) throw new AppError('INVALID_JSON', 'The request body is empty; a JSON document is required');
+  let text: string;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(utf8.decode(raw));
+    text = utf8.decode(raw);
+    parsed = JSON.parse(text);
   } catch (err) {
     const detail = err instanceof SyntaxError ? err.message : 'the body is not UTF-8';
     throw new AppError('INVALID_JSON', `The request body is not valid JSON: ${detail}`);
@@ -111,8 +132,9 @@ export function decodeBody(kind: BodyKind, raw: Buffer, headers: Headers): unkno
   if (jsonDepth(parsed) > MAX_JSON_DEPTH) {
     throw new AppError('INVALID_JSON', `JSON nesting deeper than ${MAX_JSON_DEPTH} levels is not accepted`);
   }
-  if (raw.includes(NUL_ESCAPE) && containsNul(parsed)) {
-    throw new AppError('INVALID_JSON', 'The request body contains the character U+0000 (\\u0000), which no field accepts');
+  if (NUL_ESCAPE.test(text) || SURROGATE_ESCAPE.test(text)) {
+    const found = findUnstorable(parsed);
+    if (found !== undefined) throw new AppError('INVALID_JSON', UNSTORABLE_MESSAGES[found]);
   }
   return parsed;
 }

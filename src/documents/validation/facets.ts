@@ -1,6 +1,7 @@
 // Checks one leaf value from the JSON against its XSD simple type and returns the text the
 // XML will carry. JSON strings are kept verbatim and JSON numbers become their shortest exact
 // decimal text, except numeric codes, which become the XSD's literal (1 → "1.0" for Version).
+import { findIllegalChar } from '../../xml/chars.ts';
 import { compare, parseDecimal, significantDigits } from './decimal.ts';
 import { LEAF_FORMATS } from './leaf-formats.ts';
 import { xsdPatternToRegExp } from './xsd-regex.ts';
@@ -115,6 +116,20 @@ function valueProblems(text: string, def: SimpleTypeDef, typeName: string): stri
   return problems;
 }
 
+/**
+ * The e-CF travels as XML 1.0, which cannot carry control characters, U+FFFE/U+FFFF or a lone
+ * UTF-16 surrogate; such a value would pass here and only fail at signing, with its eNCF spent.
+ */
+function illegalCharProblem(text: string): string | undefined {
+  const at = findIllegalChar(text);
+  if (at < 0) return undefined;
+  const code = text.charCodeAt(at);
+  const hex = code.toString(16).toUpperCase().padStart(4, '0');
+  return code >= 0xd800 && code <= 0xdfff
+    ? `contains a lone UTF-16 surrogate (\\u${hex} without its pair), which is not text`
+    : `contains the character U+${hex}, which XML (and so the e-CF) cannot carry`;
+}
+
 export function checkLeaf(raw: unknown, def: SimpleTypeDef, typeName: string): LeafResult {
   let text: string;
   if (typeof raw === 'string') {
@@ -132,6 +147,8 @@ export function checkLeaf(raw: unknown, def: SimpleTypeDef, typeName: string): L
     const hint = typeof raw === 'number' ? ' (as a number, leading zeros would be lost)' : '';
     return { text: undefined, problems: [`must be ${expected}, not ${got}${hint}`] };
   }
+  const illegal = illegalCharProblem(text);
+  if (illegal !== undefined) return { text: undefined, problems: [illegal] };
   const problems = valueProblems(text, def, typeName);
   if (problems.length > 0) return { text: undefined, problems };
   // Numeric codes are compared by value ("01" is IndicadorFacturacion 1), so later rules and
