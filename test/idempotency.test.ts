@@ -1,6 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { AppError } from '../src/errors.ts';
+import type { RequestContext } from '../src/http/types.ts';
 import { canonicalJson } from '../src/idempotency/canonical.ts';
+import { IdempotencyStore } from '../src/idempotency/idempotent.ts';
+import { createLogger } from '../src/log.ts';
+import { insertJob } from '../src/queue/queries.ts';
 import { call, newTenant } from './helpers/http.ts';
 import { ecfFor, FAST_PIPELINE } from './helpers/documents.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
@@ -17,6 +22,19 @@ const emit = (key: string | undefined, apiKey: string, body: unknown, env = 'Tes
 async function documentCount(tenantId: number): Promise<number> {
   const [row] = await t.sql<{ n: number }[]>`select count(*)::int as n from documents where tenant_id = ${tenantId}`;
   return row?.n ?? -1;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What the HTTP core hands a handler for POST /{env}/things with this key and body. */
+function contextFor(tenantId: number, requestId: string, key: string, body: unknown): RequestContext {
+  const raw = Buffer.from(JSON.stringify(body));
+  return {
+    requestId, method: 'POST', path: '/TesteCF/things', routePath: '/{env}/things', params: {}, query: new URLSearchParams(),
+    headers: { 'idempotency-key': key, 'content-type': 'application/json' }, clientIp: '127.0.0.1', env: 'TesteCF',
+    principal: { tenantId, userId: null, sessionId: null, apiKeyId: null }, body, rawBody: raw,
+    signal: new AbortController().signal, log: createLogger('silent'),
+  } as RequestContext;
 }
 
 describe('Idempotency-Key', () => {
@@ -124,5 +142,71 @@ describe('Idempotency-Key', () => {
     const again = await emit('old', a.apiKey, ecfFor(a.rnc, 32));
     assert.equal(again.status, 202);
     assert.equal(again.headers.get('idempotent-replayed'), null);
+  });
+
+  test('a request that outlasts its lease loses the key to the retry: only the retry\'s writes commit, the first answers IN_USE', async () => {
+    const a = await newTenant(t.url);
+    const store = new IdempotencyStore(t.sql, { ttlMs: 60_000, leaseMs: 300 }, createLogger('silent'));
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const marker = `lease-${a.tenantId}`;
+    const handler = store.wrap(async (ctx, claim) => {
+      if (ctx.requestId === 'first') await gate;
+      const reply = { status: 201, body: { by: ctx.requestId } };
+      await t.sql.begin(async (tx) => {
+        await insertJob(tx, { kind: 'noop', payload: { marker, by: ctx.requestId }, delayMs: 3_600_000 });
+        await claim?.storeIn(tx, reply);
+      });
+      return reply;
+    });
+    const body = { amount: 1 };
+    const first = handler(contextFor(a.tenantId, 'first', 'slow', body));
+    first.catch(() => {});
+    await sleep(600); // the first request's lease passes while it is held up
+    const retry = await handler(contextFor(a.tenantId, 'retry', 'slow', body));
+    assert.equal(retry.status, 201);
+    assert.deepEqual(retry.body, { by: 'retry' });
+    open();
+    await assert.rejects(first, (err: unknown) => err instanceof AppError && err.code === 'IDEMPOTENCY_KEY_IN_USE' && err.headers?.['retry-after'] === '1');
+    const effects = await t.sql<{ by: string }[]>`select payload->>'by' as by from jobs where payload->>'marker' = ${marker}`;
+    assert.deepEqual(effects.map((e) => e.by), ['retry'], 'the first request\'s transaction was rolled back');
+    const third = await handler(contextFor(a.tenantId, 'third', 'slow', body));
+    assert.equal(third.headers?.['idempotent-replayed'], 'true');
+    assert.deepEqual(JSON.parse(String(third.raw?.data)), { by: 'retry' });
+    await t.sql`delete from jobs where payload->>'marker' = ${marker}`;
+  });
+
+  test('an emit held up past its lease and its retry make exactly one document', async () => {
+    const a = await newTenant(t.url);
+    const body = ecfFor(a.rnc);
+    assert.equal((await emit(undefined, a.apiKey, ecfFor(a.rnc))).status, 202, 'creates the sequence row');
+    // Hold the sequence row lock, so the first request waits inside its emit transaction.
+    // (On the embedded database this holds its only connection: the claims wait instead.)
+    let release = () => {};
+    let locked = () => {};
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const side = t.sql.begin(async (tx) => {
+      await tx`select last_value from encf_sequences where tenant_id = ${a.tenantId} for update`;
+      locked();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await isLocked;
+    const first = emit('held-up', a.apiKey, body);
+    await sleep(1500); // past the 1 s lease
+    const retry = emit('held-up', a.apiKey, body);
+    await sleep(1000);
+    release();
+    await side;
+    const answers = await Promise.all([first, retry]);
+    const created = answers.filter((r) => r.status === 202 && r.headers.get('idempotent-replayed') === null);
+    assert.equal(created.length, 1, answers.map((r) => `${r.status} ${r.text.slice(0, 200)}`).join('\n'));
+    for (const r of answers.filter((x) => x !== created[0])) {
+      if (r.status === 409) assert.equal(r.body.error.code, 'IDEMPOTENCY_KEY_IN_USE');
+      else assert.equal(r.headers.get('idempotent-replayed'), 'true');
+    }
+    assert.equal(await documentCount(a.tenantId), 2);
+    const later = await emit('held-up', a.apiKey, body);
+    assert.equal(later.headers.get('idempotent-replayed'), 'true');
+    assert.equal(later.body.data.internalTrackId, created[0]?.body.data.internalTrackId);
   });
 });

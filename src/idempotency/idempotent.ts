@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Queryable, Sql } from '../db/connect.ts';
 import { AppError, errorEnvelope } from '../errors.ts';
 import { tenantOf } from '../http/params.ts';
@@ -13,7 +14,12 @@ import { claimKey, findKey, releaseKey, storeResponse, type KeyScope, type Store
 //   Idempotent-Replayed: true; different fingerprint → 409 IDEMPOTENCY_KEY_CONFLICT;
 //   still running → 409 IDEMPOTENCY_KEY_IN_USE with Retry-After;
 // - every response the handler produced is stored (4xx included) except 401/403/429
-//   and 5xx: a server failure releases the key so the client's retry can run.
+//   and 5xx: a server failure releases the key so the client's retry can run;
+// - each claim has an owner token, and a request stores or releases only its own claim. A
+//   request that outlived its lease may find the key taken over by a retry: its storeIn
+//   then throws, so its transaction (on emit: the document) rolls back, and it answers
+//   409 IDEMPOTENCY_KEY_IN_USE like any request that meets a running claim; the next
+//   retry gets the answer of the request that holds the key.
 
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/;
 const REPLAYED_HEADERS = ['content-type', 'location'] as const;
@@ -24,9 +30,24 @@ export interface IdempotencyConfig {
   leaseMs: number;
 }
 
-/** Lets a handler store its response in the same transaction as its own writes. */
+/**
+ * Lets a handler store its response in the same transaction as its own writes. It throws
+ * when the claim was taken over, which must roll that transaction back.
+ */
 export interface IdempotencyClaim {
   storeIn(tx: Queryable, reply: Reply): Promise<void>;
+}
+
+const RETRY_AFTER = { 'retry-after': '1' };
+
+function inUse(): AppError {
+  return new AppError('IDEMPOTENCY_KEY_IN_USE', undefined, { headers: RETRY_AFTER });
+}
+
+function claimLost(): AppError {
+  return new AppError('IDEMPOTENCY_KEY_IN_USE',
+    'This request outlasted its hold on the Idempotency-Key and a retry with the same key took it over; nothing of this request was stored. Retry to get that request\'s answer',
+    { headers: RETRY_AFTER });
 }
 
 export type IdempotentHandler = (ctx: RequestContext, claim: IdempotencyClaim | null) => Promise<Reply>;
@@ -70,49 +91,58 @@ export class IdempotencyStore {
       }
       const scope: KeyScope = { tenantId: tenantOf(ctx), environment: ctx.env ?? '-', key };
       const fingerprint = requestFingerprint(ctx.method, ctx.routePath, ctx.body, ctx.rawBody);
-      const existing = await this.acquire(scope, fingerprint);
+      const owner = randomUUID();
+      const existing = await this.acquire(scope, owner, fingerprint);
       if (existing !== null) return existing;
-      return this.runOwned(ctx, scope, handler);
+      return this.runOwned(ctx, scope, owner, handler);
     };
   }
 
-  /** null when this request owns the key; otherwise the replay to send (or it throws 409). */
-  private async acquire(scope: KeyScope, fingerprint: string): Promise<Reply | null> {
+  /** null when `owner` now holds the key; otherwise the replay to send (or it throws 409). */
+  private async acquire(scope: KeyScope, owner: string, fingerprint: string): Promise<Reply | null> {
     for (let i = 0; i < 3; i++) {
-      if (await claimKey(this.sql, scope, fingerprint, this.config.leaseMs, this.config.ttlMs)) return null;
+      if (await claimKey(this.sql, scope, owner, fingerprint, this.config.leaseMs, this.config.ttlMs)) return null;
       const row = await findKey(this.sql, scope);
       if (row === undefined) continue; // released between the two statements: claim again
       if (row.fingerprint !== fingerprint) throw new AppError('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with a different request; use a new key');
-      if (row.state === 'running' || row.responseStatus === null) {
-        throw new AppError('IDEMPOTENCY_KEY_IN_USE', undefined, { headers: { 'retry-after': '1' } });
-      }
+      if (row.state === 'running' || row.responseStatus === null) throw inUse();
       return replay({ status: row.responseStatus, headers: row.responseHeaders ?? {}, body: row.responseBody });
     }
-    throw new AppError('IDEMPOTENCY_KEY_IN_USE', undefined, { headers: { 'retry-after': '1' } });
+    throw inUse();
   }
 
-  private async runOwned(ctx: RequestContext, scope: KeyScope, handler: IdempotentHandler): Promise<Reply> {
+  private async runOwned(ctx: RequestContext, scope: KeyScope, owner: string, handler: IdempotentHandler): Promise<Reply> {
     let storedInTransaction = false;
+    let lost = false;
     const claim: IdempotencyClaim = {
       storeIn: async (tx, reply) => {
-        await storeResponse(tx, scope, toStored(reply));
+        if (!(await storeResponse(tx, scope, owner, toStored(reply)))) {
+          lost = true;
+          throw claimLost();
+        }
         storedInTransaction = true;
       },
     };
     try {
       const reply = await handler(ctx, claim);
-      if (!storedInTransaction) await this.settle(scope, reply);
+      if (!storedInTransaction) await this.settle(scope, owner, reply);
       return reply;
     } catch (err) {
+      // The key is the retry's now: nothing of ours to store or release.
+      if (lost) throw claimLost();
       // Whatever the handler's transaction stored was rolled back with it.
       const reply = err instanceof AppError ? { status: err.status, body: errorEnvelope(err), headers: err.headers } : { status: 500 };
-      await this.settle(scope, reply).catch((e: unknown) => this.log.warn('could not settle an idempotency key; its lease will expire', { err: e }));
+      await this.settle(scope, owner, reply).catch((e: unknown) => this.log.warn('could not settle an idempotency key; its lease will expire', { err: e }));
       throw err;
     }
   }
 
-  private async settle(scope: KeyScope, reply: Reply): Promise<void> {
-    if (reply.status >= 500 || NOT_STORED.has(reply.status)) await releaseKey(this.sql, scope);
-    else await storeResponse(this.sql, scope, toStored(reply));
+  private async settle(scope: KeyScope, owner: string, reply: Reply): Promise<void> {
+    if (reply.status >= 500 || NOT_STORED.has(reply.status)) {
+      await releaseKey(this.sql, scope, owner);
+    } else if (!(await storeResponse(this.sql, scope, owner, toStored(reply)))) {
+      // Taken over by a retry after our lease: that request's answer is the one replayed.
+      this.log.info('an idempotent request outlasted its lease; a retry holds the key and its answer is kept', { status: reply.status });
+    }
   }
 }

@@ -23,17 +23,18 @@ export interface KeyRow {
 }
 
 /**
- * Claims the key atomically. A new key is inserted; an existing one is taken over only
- * when it has expired, or when its first request died holding it (lease past) with the
- * same fingerprint. Returns true when this request now owns the key.
+ * Claims the key atomically for `owner` (a token fresh to this request). A new key is
+ * inserted; an existing one is taken over only when it has expired, or when its request
+ * died holding it (lease past) with the same fingerprint. Returns true when `owner` now
+ * holds the key.
  */
-export async function claimKey(sql: Queryable, s: KeyScope, fingerprint: string, leaseMs: number, ttlMs: number): Promise<boolean> {
+export async function claimKey(sql: Queryable, s: KeyScope, owner: string, fingerprint: string, leaseMs: number, ttlMs: number): Promise<boolean> {
   const rows = await sql`
-    insert into idempotency_keys (tenant_id, environment, key, fingerprint, state, locked_until, expires_at)
-    values (${s.tenantId}, ${s.environment}, ${s.key}, ${fingerprint}, 'running',
+    insert into idempotency_keys (tenant_id, environment, key, owner, fingerprint, state, locked_until, expires_at)
+    values (${s.tenantId}, ${s.environment}, ${s.key}, ${owner}, ${fingerprint}, 'running',
             now() + make_interval(secs => ${leaseMs / 1000}), now() + make_interval(secs => ${ttlMs / 1000}))
     on conflict (tenant_id, environment, key) do update set
-      fingerprint = excluded.fingerprint, state = 'running', locked_until = excluded.locked_until,
+      owner = excluded.owner, fingerprint = excluded.fingerprint, state = 'running', locked_until = excluded.locked_until,
       response_status = null, response_headers = null, response_body = null,
       created_at = now(), expires_at = excluded.expires_at
     where idempotency_keys.expires_at <= now()
@@ -50,18 +51,22 @@ export async function findKey(sql: Queryable, s: KeyScope): Promise<KeyRow | und
   return row;
 }
 
-export async function storeResponse(sql: Queryable, s: KeyScope, r: StoredResponse): Promise<void> {
-  await sql`
+/** Stores the answer of `owner`'s claim; false when the claim is no longer its own (taken over). */
+export async function storeResponse(sql: Queryable, s: KeyScope, owner: string, r: StoredResponse): Promise<boolean> {
+  const rows = await sql`
     update idempotency_keys set state = 'done', locked_until = null,
       response_status = ${r.status}, response_headers = ${sql.json(r.headers)}, response_body = ${r.body}
-    where tenant_id = ${s.tenantId} and environment = ${s.environment} and key = ${s.key}`;
+    where tenant_id = ${s.tenantId} and environment = ${s.environment} and key = ${s.key}
+      and owner = ${owner} and state = 'running'`;
+  return rows.count === 1;
 }
 
-/** Forgets a claim whose request failed in a way that should not be replayed (5xx). */
-export async function releaseKey(sql: Queryable, s: KeyScope): Promise<void> {
+/** Forgets `owner`'s claim when its request failed in a way that should not be replayed (5xx). */
+export async function releaseKey(sql: Queryable, s: KeyScope, owner: string): Promise<void> {
   await sql`
     delete from idempotency_keys
-    where tenant_id = ${s.tenantId} and environment = ${s.environment} and key = ${s.key} and state = 'running'`;
+    where tenant_id = ${s.tenantId} and environment = ${s.environment} and key = ${s.key}
+      and owner = ${owner} and state = 'running'`;
 }
 
 export async function purgeExpiredKeys(sql: Queryable, batch: number): Promise<number> {
