@@ -85,6 +85,54 @@ describe('jobs queue', () => {
     assert.equal(await completeJob(t.db.sql, stolen.id, 'crashed-worker'), false);
   });
 
+  test('a job that outlasts its lease has it renewed and runs exactly once across two runtimes', async () => {
+    let runs = 0;
+    const def: JobDefinition = { run: async () => { runs++; await sleep(2500); } };
+    const short = { ...FAST, leaseMs: 1000 };
+    const a = new WorkerRuntime(t.db.sql, log, short, { noop: def });
+    const b = new WorkerRuntime(t.db.sql, log, short, { noop: def });
+    await insertJob(t.db.sql, { kind: 'noop' });
+    a.start();
+    b.start();
+    try {
+      await until(async () => (await remaining()) === 0, 10_000);
+    } finally {
+      await Promise.all([a.stop(3000), b.stop(3000)]);
+    }
+    assert.equal(runs, 1);
+  });
+
+  test('a running job whose lease another worker took sees its signal aborted', async () => {
+    let abortedAfterMs = -1;
+    let started = 0;
+    const rt = new WorkerRuntime(t.db.sql, log, { ...FAST, leaseMs: 1000 }, {
+      noop: {
+        run: (_job, ctx) => new Promise<void>((resolve) => {
+          started = Date.now();
+          const timer = setTimeout(resolve, 5000);
+          ctx.signal.addEventListener('abort', () => {
+            abortedAfterMs = Date.now() - started;
+            clearTimeout(timer);
+            resolve();
+          });
+        }),
+      },
+    });
+    await insertJob(t.db.sql, { kind: 'noop' });
+    rt.start();
+    try {
+      await until(async () => rt.activeCount === 1);
+      await sleep(500);
+      assert.equal(abortedAfterMs, -1, 'not aborted while its lease is renewed');
+      await t.db.sql`update jobs set locked_by = 'another-worker', locked_until = now() + interval '1 minute'`;
+      await until(async () => abortedAfterMs >= 0, 3000);
+    } finally {
+      await rt.stop(100);
+    }
+    const [row] = await t.db.sql`select locked_by from jobs`;
+    assert.equal(row?.lockedBy, 'another-worker', 'the aborted run could not complete the job it no longer owned');
+  });
+
   test('failures are retried with backoff, then the exhausted hook runs and the job is gone', async () => {
     let attempts = 0;
     let exhaustedWith: unknown = null;

@@ -75,6 +75,19 @@ export async function rescheduleJob(
   return rows.count > 0;
 }
 
+/**
+ * Extends the lease of jobs `owner` is running, so one that outlasts the lease is not
+ * claimed again while it runs. Returns the ids still held; a missing one was taken over.
+ */
+export async function renewLeases(sql: Queryable, ids: string[], owner: string, leaseMs: number): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await sql<{ id: string }[]>`
+    update jobs set locked_until = now() + make_interval(secs => ${leaseMs / 1000})
+    where id = any(${ids}::bigint[]) and locked_by = ${owner}
+    returning id`;
+  return new Set(rows.map((r) => String(r.id)));
+}
+
 /** Gives claimed jobs back at shutdown without counting the attempt. */
 export async function releaseJobs(sql: Queryable, ids: string[], owner: string): Promise<void> {
   if (ids.length === 0) return;

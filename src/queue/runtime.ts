@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log.ts';
 import { JOB_KINDS, backoffMs, type JobKind, type RetryPolicy } from './kinds.ts';
-import { claimJobs, completeJob, releaseJobs, rescheduleJob, type JobRow } from './queries.ts';
+import { claimJobs, completeJob, releaseJobs, renewLeases, rescheduleJob, type JobRow } from './queries.ts';
 
 /** A planned wait (e.g. the authority still processing): not a failure, attempts reset. */
 export interface Reschedule {
@@ -31,6 +31,11 @@ export interface RuntimeOptions {
   leaseMs: number;
 }
 
+interface ActiveJob {
+  controller: AbortController;
+  done: Promise<void>;
+}
+
 function describe(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).slice(0, 2000);
 }
@@ -41,14 +46,22 @@ function describe(err: unknown): string {
  * it sleeps `pollIntervalMs` unless nudged (a job enqueued by this process). Every write
  * after the claim is conditioned on still owning the lease, so a worker that lost its
  * lease (paused, partitioned) cannot complete or reschedule a job someone else now runs.
+ *
+ * A job may outlast the lease (a DGII submission makes several calls with long timeouts, a
+ * webhook attempt waits up to its timeout), so the leases of running jobs are renewed every
+ * third of the lease in one statement. A job whose renewal finds it owned by another
+ * worker (its lease had expired, e.g. this process stalled) has its signal aborted: someone
+ * else runs it now, and this run's writes would be refused anyway.
  */
 export class WorkerRuntime {
   readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly active = new Map<string, ActiveJob>();
   private readonly kinds: JobKind[];
   private running = false;
   private loop: Promise<void> = Promise.resolve();
   private wake: (() => void) | null = null;
+  private renewTimer: NodeJS.Timeout | null = null;
+  private renewing: Promise<void> = Promise.resolve();
   /** A nudge that arrived while no one was sleeping (mid-claim): the next sleep is skipped. */
   private nudged = false;
 
@@ -69,6 +82,7 @@ export class WorkerRuntime {
     if (this.running || this.kinds.length === 0) return;
     this.running = true;
     this.loop = this.pollLoop();
+    this.scheduleRenewal();
   }
 
   /** Polls now instead of at the next interval. */
@@ -88,6 +102,8 @@ export class WorkerRuntime {
       new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
     ]);
     clearTimeout(timer);
+    this.stopRenewal();
+    await this.renewing;
     // Release before aborting: once released, the owner check makes whatever the aborted
     // handlers still write (complete, reschedule) a no-op.
     const unfinished = [...this.active.keys()];
@@ -96,6 +112,39 @@ export class WorkerRuntime {
       this.log.info('released unfinished jobs', { jobs: unfinished.length });
     }
     for (const a of this.active.values()) a.controller.abort();
+  }
+
+  private scheduleRenewal(): void {
+    this.renewTimer = setTimeout(() => {
+      this.renewing = this.renewLeases().finally(() => {
+        if (this.renewTimer !== null) this.scheduleRenewal();
+      });
+    }, Math.max(1, Math.floor(this.options.leaseMs / 3)));
+    this.renewTimer.unref();
+  }
+
+  private stopRenewal(): void {
+    if (this.renewTimer !== null) clearTimeout(this.renewTimer);
+    this.renewTimer = null;
+  }
+
+  private async renewLeases(): Promise<void> {
+    const running = [...this.active.entries()];
+    if (running.length === 0) return;
+    let held: Set<string>;
+    try {
+      held = await renewLeases(this.sql, running.map(([id]) => id), this.owner, this.options.leaseMs);
+    } catch (err) {
+      // Unknown whether the leases hold: keep running; the owner checks guard the writes.
+      this.log.warn('could not renew job leases', { err, jobs: running.length });
+      return;
+    }
+    for (const [id, entry] of running) {
+      // Compared by entry: the job may have finished, or been claimed anew, meanwhile.
+      if (held.has(id) || this.active.get(id) !== entry) continue;
+      this.log.warn('a running job lost its lease to another worker; aborting this run', { job: id });
+      entry.controller.abort();
+    }
   }
 
   private sleep(ms: number): Promise<void> {
