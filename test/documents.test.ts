@@ -232,6 +232,43 @@ describe('read', () => {
     assert.deepEqual(await q('estado=rechazado'), []);
   });
 
+  test('estado returns exactly the documents in that state, and a cursor keeps the filter across pages', async () => {
+    const a = await newTenant(t.url);
+    const headers = { 'x-api-key': a.apiKey };
+    // Written directly: no submission job, so their states stay as set.
+    const estados = ['aceptado', 'rechazado', 'aceptado', 'en_proceso', 'aceptado', 'rechazado'];
+    const ids: string[] = [];
+    for (const [i, estado] of estados.entries()) {
+      const [row] = await t.sql<{ id: string }[]>`
+        insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, fecha_emision, monto_total, ecf)
+        values (gen_random_uuid(), ${a.tenantId}, 'CerteCF', 31, ${`E31${String(i + 1).padStart(10, '0')}`}, ${estado}, ${a.rnc}, '2025-03-15', 100, '{}'::jsonb)
+        returning id`;
+      ids.push(row?.id ?? '');
+    }
+    const list = async (query: string) => {
+      const res = await call(t.url, 'GET', `/CerteCF/documentos-ecf?${query}`, { headers });
+      assert.equal(res.status, 200, res.text);
+      return res.body.data as { items: { internalTrackId: string; estado: string }[]; nextCursor: string | null };
+    };
+    const idsOf = (page: { items: { internalTrackId: string }[] }) => page.items.map((d) => d.internalTrackId);
+    assert.deepEqual(idsOf(await list('estado=aceptado')), [ids[4], ids[2], ids[0]]);
+    assert.deepEqual(idsOf(await list('estado=rechazado')), [ids[5], ids[1]]);
+    assert.deepEqual(idsOf(await list('estado=en_proceso')), [ids[3]]);
+    assert.deepEqual(idsOf(await list('estado=aceptado_condicional')), []);
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page = await list(`estado=aceptado&pageSize=1${cursor === null ? '' : `&cursor=${cursor}`}`);
+      assert.ok(page.items.every((d) => d.estado === 'aceptado'), JSON.stringify(page.items));
+      seen.push(...idsOf(page));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor !== null && pages < 10);
+    assert.deepEqual(seen, [ids[4], ids[2], ids[0]], 'the filtered pages, newest first, with no other state in between');
+  });
+
   test('bad filters, cursors and unknown parameters are 422, never 500', async () => {
     const a = await newTenant(t.url);
     for (const query of ['estado=perdido', 'tipo=30', 'pageSize=0', 'pageSize=501', 'pageSize=abc', 'cursor=xyz', 'cursor=' + Buffer.from('c1:1; drop table').toString('base64url'), 'desde=31-02-2025', 'hasta=2025-13-01', 'encf=E31', 'colour=red', 'tipo=31&tipo=32']) {
@@ -261,6 +298,7 @@ describe('read', () => {
     assert.match(await plan(t.sql`and estado = 'rechazado'`), /documents_estado_idx/);
     assert.match(await plan(t.sql`and tipo = 34`), /documents_tipo_idx/);
     assert.match(await plan(t.sql`and fecha_emision between '2025-03-01' and '2025-03-02'`), /documents_fecha_idx/);
-    for (const filter of [t.sql``, t.sql`and estado = 'rechazado'`, t.sql`and tipo = 34`]) assert.doesNotMatch(await plan(filter), /Seq Scan/);
+    assert.match(await plan(t.sql`and encf = 'E340000000100'`), /Index Scan using documents_encf_key/);
+    for (const filter of [t.sql``, t.sql`and estado = 'rechazado'`, t.sql`and tipo = 34`, t.sql`and encf = 'E340000000100'`]) assert.doesNotMatch(await plan(filter), /Seq Scan/);
   });
 });

@@ -5,6 +5,7 @@ import type { RequestContext } from '../src/http/types.ts';
 import { canonicalJson } from '../src/idempotency/canonical.ts';
 import { IdempotencyStore } from '../src/idempotency/idempotent.ts';
 import { createLogger } from '../src/log.ts';
+import { maintenanceJob } from '../src/maintenance/purge.ts';
 import { insertJob } from '../src/queue/queries.ts';
 import { call, newTenant } from './helpers/http.ts';
 import { ecfFor, FAST_PIPELINE } from './helpers/documents.ts';
@@ -208,5 +209,25 @@ describe('Idempotency-Key', () => {
     const later = await emit('held-up', a.apiKey, body);
     assert.equal(later.headers.get('idempotent-replayed'), 'true');
     assert.equal(later.body.data.internalTrackId, created[0]?.body.data.internalTrackId);
+  });
+
+  test('the maintenance.purge job deletes every expired record, in batches, and keeps the live ones', async () => {
+    const a = await newTenant(t.url);
+    assert.equal((await emit('purge-live', a.apiKey, ecfFor(a.rnc))).status, 202);
+    assert.equal((await emit('purge-old', a.apiKey, ecfFor(a.rnc, 32))).status, 202);
+    await t.sql`update idempotency_keys set expires_at = now() - interval '1 second' where tenant_id = ${a.tenantId} and key = 'purge-old'`;
+    // More than one batch (1000) of expired records.
+    await t.sql`
+      insert into idempotency_keys (tenant_id, environment, key, fingerprint, state, expires_at)
+      select ${a.tenantId}, 'TesteCF', 'expired-' || g, 'f', 'done', now() - interval '1 hour'
+      from generate_series(1, 2500) as g`;
+    await t.sql`update sessions set expires_at = now() - interval '2 days' where tenant_id = ${a.tenantId}`;
+    const job = { id: '0', kind: 'maintenance.purge' as const, payload: {}, runAt: new Date(), attempts: 1, lastError: null };
+    const outcome = await maintenanceJob(t.sql, createLogger('silent')).run(job, { signal: new AbortController().signal, log: createLogger('silent') });
+    assert.ok(outcome !== undefined && outcome.retryIn > 0, 'it reschedules itself');
+    const keys = await t.sql<{ key: string }[]>`select key from idempotency_keys where tenant_id = ${a.tenantId} order by key`;
+    assert.deepEqual(keys.map((k) => k.key), ['purge-live']);
+    const [sessions] = await t.sql<{ n: number }[]>`select count(*)::int as n from sessions where tenant_id = ${a.tenantId}`;
+    assert.equal(sessions?.n, 0);
   });
 });
