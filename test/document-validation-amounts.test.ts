@@ -62,6 +62,17 @@ describe('rule 7: ITBIS rates and amounts', () => {
     assertError(applyChanges(body, { 'Encabezado.Totales.TotalITBIS2': '137.00' }), `${T}.TotalITBIS2`, 'expected 136.88');
   });
 
+  it('refuses an ITBIS2 rate other than 16', () => {
+    const body = (rate: number) => edited(31, {
+      'DetallesItems.Item': [{ NumeroLinea: 1, IndicadorFacturacion: 2, NombreItem: 'Yogur natural', IndicadorBienoServicio: 1, CantidadItem: 10, PrecioUnitarioItem: '85.55', MontoItem: '855.50' }],
+      'Encabezado.Totales': { MontoGravadoTotal: '855.50', MontoGravadoI2: '855.50', ITBIS2: rate, TotalITBIS: '136.88', TotalITBIS2: '136.88', MontoTotal: '992.38' },
+      [PAGO]: '992.38',
+    });
+    assertError(body(18), `${T}.ITBIS2`, 'must be 16, the ITBIS rate of IndicadorFacturacion 2; got 18');
+    assertError(body(0), `${T}.ITBIS2`, 'must be 16');
+    assertValid(body(16));
+  });
+
   it('divides the line sum by 1.18 when IndicadorMontoGravado says prices include ITBIS', () => {
     const body = edited(31, {
       'Encabezado.IdDoc.IndicadorMontoGravado': 1,
@@ -96,6 +107,29 @@ describe('rule 8: line amounts', () => {
     });
     assertValid(withSurcharge);
     assertError(applyChanges(withSurcharge, { 'DetallesItems.Item.2.MontoItem': '2550.00' }), `${ITEM}[2].MontoItem`, 'computes to 2600.00');
+  });
+
+  it('checks MontoItemOtraMoneda against the line in the other currency', () => {
+    const otherCurrency = (first: string, second: string) => edited(31, {
+      'DetallesItems.Item.0.OtraMonedaDetalle': { PrecioOtraMoneda: '750.00', MontoItemOtraMoneda: first },
+      'DetallesItems.Item.1.OtraMonedaDetalle': { PrecioOtraMoneda: '58.33', DescuentoOtraMoneda: '5.83', MontoItemOtraMoneda: second },
+    });
+    assertValid(otherCurrency('1500.00', '52.50'));
+    assertError(otherCurrency('1600.00', '52.50'), `${ITEM}[0].OtraMonedaDetalle.MontoItemOtraMoneda`, 'got 1600.00, the line computes to 1500.00');
+    assertError(otherCurrency('1500.00', '58.33'), `${ITEM}[1].OtraMonedaDetalle.MontoItemOtraMoneda`, 'computes to 52.50');
+  });
+
+  it('checks RecargoMonto against its TablaSubRecargo breakdown', () => {
+    const surcharge = (sub: string) => edited(31, {
+      'DetallesItems.Item.2.RecargoMonto': '50.00',
+      'DetallesItems.Item.2.TablaSubRecargo': { SubRecargo: { TipoSubRecargo: '$', MontoSubRecargo: sub } },
+      'DetallesItems.Item.2.MontoItem': '2600.00',
+      'Encabezado.Totales.MontoExento': '2600.00',
+      'Encabezado.Totales.MontoTotal': '112517.00',
+      [PAGO]: '112517.00',
+    });
+    assertValid(surcharge('50.00'));
+    assertError(surcharge('40.00'), `${ITEM}[2].RecargoMonto`, 'TablaSubRecargo\'s MontoSubRecargo (±0.01); expected 40.00, got 50.00');
   });
 
   it('checks DescuentoMonto against its TablaSubDescuento breakdown', () => {
@@ -171,6 +205,30 @@ describe('rule 9: totals equal the lines', () => {
   it('checks retention totals against the lines (type 41)', () => {
     assertError(edited(41, { 'Encabezado.Totales.TotalISRRetencion': '1000.00' }), `${T}.TotalISRRetencion`, 'expected 1200.00');
     assertError(edited(41, { 'Encabezado.Totales.TotalITBISRetenido': undefined }), `${T}.TotalITBISRetenido`, 'missing');
+  });
+
+  it('totals lines with IndicadorFacturacion 0 in MontoNoFacturable, outside MontoTotal', () => {
+    const withNonBillable = (changes: Record<string, unknown>) => edited(31, {
+      'DetallesItems.Item.3': { NumeroLinea: 4, IndicadorFacturacion: 0, NombreItem: 'Depósito de envase retornable', IndicadorBienoServicio: 1, CantidadItem: 5, PrecioUnitarioItem: '100.00', MontoItem: '500.00' },
+      'Encabezado.Totales.MontoNoFacturable': '500.00',
+      ...changes,
+    });
+    assertValid(withNonBillable({}));
+    assertError(withNonBillable({ 'Encabezado.Totales.MontoNoFacturable': '400.00' }), `${T}.MontoNoFacturable`, 'IndicadorFacturacion 0 (no facturable) (±0.01); expected 500.00, got 400.00');
+    assertError(withNonBillable({ 'Encabezado.Totales.MontoNoFacturable': undefined }), `${T}.MontoNoFacturable`, 'missing but 1 line(s) have IndicadorFacturacion 0');
+    assertError(withNonBillable({ 'Encabezado.Totales.MontoTotal': '112967.00' }), `${T}.MontoTotal`, 'expected 112467.00');
+  });
+
+  it('checks MontoPeriodo = MontoTotal + MontoNoFacturable', () => {
+    assertValid(edited(31, { 'Encabezado.Totales.MontoPeriodo': '112467.00' }));
+    assertError(edited(31, { 'Encabezado.Totales.MontoPeriodo': '112000.00' }), `${T}.MontoPeriodo`, 'expected 112467.00, got 112000.00');
+    const withNonBillable = (periodo: string) => edited(31, {
+      'DetallesItems.Item.3': { NumeroLinea: 4, IndicadorFacturacion: 0, NombreItem: 'Depósito de envase retornable', IndicadorBienoServicio: 1, CantidadItem: 5, PrecioUnitarioItem: '100.00', MontoItem: '500.00' },
+      'Encabezado.Totales.MontoNoFacturable': '500.00',
+      'Encabezado.Totales.MontoPeriodo': periodo,
+    });
+    assertValid(withNonBillable('112967.00'));
+    assertError(withNonBillable('112467.00'), `${T}.MontoPeriodo`, 'expected 112967.00');
   });
 
   it('refuses lines whose IndicadorFacturacion has no total in the type', () => {

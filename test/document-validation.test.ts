@@ -184,6 +184,13 @@ describe('rule 5: dates', () => {
     assertValid(edited(31, { 'Encabezado.IdDoc.FechaVencimientoSecuencia': '15-03-2025' }));
   });
 
+  it('refuses a service period that ends before it starts (FechaHasta before FechaDesde)', () => {
+    const period = (desde: string, hasta: string) => edited(31, { 'Encabezado.IdDoc.FechaDesde': desde, 'Encabezado.IdDoc.FechaHasta': hasta });
+    assertError(period('01-03-2025', '28-02-2025'), `${IDDOC}.FechaHasta`, 'must not be before FechaDesde; 28-02-2025 is before 01-03-2025');
+    assertValid(period('01-03-2025', '31-03-2025'));
+    assertValid(period('01-03-2025', '01-03-2025'));
+  });
+
   it('refuses a payment due date before the issue date', () => {
     assertError(edited(31, { 'Encabezado.IdDoc.FechaLimitePago': '14-03-2025' }), `${IDDOC}.FechaLimitePago`, 'before FechaEmision');
   });
