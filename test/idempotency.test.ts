@@ -64,6 +64,19 @@ describe('Idempotency-Key', () => {
     assert.equal(await documentCount(a.tenantId), 1);
   });
 
+  test('a 409 ENCF_ALREADY_USED is stored and replayed too', async () => {
+    const a = await newTenant(t.url);
+    const body = ecfFor(a.rnc, 31, { Encabezado: { IdDoc: { eNCF: 'E310000000007' }, Emisor: { RNCEmisor: a.rnc } } });
+    assert.equal((await emit(undefined, a.apiKey, body)).status, 202);
+    const first = await emit('dup-encf', a.apiKey, body);
+    assert.equal(first.status, 409);
+    assert.equal(first.body.error.code, 'ENCF_ALREADY_USED');
+    const second = await emit('dup-encf', a.apiKey, body);
+    assert.equal(second.status, 409);
+    assert.equal(second.headers.get('idempotent-replayed'), 'true');
+    assert.equal(second.text, first.text);
+  });
+
   test('a validation failure is stored and replayed too', async () => {
     const a = await newTenant(t.url);
     const first = await emit('bad-1', a.apiKey, { ECF: {} });

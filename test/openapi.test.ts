@@ -104,3 +104,15 @@ test('a real delivery carries exactly the documented headers and the documented 
   }
   assert.deepEqual(Object.keys(got.json), doc.components.schemas.WebhookTestEvent.required);
 });
+
+test('emit declares Retry-After on its 409 and Idempotent-Replayed on every answer a replay can have', async () => {
+  const doc = (await call(t.url, 'GET', '/openapi.json')).body;
+  const responses = doc.paths['/{env}/documentos-ecf'].post.responses as Record<string, { headers: Record<string, { schema: { type: string } }> }>;
+  assert.equal(responses['409']?.headers['Retry-After']?.schema.type, 'integer');
+  for (const status of ['202', '409', '422']) {
+    assert.equal(responses[status]?.headers['Idempotent-Replayed']?.schema.type, 'string', status);
+  }
+  for (const status of ['400', '401', '403', '429', '500']) {
+    assert.equal(responses[status]?.headers['Idempotent-Replayed'], undefined, `${status} is never stored, so never replayed`);
+  }
+});

@@ -17,6 +17,11 @@ export interface DocumentRouteDeps {
 
 const ERR = (description: string) => ({ description, schema: S.ref('ErrorEnvelope') });
 
+// An answer the emit handler produced is stored under its Idempotency-Key and replayed
+// (202, 409 ENCF_ALREADY_USED, 422); IDEMPOTENCY_KEY_* answers themselves never are.
+const REPLAYED = { 'Idempotent-Replayed': { description: '"true" when this is the stored answer of an earlier request with the same Idempotency-Key; absent otherwise.', schema: S.string({ enum: ['true'] }) } };
+const RETRY_AFTER = { 'Retry-After': { description: 'With IDEMPOTENCY_KEY_IN_USE: seconds to wait before retrying with the same key.', schema: S.int({ minimum: 1 }) } };
+
 export function documentRoutes(deps: DocumentRouteDeps): Route[] {
   const { documents, idempotency } = deps;
   return [
@@ -28,10 +33,13 @@ export function documentRoutes(deps: DocumentRouteDeps): Route[] {
         headers: { 'Idempotency-Key': { description: 'Makes retries safe; scoped per tenant and environment.', schema: S.string({ minLength: 1, maxLength: 255 }) } },
         requestBody: { schema: S.ref('EcfBody') },
         responses: {
-          '202': { description: 'Accepted for submission.', schema: envelope(S.ref('EmittedDocument')), headers: { Location: { description: 'The document.', schema: S.string() }, 'Idempotent-Replayed': { description: '"true" on a replayed answer.', schema: S.string() } } },
+          '202': { description: 'Accepted for submission.', schema: envelope(S.ref('EmittedDocument')), headers: { Location: { description: 'The document.', schema: S.string() }, ...REPLAYED } },
           '400': ERR('INVALID_JSON, or VALIDATION_ERROR for a malformed Idempotency-Key.'),
-          '409': ERR('ENCF_ALREADY_USED, IDEMPOTENCY_KEY_CONFLICT, or IDEMPOTENCY_KEY_IN_USE (with Retry-After).'),
-          '422': ERR('VALIDATION_ERROR listing every problem of the document.'),
+          '409': {
+            ...ERR('ENCF_ALREADY_USED (replayed like any stored answer); IDEMPOTENCY_KEY_CONFLICT (the key was used with another body); or IDEMPOTENCY_KEY_IN_USE with Retry-After: a request with the key is still running, or this request outlasted its hold on the key and a retry took it over, in which case nothing of it was stored and retrying returns the other request\'s answer.'),
+            headers: { ...RETRY_AFTER, ...REPLAYED },
+          },
+          '422': { ...ERR('VALIDATION_ERROR listing every problem of the document.'), headers: REPLAYED },
         },
       },
       handler: idempotency.wrap(async (ctx, claim) => {
