@@ -341,6 +341,26 @@ describe('token lifetime', () => {
     clock = 3_540_000;
     assert.equal(await cache.get('k', obtain), 't3', 'renewed once the usable lifetime is over');
   });
+
+  it('lets a caller whose signal aborts stop waiting without failing the others sharing the authentication', async () => {
+    const cache = new TokenCache();
+    let release: (() => void) | undefined;
+    let obtained = 0;
+    const obtain = async () => {
+      obtained++;
+      await new Promise<void>((resolve) => (release = resolve));
+      return { token: 'shared', expedido: '2025-01-01T00:00:00Z', expira: '2025-01-01T01:00:00Z' };
+    };
+    const leaving = new AbortController();
+    const first = cache.get('k', obtain, leaving.signal);
+    const second = cache.get('k', obtain, new AbortController().signal);
+    leaving.abort(new Error('lease lost'));
+    await assert.rejects(first, /lease lost/);
+    release?.();
+    assert.equal(await second, 'shared');
+    assert.equal(obtained, 1, 'one authentication for both');
+    assert.equal(await cache.get('k', obtain, AbortSignal.abort()).catch(() => 'aborted'), 'shared', 'a fresh token is served from the cache');
+  });
 });
 
 describe('DgiiClient failures', () => {

@@ -73,6 +73,9 @@ function failure(answer: HttpAnswer, purpose: string): Error {
   return new PermanentAuthorityError(message);
 }
 
+/** The shared token fetch runs for every waiter, so no single caller's signal may cancel it. */
+const UNCANCELLED = new AbortController().signal;
+
 export class DgiiClient {
   private readonly tokens = new TokenCache();
   private readonly maxAnswerBytes: number;
@@ -132,7 +135,7 @@ export class DgiiClient {
     const credentials = await this.options.credentials(tenantId);
     if (credentials === null) throw new PermanentAuthorityError(NO_CERTIFICATE_MESSAGE);
     const key = `${tenantId}|${environment}|${credentials.certificate.fingerprint256}`;
-    return { key, token: await this.tokens.get(key, () => this.authenticate(credentials, environment, signal)) };
+    return { key, token: await this.tokens.get(key, () => this.authenticate(credentials, environment, UNCANCELLED), signal) };
   }
 
   /** A token for the tenant's current certificate in the environment, from the cache while it is fresh. */

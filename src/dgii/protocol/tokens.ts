@@ -31,25 +31,29 @@ export class TokenCache {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** The cached token, or one from `obtain` (shared with concurrent callers for the same key). */
-  async get(key: string, obtain: () => Promise<TokenAnswer>): Promise<string> {
+  /**
+   * The cached token, or one from `obtain` (shared with concurrent callers for the same key).
+   * The shared authentication belongs to no caller: `signal` only lets this caller stop
+   * waiting, so one job aborted (a lost lease, a shutdown) does not fail the others waiting
+   * on the same token. `obtain` is bounded by the client's own timeouts.
+   */
+  get(key: string, obtain: () => Promise<TokenAnswer>, signal?: AbortSignal): Promise<string> {
     const entry = this.entries.get(key);
-    if (entry !== undefined && this.now() < entry.renewAt) return entry.token;
-    const running = this.inFlight.get(key);
-    if (running !== undefined) return running;
-    const started = (async () => {
-      const answer = await obtain();
-      const receivedAt = this.now();
-      this.sweep(receivedAt);
-      this.entries.set(key, { token: answer.token, renewAt: receivedAt + usableLifetimeMs(answer, receivedAt) });
-      return answer.token;
-    })();
-    this.inFlight.set(key, started);
-    try {
-      return await started;
-    } finally {
-      this.inFlight.delete(key);
+    if (entry !== undefined && this.now() < entry.renewAt) return Promise.resolve(entry.token);
+    let running = this.inFlight.get(key);
+    if (running === undefined) {
+      running = (async () => {
+        const answer = await obtain();
+        const receivedAt = this.now();
+        this.sweep(receivedAt);
+        this.entries.set(key, { token: answer.token, renewAt: receivedAt + usableLifetimeMs(answer, receivedAt) });
+        return answer.token;
+      })().finally(() => this.inFlight.delete(key));
+      // Every waiter may have left; the outcome must still not go unhandled.
+      running.catch(() => {});
+      this.inFlight.set(key, running);
     }
+    return signal === undefined ? running : untilAborted(running, signal);
   }
 
   // Keys whose certificate was replaced are never asked for again; expired entries go when a new one arrives.
@@ -61,4 +65,23 @@ export class TokenCache {
   discard(key: string, token: string): void {
     if (this.entries.get(key)?.token === token) this.entries.delete(key);
   }
+}
+
+/** `promise`, or the signal's reason as soon as it aborts (the promise itself runs on). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
