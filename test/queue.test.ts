@@ -133,6 +133,39 @@ describe('jobs queue', () => {
     assert.equal(row?.lockedBy, 'another-worker', 'the aborted run could not complete the job it no longer owned');
   });
 
+  test('a run aborted because another worker took its job records no failure and runs no exhausted hook', async () => {
+    let exhausted = false;
+    let aborted = false;
+    const rt = new WorkerRuntime(t.db.sql, log, { ...FAST, leaseMs: 1000 }, {
+      noop: {
+        policy: { maxAttempts: 1 },
+        run: (_job, ctx) => new Promise<void>((_resolve, reject) => {
+          ctx.signal.addEventListener('abort', () => {
+            aborted = true;
+            reject(new Error('cut'));
+          });
+        }),
+        exhausted: async () => {
+          exhausted = true;
+        },
+      },
+    });
+    await insertJob(t.db.sql, { kind: 'noop' });
+    rt.start();
+    try {
+      await until(async () => rt.activeCount === 1);
+      await t.db.sql`update jobs set locked_by = 'another-worker', locked_until = now() + interval '1 minute'`;
+      await until(async () => aborted, 3000);
+      await until(async () => rt.activeCount === 0, 3000);
+    } finally {
+      await rt.stop(100);
+    }
+    assert.equal(exhausted, false, 'the failure of a cut run is not the job\'s');
+    const [row] = await t.db.sql`select locked_by, last_error from jobs`;
+    assert.equal(row?.lockedBy, 'another-worker');
+    assert.equal(row?.lastError, null);
+  });
+
   test('failures are retried with backoff, then the exhausted hook runs and the job is gone', async () => {
     let attempts = 0;
     let exhaustedWith: unknown = null;

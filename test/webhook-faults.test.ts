@@ -60,9 +60,13 @@ function gate(): { wait: Promise<void>; open: () => void } {
 }
 
 /** Events, deliveries and their due jobs written directly, as the outbox would. */
-async function queueDeliveries(tenantId: number, count: number, job: { attempts?: number } = {}): Promise<string[]> {
+function queueDeliveries(tenantId: number, count: number, job: { attempts?: number } = {}): Promise<string[]> {
+  return queueDeliveriesOn(t, tenantId, count, job);
+}
+
+async function queueDeliveriesOn(svc: TestService, tenantId: number, count: number, job: { attempts?: number } = {}): Promise<string[]> {
   const ids: string[] = [];
-  await t.sql.begin(async (tx) => {
+  await svc.sql.begin(async (tx) => {
     for (let i = 0; i < count; i++) {
       const eventId = randomUUID();
       const deliveryId = randomUUID();
@@ -72,7 +76,7 @@ async function queueDeliveries(tenantId: number, count: number, job: { attempts?
       ids.push(deliveryId);
     }
   });
-  t.service.deliveries.nudge();
+  svc.service.deliveries.nudge();
   return ids;
 }
 
@@ -175,6 +179,42 @@ describe('redelivery racing an attempt in flight', () => {
     held.open();
     assert.equal((await finalDelivery(api, id)).status, 'delivered');
     assert.deepEqual(await ids('status=failed'), []);
+  });
+});
+
+describe('an attempt whose job another worker took over', () => {
+  test('is cut and not recorded, and the job is left to its new owner', async () => {
+    // A lease of one second is renewed every third of it, so the takeover is noticed quickly.
+    const fast = await startTestService({ env: { ...FAST_PIPELINE, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_INTERVAL_MS: '20', QUEUE_LEASE_MS: '1000', WEBHOOK_TIMEOUT_MS: '20000' } });
+    let cut = false;
+    const r = await startReceiver({ respond: () => 'hang' });
+    receivers.push(r);
+    try {
+      const a = await newTenant(fast.url);
+      const api = client(fast.url, { authorization: `Bearer ${a.accessToken}` });
+      assert.equal((await api.put('/api/webhooks/settings', { json: { webhookUrl: r.url } })).status, 200);
+      const [id] = await queueDeliveriesOn(fast, a.tenantId, 1);
+      await waitFor(async () => r.received.length === 1);
+      const socketClosed = new Promise<void>((resolve) => {
+        const check = (): void => {
+          if (r.inFlight === 0) resolve();
+          else setTimeout(check, 20);
+        };
+        check();
+      }).then(() => (cut = true));
+      await fast.sql`update jobs set locked_by = 'another-worker', locked_until = now() + interval '1 hour' where unique_key = ${'delivery:' + id}`;
+      await Promise.race([socketClosed, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      assert.ok(cut, 'the request in flight was cut within a few renewals, long before the 20 s timeout');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const d = (await api.get(`/api/webhooks/deliveries/${id}`)).body.data;
+      assert.equal(d.status, 'pending');
+      assert.deepEqual(d.attempts, [], 'the cut attempt is not recorded: its new owner makes it');
+      const [job] = await fast.sql`select locked_by, attempts, last_error from jobs where unique_key = ${'delivery:' + id}`;
+      assert.equal(job?.lockedBy, 'another-worker');
+      assert.equal(job?.lastError, null, 'no failure was recorded against the job');
+    } finally {
+      await fast.close();
+    }
   });
 });
 

@@ -204,9 +204,13 @@ export class WorkerRuntime {
     try {
       if (definition === undefined) throw new Error(`no handler for job kind ${job.kind}`);
       const outcome = await definition.run(job, { signal, log });
+      if (signal.aborted) return;
       if (outcome === undefined) await completeJob(this.sql, job.id, this.owner);
       else await rescheduleJob(this.sql, job.id, this.owner, { delayMs: outcome.retryIn, error: null, countAttempt: false, payload: outcome.payload });
     } catch (err) {
+      // An aborted run's job belongs to someone else now (or was released at shutdown): its
+      // failure is not the job's, and must neither count an attempt nor run `exhausted`.
+      if (signal.aborted) return;
       await this.failed(job, definition, err, log).catch((e: unknown) => log.error('could not record job failure; its lease will expire', { err: e }));
     }
   }

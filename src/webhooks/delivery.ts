@@ -69,12 +69,17 @@ export class DeliveryEngine {
     return delivery;
   }
 
-  /** Makes one attempt of a pending delivery and records it. Undefined when it is not pending. */
-  async attempt(deliveryId: string): Promise<AttemptOutcome | undefined> {
+  /**
+   * Makes one attempt of a pending delivery and records it. Undefined when it is not pending.
+   * An attempt cut by `signal` (its job now runs elsewhere) is not recorded: the job's new
+   * owner makes it again, at least once as always.
+   */
+  async attempt(deliveryId: string, signal?: AbortSignal): Promise<AttemptOutcome | undefined> {
     const d = await findDelivery(this.sql, deliveryId);
     if (d === undefined || d.status !== 'pending') return undefined;
     const at = new Date();
-    const { url, result } = await this.send(d);
+    const { url, result } = await this.send(d, signal);
+    signal?.throwIfAborted();
     const delays = this.config.retryDelaysMs;
     const retryNumber = d.seriesAttempts; // 0 for the first attempt of a series
     const retryInMs = result.ok || retryNumber >= delays.length ? null : (delays[retryNumber] as number);
@@ -96,7 +101,7 @@ export class DeliveryEngine {
   }
 
   /** Sends the delivery once. Never throws: anything that goes wrong is a failed attempt. */
-  private async send(d: DeliveryRow & { body: string }): Promise<{ url: string | null; result: AttemptResult }> {
+  private async send(d: DeliveryRow & { body: string }, signal: AbortSignal | undefined): Promise<{ url: string | null; result: AttemptResult }> {
     const started = performance.now();
     let url: string | null = null;
     try {
@@ -112,7 +117,7 @@ export class DeliveryEngine {
         'x-ecf-delivery-attempt': String(d.attemptCount + 1),
       };
       if (settings.secret !== null) headers['x-ecf-signature'] = signatureHeader(settings.secret, d.body);
-      const result = await postWebhook(url, d.body, headers, { timeoutMs: this.config.timeoutMs, allowPrivate: this.config.allowPrivateNetworks });
+      const result = await postWebhook(url, d.body, headers, { timeoutMs: this.config.timeoutMs, allowPrivate: this.config.allowPrivateNetworks, signal });
       return { url, result: storable(result) };
     } catch (err) {
       const error = storableText(err instanceof Error ? err.message : String(err));
@@ -123,14 +128,14 @@ export class DeliveryEngine {
   /** The `webhook.deliver` job: one attempt per run, then a planned wait until the next. */
   job(): JobDefinition {
     return {
-      run: async (job) => {
+      run: async (job, { signal }) => {
         const tenantId = Number(job.payload.tenantId);
         const running = this.inFlight.get(tenantId) ?? 0;
         // A slow receiver may hold only so many slots; its other deliveries wait a moment.
         if (running >= this.config.maxInFlightPerTenant) return { retryIn: 100 + Math.floor(Math.random() * 200) };
         this.inFlight.set(tenantId, running + 1);
         try {
-          const outcome = await this.attempt(String(job.payload.deliveryId));
+          const outcome = await this.attempt(String(job.payload.deliveryId), signal);
           if (outcome?.retryInMs != null) return { retryIn: outcome.retryInMs };
         } finally {
           const left = (this.inFlight.get(tenantId) ?? 1) - 1;

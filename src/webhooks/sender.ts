@@ -42,7 +42,7 @@ export function postWebhook(
   url: string,
   body: string,
   headers: Record<string, string>,
-  options: { timeoutMs: number; allowPrivate: boolean; resolve?: Resolver },
+  options: { timeoutMs: number; allowPrivate: boolean; resolve?: Resolver; signal?: AbortSignal },
 ): Promise<AttemptResult> {
   const started = performance.now();
   const finish = (r: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...r, durationMs: Math.round(performance.now() - started) });
@@ -76,6 +76,8 @@ export function postWebhook(
       headers: { ...headers, 'content-length': String(payload.length) },
     });
     const timer = setTimeout(() => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT_WEBHOOK' })), options.timeoutMs);
+    // The job was taken over by another worker, or released at shutdown: stop waiting.
+    options.signal?.addEventListener('abort', () => req.destroy(new Error('the attempt was cancelled')), { once: true });
     req.on('error', (err: Error & { code?: string }) => done({ ok: false, statusCode: null, error: describe(err, options.timeoutMs), responseBody: '' }));
     req.on('response', (res: IncomingMessage) => {
       const kept: Buffer[] = [];
