@@ -7,6 +7,7 @@ import { Router } from '../src/http/router.ts';
 import { createHttpServer, type HttpServer } from '../src/http/server.ts';
 import { RateLimits } from '../src/ratelimit/limiter.ts';
 import { createLogger } from '../src/log.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { call } from './helpers/http.ts';
 import { TEST_MASTER_KEY } from './helpers/service.ts';
 
@@ -15,6 +16,7 @@ const logLines: string[] = [];
 const signals: AbortSignal[] = [];
 let server: HttpServer;
 let url: string;
+let db: TestDatabase;
 
 const config = loadConfig({ PORT: '0', ECF_MASTER_KEY: TEST_MASTER_KEY, HTTP_BODY_LIMIT_BYTES: '2048', HTTP_MAX_HEADER_SIZE: '2048' });
 
@@ -29,12 +31,16 @@ function rawRequest(port: number, payload: string): Promise<string> {
 }
 
 before(async () => {
+  db = await createTestDatabase();
   const router = new Router();
   const doc = { operationId: 'x', summary: 'x', tags: [], responses: {} };
   router.add({ method: 'GET', path: '/{env}/things/{id}', auth: 'none', doc, handler: async (ctx) => ({ status: 200, body: { env: ctx.env, id: ctx.params.id } }) });
   router.add({ method: 'POST', path: '/{env}/things', auth: 'none', body: 'json', doc, handler: async (ctx) => ({ status: 201, body: { got: ctx.body } }) });
   router.add({ method: 'GET', path: '/boom', auth: 'none', doc, handler: async () => { throw new Error('secret internals: password=hunter2'); } });
   router.add({ method: 'GET', path: '/db-down', auth: 'none', doc, handler: async () => { throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }); } });
+  // Query parameters straight into SQL, as an input path that forgot its check would.
+  router.add({ method: 'GET', path: '/echo-text', auth: 'none', doc, handler: async (ctx) => ({ status: 200, body: await db.db.sql`select ${ctx.query.get('v') ?? ''}::text as v` }) });
+  router.add({ method: 'GET', path: '/echo-uuid', auth: 'none', doc, handler: async (ctx) => ({ status: 200, body: await db.db.sql`select ${ctx.query.get('v') ?? ''}::uuid as v` }) });
   router.add({ method: 'GET', path: '/private', auth: 'bearer', doc, handler: async (ctx) => ({ status: 200, body: ctx.principal }) });
   router.add({
     method: 'GET', path: '/slow', auth: 'none', doc,
@@ -53,7 +59,10 @@ before(async () => {
   server = createHttpServer({ config, log: createLogger('info', (l) => logLines.push(l)), router, authenticator, rateLimits: new RateLimits(config.rateLimits) });
   url = (await server.listen()).url;
 });
-after(() => server.close());
+after(async () => {
+  await server.close();
+  await db.close();
+});
 
 describe('routing', () => {
   test('an unknown path is 404 NOT_FOUND in the error envelope', async () => {
@@ -184,6 +193,22 @@ describe('errors and headers', () => {
     assert.equal(res.status, 503);
     assert.equal(res.body.error.code, 'SERVICE_UNAVAILABLE');
     assert.equal(res.headers.get('retry-after'), '5');
+  });
+
+  test('text PostgreSQL cannot store (U+0000) is a 400 VALIDATION_ERROR, logged as an error to fix at the input', async () => {
+    logLines.length = 0;
+    const res = await call(url, 'GET', '/echo-text?v=a%00b', { headers: { 'x-request-id': 'nul-1' } });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, 'VALIDATION_ERROR');
+    const line = logLines.map((l) => JSON.parse(l)).find((l) => l.requestId === 'nul-1' && l.level === 'error');
+    assert.equal(line?.err.code, '22021');
+    assert.equal((await call(url, 'GET', '/echo-text?v=ok')).status, 200);
+  });
+
+  test('a failed cast (22P02) stays a 500: it means a missing check, not necessarily bad input', async () => {
+    const res = await call(url, 'GET', '/echo-uuid?v=not-a-uuid');
+    assert.equal(res.status, 500);
+    assert.equal(res.body.error.code, 'INTERNAL');
   });
 
   test('X-Request-Id is echoed when sane and generated otherwise, on every response', async () => {

@@ -19,6 +19,7 @@ export interface AuthRouteDeps {
 
 export const PASSWORD_RULE = { min: 10, max: 256, trim: false } as const;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+const CONTROL = /\p{Cc}/u;
 
 /** Form B: "Basic base64(email:password)". Anything malformed is 401 INVALID_CREDENTIALS. */
 function basicCredentials(value: string): { email: string; password: string } {
@@ -32,7 +33,14 @@ function basicCredentials(value: string): { email: string; password: string } {
   }
   const colon = decoded.indexOf(':');
   if (colon <= 0) throw new AppError('INVALID_CREDENTIALS', 'The Basic credentials must be email:password');
-  return { email: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+  const email = decoded.slice(0, colon);
+  const password = decoded.slice(colon + 1);
+  // No email holds a control character, and no stored password a NUL (JSON bodies refuse it);
+  // PostgreSQL text cannot hold U+0000 at all, so such credentials would fail in the query.
+  if (CONTROL.test(email) || password.includes('\0')) {
+    throw new AppError('INVALID_CREDENTIALS', 'The Basic credentials contain control characters');
+  }
+  return { email, password };
 }
 
 /** The tenant of an X-API-KEY sent alongside, which must then match the user's. */

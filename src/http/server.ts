@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.ts';
 import type { Principal } from '../auth/principal.ts';
-import { isDatabaseUnavailable } from '../db/errors.ts';
+import { isDatabaseUnavailable, isUnstorableText } from '../db/errors.ts';
 import { AppError, ERROR_CODES, errorEnvelope, type ErrorCode } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { RateLimits } from '../ratelimit/limiter.ts';
@@ -58,6 +58,11 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     if (isDatabaseUnavailable(err)) {
       log.warn('database unavailable', { requestId, err });
       return new AppError('SERVICE_UNAVAILABLE', undefined, { headers: { 'retry-after': '5' } });
+    }
+    if (isUnstorableText(err)) {
+      // An error line all the same: some input path lacks the check that should refuse this.
+      log.error('text the database cannot store reached a query; the input path should refuse it', { requestId, err });
+      return new AppError('VALIDATION_ERROR', 'The request contains characters that cannot be stored (such as U+0000)', { status: 400 });
     }
     log.error('unhandled error', { requestId, err });
     return new AppError('INTERNAL');

@@ -56,7 +56,7 @@ const GARBAGE_SEGMENTS = [
 const ASSETS = ['app.js', 'styles.css', 'index.html', '../package.json', '%2e%2e%2fpackage.json', '..%5c..%5cpackage.json', '.env', 'app.js%00.png'] as const;
 const BAD_AUTH = [
   'Bearer', 'Bearer ', 'Bearer a.b.c', 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.', 'Bearer ' + 'A'.repeat(10_000), 'Basic', 'Basic !!!!',
-  'Basic ' + Buffer.from('a:b:c').toString('base64'), 'bearer\ttoken', 'Bearer ey.ey.ey.ey', 'Bearer ñ', 'Digest x', 'Bearer ' + randomUUID(),
+  'Basic ' + Buffer.from('a:b:c').toString('base64'), 'Basic ' + Buffer.from('a\0@b.c:pw').toString('base64'), 'bearer\ttoken', 'Bearer ey.ey.ey.ey', 'Bearer ñ', 'Digest x', 'Bearer ' + randomUUID(),
 ] as const;
 const BAD_KEYS = ['', 'ecf_sk_', 'ecf_sk_x_y', 'ecf_sk_' + 'A'.repeat(16) + '_' + 'B'.repeat(43), 'ecf_sk_' + 'A'.repeat(500), 'ñ', 'ecf_sk_%00_%00', ' '] as const;
 const IDEMPOTENCY_KEYS = ['', ' ', 'a'.repeat(256), 'a'.repeat(10_000), 'ñandú', '\u0001\u0002', 'key\twith\ttabs', '🔑', '"quoted"'] as const;
@@ -153,7 +153,8 @@ const KINDS: readonly (readonly [number, string, Builder])[] = [
     chunks: [request('POST', '/TesteCF/documentos-ecf', ['Content-Type: application/json', `X-API-KEY: ${ctx.apiKey}`, `Idempotency-Key: ${rng.pick(IDEMPOTENCY_KEYS)}`], serialize(rng.chance(0.5) ? (ecfFor(ctx.rnc) as unknown as Json) : hostileValue(rng)))],
   })],
   [6, 'malformed credentials', (rng, ctx) => {
-    const route = rng.pick(ctx.routes.filter((r) => r.secured));
+    // Sign-in takes Basic credentials without being a secured route.
+    const route = rng.pick(ctx.routes.filter((r) => r.secured || r.path.endsWith('/customer/authentication')));
     const header = rng.chance(0.5) ? `Authorization: ${rng.pick(BAD_AUTH)}` : `X-API-KEY: ${rng.pick(BAD_KEYS)}`;
     return { chunks: [request(route.method, fillPath(rng, ctx, route.path), [header, ...(rng.chance(0.3) ? [`X-API-KEY: ${ctx.apiKey}`] : [])], route.jsonSchema === null ? '' : '{}')] };
   }],
