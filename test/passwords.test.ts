@@ -33,3 +33,11 @@ test('concurrent hashing is capped and excess load is shed with 503', async () =
   assert.equal(shed.length, 3);
   for (const r of shed) assert.equal(((r as PromiseRejectedResult).reason as AppError).code, 'SERVICE_UNAVAILABLE');
 });
+
+test('an unknown email checks against a stand-in hash that a full queue cannot break for later sign-ins', async () => {
+  const hasher = new PasswordHasher(12, 1, 0);
+  const busy = hasher.hash('occupies the only slot');
+  await assert.rejects(hasher.verifyAgainstDummy('whatever'), (err: AppError) => err.code === 'SERVICE_UNAVAILABLE');
+  await busy;
+  assert.equal(await hasher.verifyAgainstDummy('whatever'), false, 'once the queue has room, unknown emails are answered again');
+});

@@ -26,9 +26,19 @@ function derive(password: string, salt: Buffer, params: Params, keyLength: numbe
   });
 }
 
+function format(params: Params, salt: Buffer, key: Buffer): string {
+  return `$scrypt$ln=${params.logN},r=${params.r},p=${params.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+}
+
 export class PasswordHasher {
   private readonly gate: Semaphore;
-  private dummy: Promise<string> | null = null;
+  /**
+   * What unknown emails are checked against: random salt and random bytes in the stored
+   * format, so checking costs one scrypt like a real user's and building it costs none. A
+   * hash computed on first use would need a queue slot, and a refusal cached in its place
+   * would answer 503 to every unknown email from then on, telling them from known ones.
+   */
+  private readonly dummy: string;
 
   constructor(
     private readonly logN: number,
@@ -36,6 +46,7 @@ export class PasswordHasher {
     maxQueue: number,
   ) {
     this.gate = new Semaphore(maxConcurrent, maxQueue);
+    this.dummy = format({ logN, r: R, p: P }, randomBytes(16), randomBytes(KEY_LENGTH));
   }
 
   private guarded<T>(task: () => Promise<T>): Promise<T> {
@@ -49,7 +60,7 @@ export class PasswordHasher {
     const salt = randomBytes(16);
     const params = { logN: this.logN, r: R, p: P };
     const key = await this.guarded(() => derive(password, salt, params, KEY_LENGTH));
-    return `$scrypt$ln=${params.logN},r=${R},p=${P}$${salt.toString('base64')}$${key.toString('base64')}`;
+    return format(params, salt, key);
   }
 
   /** Constant-time check; a malformed stored hash never matches. */
@@ -65,8 +76,7 @@ export class PasswordHasher {
 
   /** Spends the same effort as a real check, so unknown emails are not told apart by timing. */
   async verifyAgainstDummy(password: string): Promise<false> {
-    this.dummy ??= this.hash(randomBytes(16).toString('hex'));
-    await this.verify(password, await this.dummy);
+    await this.verify(password, this.dummy);
     return false;
   }
 
