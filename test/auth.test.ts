@@ -9,7 +9,9 @@ let t: TestService;
 const jwtKey = deriveKeys(Buffer.from(TEST_MASTER_KEY, 'hex'))['jwt-signing'];
 
 before(async () => {
-  t = await startTestService({ env: { RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE: '1000', CREDENTIAL_CACHE_MS: '0' } });
+  // The default CREDENTIAL_CACHE_MS: every revocation below must take effect at once all the same.
+  t = await startTestService({ env: { RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE: '1000' } });
+  assert.equal(t.config.auth.credentialCacheMs, 10_000);
 });
 after(() => t.close());
 
@@ -108,6 +110,10 @@ describe('tokens', () => {
     assert.notEqual(first.body.data.refreshToken, a.refreshToken);
     const second = await call(t.url, 'POST', '/TesteCF/customer/refresh', { json: { refreshToken: first.body.data.refreshToken } });
     assert.equal(second.status, 200);
+    // Used once, so this instance has cached the session as valid.
+    for (const token of [a.accessToken, second.body.data.accessToken]) {
+      assert.equal((await call(t.url, 'GET', '/api/keys', { headers: { authorization: `Bearer ${token}` } })).status, 200);
+    }
 
     const reuse = await call(t.url, 'POST', '/TesteCF/customer/refresh', { json: { refreshToken: a.refreshToken } });
     assert.equal(reuse.status, 401);
@@ -115,8 +121,11 @@ describe('tokens', () => {
     // The whole family is gone: the newest refresh token and the access tokens too.
     const after = await call(t.url, 'POST', '/TesteCF/customer/refresh', { json: { refreshToken: second.body.data.refreshToken } });
     assert.equal(after.status, 401);
-    const access = await call(t.url, 'GET', '/api/keys', { headers: { authorization: `Bearer ${second.body.data.accessToken}` } });
-    assert.equal(access.status, 401);
+    for (const token of [a.accessToken, second.body.data.accessToken]) {
+      const access = await call(t.url, 'GET', '/api/keys', { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(access.status, 401);
+      assert.equal(access.body.error.code, 'INVALID_TOKEN');
+    }
   });
 
   test('an expired access token is 401 TOKEN_EXPIRED', async () => {

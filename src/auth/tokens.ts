@@ -20,12 +20,18 @@ export interface TokenSet {
  * token that was already used means it leaked (or two clients share it): the whole
  * session is revoked, which also invalidates the access tokens issued from it.
  */
+/** The cache of session validity that a revocation must reach at once (the Authenticator). */
+export interface SessionCache {
+  forgetSessions(ids: string[]): void;
+}
+
 export class TokenIssuer {
   constructor(
     private readonly sql: Sql,
     private readonly key: Buffer,
     private readonly config: Config['auth'],
     private readonly log: Logger,
+    private readonly sessions: SessionCache,
   ) {}
 
   /** Opens a session for the user and returns its first token set. */
@@ -74,7 +80,11 @@ export class TokenIssuer {
       return { tokens: await this.issue(user, session.id, tx) } as const;
     });
     if ('error' in result) {
-      if ('sessionId' in result) this.log.warn('refresh token reuse detected; session revoked', { sessionId: result.sessionId, tenant: claims.tid });
+      if ('sessionId' in result && result.sessionId !== undefined) {
+        // The access tokens of a leaked family must stop now, not when this instance's cache expires.
+        this.sessions.forgetSessions([result.sessionId]);
+        this.log.warn('refresh token reuse detected; session revoked', { sessionId: result.sessionId, tenant: claims.tid });
+      }
       throw new AppError('INVALID_TOKEN', `The refresh token is invalid: ${result.error}`);
     }
     return result.tokens;

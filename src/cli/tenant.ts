@@ -53,7 +53,7 @@ try {
   const identity = new IdentityService(
     db.sql,
     new PasswordHasher(config.auth.scryptLogN, 1, 1),
-    new TokenIssuer(db.sql, jwtKey, config.auth, log),
+    new TokenIssuer(db.sql, jwtKey, config.auth, log, authenticator),
     authenticator,
     log,
   );
