@@ -39,3 +39,15 @@ test('npm run tenant -- create makes a tenant, user and working API key without 
     await rm(dataDir, { recursive: true, force: true });
   }
 });
+
+test('the operator commands report a bad configuration variable like the service does: the message, no stack, exit 2', async () => {
+  const env = { PATH: process.env.PATH ?? '', PORT: 'eighty', ECF_MASTER_KEY: TEST_MASTER_KEY };
+  const commands = [['src/cli/migrate.ts'], ['src/cli/tenant.ts', 'create', '--name', 'X SRL', '--rnc', '131880681', '--email', 'x@example.com'], ['src/main.ts']];
+  for (const command of commands) {
+    const failure = await run(process.execPath, ['--import', 'tsx', ...command], { cwd: ROOT, env }).then(() => null, (err: { code: number; stderr: string }) => err);
+    assert.ok(failure !== null, `${command[0]} must fail`);
+    assert.equal(failure.code, 2, command[0]);
+    assert.match(failure.stderr, /Invalid configuration:\n {2}- PORT must be an integer from 0 to 65535 \(got "eighty"\)/);
+    assert.doesNotMatch(failure.stderr, /\n\s+at /, `${command[0]} prints no stack trace`);
+  }
+});

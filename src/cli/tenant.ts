@@ -4,13 +4,13 @@ import { Authenticator } from '../auth/authenticator.ts';
 import { IdentityService } from '../auth/identity.ts';
 import { PasswordHasher } from '../auth/passwords.ts';
 import { TokenIssuer } from '../auth/tokens.ts';
-import { loadConfigFromProcess } from '../config.ts';
 import { deriveKeys, loadMasterKey } from '../crypto/master-key.ts';
 import { openDatabase } from '../db/connect.ts';
 import { migrate } from '../db/migrate.ts';
 import { AppError } from '../errors.ts';
 import { EMAIL, RNC } from '../lib/input.ts';
 import { createLogger } from '../log.ts';
+import { configOrExit, exitWithError } from './exit.ts';
 
 // npm run tenant -- create --name "Empresa SRL" --rnc 131880681 --email admin@empresa.do [--password …]
 // Creates a tenant, its first user and API key without the HTTP API (for closed deployments
@@ -43,9 +43,9 @@ if (email === undefined || !EMAIL.test(email)) fail('--email must be an email ad
 const password = values.password ?? randomBytes(15).toString('base64url');
 if (password.length < 10) fail('--password must have at least 10 characters');
 
-const config = loadConfigFromProcess();
+const config = configOrExit();
 const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
-const db = await openDatabase(config, log);
+const db = await openDatabase(config, log).catch((err: unknown) => exitWithError('cannot open the database', err));
 try {
   await migrate(db.sql, log);
   const jwtKey = deriveKeys(await loadMasterKey(config, log))['jwt-signing'];
@@ -60,8 +60,8 @@ try {
   const created = await identity.createTenant({ name: name.trim(), rnc, email, password });
   process.stdout.write(JSON.stringify({ ...created, password: values.password === undefined ? password : '(as given)' }, null, 2) + '\n');
 } catch (err) {
+  await db.close().catch(() => {});
   if (err instanceof AppError) fail(`${err.code}: ${err.message}`);
-  throw err;
-} finally {
-  await db.close();
+  exitWithError('tenant creation failed', err);
 }
+await db.close();
