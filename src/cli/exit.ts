@@ -1,4 +1,5 @@
 import { ConfigError, loadConfigFromProcess, type Config } from '../config.ts';
+import { DataDirInUseError } from '../db/data-dir-lock.ts';
 
 // How the service and the operator commands end when they cannot do their job. A mistake
 // the operator can fix is told in its own words: a stack trace would bury the message.
@@ -16,11 +17,11 @@ export function configOrExit(): Config {
   }
 }
 
-/** Prints a failure (with its stack unless it is a configuration error) and exits 1. */
+/** Prints a failure (with its stack unless the operator can fix it) and exits 1. */
 export function exitWithError(what: string, err: unknown): never {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`${err.message}\n`);
-    process.exit(2);
+  if (err instanceof ConfigError || err instanceof DataDirInUseError) {
+    process.stderr.write(`${what}: ${err.message}\n`);
+    process.exit(err instanceof ConfigError ? 2 : 1);
   }
   process.stderr.write(`${what}: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
   process.exit(1);

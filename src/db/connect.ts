@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
+import type { PGlite as PGliteType } from '@electric-sql/pglite';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { PgliteWire } from './pglite-wire.ts';
 import { safeBegin } from './transaction.ts';
 
@@ -60,9 +62,19 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
 /** PGlite in this process, reached through the same driver so that all SQL code is shared. */
 export async function openEmbedded(directory: string | null, log: Logger): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
-  if (directory !== null) await mkdir(directory, { recursive: true, mode: 0o700 });
+  let lock: DataDirLock | null = null;
+  if (directory !== null) {
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+    lock = await lockDataDir(`${directory}.lock`);
+  }
   const started = Date.now();
-  const db = await PGlite.create(directory ?? 'memory://');
+  let db: PGliteType;
+  try {
+    db = await PGlite.create(directory ?? 'memory://');
+  } catch (err) {
+    await lock?.release();
+    throw err;
+  }
   log.info('embedded database ready', { directory: directory ?? 'memory', ms: Date.now() - started });
   // `socket` is a documented driver option missing from its type definitions.
   const options: postgres.Options<{}> & { socket: () => PgliteWire } = {
@@ -81,6 +93,7 @@ export async function openEmbedded(directory: string | null, log: Logger): Promi
     close: async () => {
       await sql.end({ timeout: 5 });
       await db.close();
+      await lock?.release();
     },
   };
 }

@@ -1,0 +1,100 @@
+import { readFileSync, unlinkSync } from 'node:fs';
+import { link, readFile, unlink, writeFile } from 'node:fs/promises';
+
+// The embedded database lives in files that one process at a time may open: a second
+// PGlite on the same directory (`npm start` beside `npm run tenant`) keeps its own copy in
+// memory and writes it back over the first one's. A lock file holding the owner's pid
+// keeps the second one out; a crash leaves the file behind, so a lock whose process is gone
+// is stale and taken over.
+
+/** The data directory is open in another process (or already in this one). */
+export class DataDirInUseError extends Error {
+  constructor(
+    readonly lockFile: string,
+    readonly pid: number,
+  ) {
+    super(
+      `The embedded database in ${lockFile.replace(/\.lock$/, '')} is in use by process ${pid} ` +
+      '(a running service or `npm run tenant`): stop it first, or point both at PostgreSQL with DATABASE_URL. ' +
+      `If no process ${pid} uses it, delete ${lockFile}.`,
+    );
+    this.name = 'DataDirInUseError';
+  }
+}
+
+export interface DataDirLock {
+  release(): Promise<void>;
+}
+
+const held = new Set<string>();
+let exitHook = false;
+
+function ownerOf(text: string): number | null {
+  return /^\d{1,10}\n?$/.test(text) ? Number(text.trim()) : null;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists, under another user.
+    return (err as { code?: unknown }).code === 'EPERM';
+  }
+}
+
+function code(err: unknown): unknown {
+  return (err as { code?: unknown }).code;
+}
+
+/** Takes the lock file, or throws DataDirInUseError naming the process that holds it. */
+export async function lockDataDir(lockFile: string): Promise<DataDirLock> {
+  const mine = `${process.pid}\n`;
+  // Written aside and linked into place, so the lock never exists without its pid.
+  const draft = `${lockFile}.${process.pid}.tmp`;
+  await writeFile(draft, mine, { mode: 0o600 });
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        await link(draft, lockFile);
+        held.add(lockFile);
+        releaseOnExit();
+        return { release: () => release(lockFile) };
+      } catch (err) {
+        if (code(err) !== 'EEXIST') throw err;
+      }
+      const text = await readFile(lockFile, 'utf8').catch((err: unknown) => (code(err) === 'ENOENT' ? null : Promise.reject(err)));
+      if (text === null) continue;
+      const owner = ownerOf(text);
+      // Our own pid in a lock this process never took is a previous process's: containers
+      // hand the same pid (often 1) to every start.
+      const stale = owner === null || !isAlive(owner) || (owner === process.pid && !held.has(lockFile));
+      if (!stale) throw new DataDirInUseError(lockFile, owner);
+      await unlink(lockFile).catch((err: unknown) => (code(err) === 'ENOENT' ? undefined : Promise.reject(err)));
+    }
+    throw new Error(`Could not take the lock ${lockFile}: other processes keep taking it`);
+  } finally {
+    await unlink(draft).catch(() => {});
+  }
+}
+
+async function release(lockFile: string): Promise<void> {
+  if (!held.delete(lockFile)) return;
+  const text = await readFile(lockFile, 'utf8').catch(() => null);
+  if (text !== null && ownerOf(text) === process.pid) await unlink(lockFile).catch(() => {});
+}
+
+// A CLI that calls process.exit() skips its finally blocks; the lock goes with the process anyway.
+function releaseOnExit(): void {
+  if (exitHook) return;
+  exitHook = true;
+  process.on('exit', () => {
+    for (const lockFile of held) {
+      try {
+        if (ownerOf(readFileSync(lockFile, 'utf8')) === process.pid) unlinkSync(lockFile);
+      } catch {
+        // already gone
+      }
+    }
+  });
+}

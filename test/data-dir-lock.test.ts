@@ -1,0 +1,81 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { openEmbedded } from '../src/db/connect.ts';
+import { createLogger } from '../src/log.ts';
+import { ROOT } from './helpers/process.ts';
+import { TEST_MASTER_KEY } from './helpers/service.ts';
+
+// The embedded database's directory is opened by one process at a time (npm start and
+// npm run tenant on the same DATA_DIR would otherwise write diverging copies).
+
+const run = promisify(execFile);
+const silent = createLogger('silent');
+
+test('a second open of the same data directory is refused, naming the process that holds it', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'ecf-lock-'));
+  const pgdata = join(dataDir, 'pgdata');
+  try {
+    const first = await openEmbedded(pgdata, silent);
+    try {
+      assert.equal(await readFile(`${pgdata}.lock`, 'utf8'), `${process.pid}\n`);
+      await assert.rejects(openEmbedded(pgdata, silent), new RegExp(`is in use by process ${process.pid}\\b`));
+      // Another process: the operator command, on the directory the service has open.
+      const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, ECF_MASTER_KEY: TEST_MASTER_KEY, SCRYPT_LOG_N: '12', LOG_LEVEL: 'error' };
+      const cli = await run(process.execPath, ['--import', 'tsx', 'src/cli/tenant.ts', 'create', '--name', 'Otra SRL', '--rnc', '131880681', '--email', 'otra@example.com'], { cwd: ROOT, env })
+        .then(() => null, (err: { code: number; stderr: string }) => err);
+      assert.ok(cli !== null, 'npm run tenant must refuse');
+      assert.equal(cli.code, 1);
+      assert.match(cli.stderr, new RegExp(`in use by process ${process.pid} \\(a running service or \`npm run tenant\`\\)`));
+      assert.doesNotMatch(cli.stderr, /\n\s+at /, 'the message alone, no stack');
+      const [row] = await first.sql`select count(*)::int as n from pg_tables where tablename = 'tenants'`;
+      assert.equal(row?.n, 0, 'the refused command wrote nothing');
+    } finally {
+      await first.close();
+    }
+    await assert.rejects(access(`${pgdata}.lock`), /ENOENT/, 'closing releases the lock');
+    const again = await openEmbedded(pgdata, silent);
+    await again.close();
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a stale lock, left by a process that is gone, is taken over', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'ecf-lock-'));
+  const pgdata = join(dataDir, 'pgdata');
+  try {
+    const gone = spawn(process.execPath, ['-e', '']);
+    await once(gone, 'exit');
+    await mkdir(pgdata, { recursive: true });
+    await writeFile(`${pgdata}.lock`, `${gone.pid}\n`);
+    const db = await openEmbedded(pgdata, silent);
+    try {
+      assert.equal(await readFile(`${pgdata}.lock`, 'utf8'), `${process.pid}\n`);
+      const [row] = await db.sql`select 1 as one`;
+      assert.equal(row?.one, 1);
+    } finally {
+      await db.close();
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a lock naming this process\'s pid that this process never took is stale (a container restarted with the same pid)', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'ecf-lock-'));
+  const pgdata = join(dataDir, 'pgdata');
+  try {
+    await mkdir(pgdata, { recursive: true });
+    await writeFile(`${pgdata}.lock`, `${process.pid}\n`);
+    const db = await openEmbedded(pgdata, silent);
+    await db.close();
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
