@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still being processed' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported Content-Type' },
+  EXPECTATION_FAILED: { status: 417, message: 'The Expect header names an expectation this server does not support' },
   VALIDATION_ERROR: { status: 422, message: 'The request is not valid' },
   RATE_LIMITED: { status: 429, message: 'Rate limit exceeded' },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large' },

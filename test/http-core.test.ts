@@ -20,14 +20,22 @@ let db: TestDatabase;
 
 const config = loadConfig({ PORT: '0', ECF_MASTER_KEY: TEST_MASTER_KEY, HTTP_BODY_LIMIT_BYTES: '2048', HTTP_MAX_HEADER_SIZE: '2048' });
 
-function rawRequest(port: number, payload: string): Promise<string> {
+function rawRequest(port: number, payload: string, halfClose = false): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(payload));
+    const socket = connect(port, '127.0.0.1', () => (halfClose ? socket.end(payload) : socket.write(payload)));
     let data = '';
     socket.on('data', (d) => (data += d.toString()));
     socket.on('end', () => resolve(data));
     socket.on('error', reject);
   });
+}
+
+async function waitFor(condition: () => boolean, ms = 5_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 before(async () => {
@@ -228,6 +236,58 @@ describe('errors and headers', () => {
     assert.ok(!logLines.join('').includes('Bearer good'));
   });
 
+  test('a raw reply to malformed HTTP carries an X-Request-Id and gets its access-log line', async () => {
+    logLines.length = 0;
+    const reply = await rawRequest((server.server.address() as { port: number }).port, 'GARBAGE\r\n\r\n');
+    const id = /\r\nx-request-id: ([0-9a-f-]{36})\r\n/.exec(reply)?.[1];
+    assert.ok(id !== undefined, reply);
+    const lines = logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request' && l.requestId === id);
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0].status, 400);
+    assert.equal(lines[0].route, '(malformed)');
+    assert.equal(lines[0].ip, '127.0.0.1');
+  });
+
+  test('a request aborted mid-body is logged as 499 aborted, not as an error or a database outage', async () => {
+    logLines.length = 0;
+    const port = (server.server.address() as { port: number }).port;
+    const socket = connect(port, '127.0.0.1', () => socket.write('POST /TesteCF/things HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nX-Request-Id: gone-1\r\n\r\n{"a":'));
+    socket.on('error', () => {});
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.resetAndDestroy();
+    await waitFor(() => logLines.some((l) => l.includes('"requestId":"gone-1"')));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const lines = logLines.map((l) => JSON.parse(l));
+    const access = lines.filter((l) => l.msg === 'request' && l.requestId === 'gone-1');
+    assert.equal(access.length, 1);
+    assert.equal(access[0].status, 499);
+    assert.equal(access[0].aborted, true);
+    assert.equal(access[0].route, '/{env}/things');
+    assert.deepEqual(lines.filter((l) => l.level !== 'info').map((l) => l.msg), [], 'no warning or error for a client that left');
+  });
+
+  test('a body cut short by the client closing its side is answered 400 and logged once under its id', async () => {
+    logLines.length = 0;
+    const reply = await rawRequest((server.server.address() as { port: number }).port, 'POST /TesteCF/things HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nX-Request-Id: short-1\r\n\r\n{"a":', true);
+    assert.match(reply, /^HTTP\/1.1 400 /);
+    assert.match(reply, /\r\nx-request-id: short-1\r\n/);
+    await waitFor(() => logLines.some((l) => l.includes('"requestId":"short-1"')));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const lines = logLines.map((l) => JSON.parse(l));
+    assert.deepEqual(lines.filter((l) => l.msg === 'request').map((l) => [l.requestId, l.status]), [['short-1', 400]]);
+    assert.deepEqual(lines.filter((l) => l.level !== 'info').map((l) => l.msg), []);
+  });
+
+  test('an Expect other than 100-continue is 417 EXPECTATION_FAILED in the envelope', async () => {
+    logLines.length = 0;
+    const reply = await rawRequest((server.server.address() as { port: number }).port, 'POST /TesteCF/things HTTP/1.1\r\nHost: x\r\nExpect: something\r\nContent-Type: application/json\r\nContent-Length: 2\r\nX-Request-Id: expect-1\r\n\r\n');
+    assert.match(reply, /^HTTP\/1.1 417 /);
+    assert.match(reply, /\r\nx-request-id: expect-1\r\n/);
+    assert.match(reply, /"code":"EXPECTATION_FAILED"/);
+    const access = logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request' && l.requestId === 'expect-1');
+    assert.equal(access[0]?.status, 417);
+  });
+
   test('malformed HTTP and oversize headers get an envelope, not a bare socket close', async () => {
     const port = (server.server.address() as { port: number }).port;
     const garbage = await rawRequest(port, 'GARBAGE\r\n\r\n');
@@ -237,4 +297,28 @@ describe('errors and headers', () => {
     assert.match(huge, /^HTTP\/1.1 431/);
     assert.match(huge, /"code":"HEADERS_TOO_LARGE"/);
   });
+});
+
+test('a request whose body is too slow gets a raw 408 under its own request id, logged once', async () => {
+  const lines: string[] = [];
+  const slowConfig = loadConfig({ PORT: '0', ECF_MASTER_KEY: TEST_MASTER_KEY, HTTP_REQUEST_TIMEOUT_MS: '1000' });
+  const router = new Router();
+  router.add({ method: 'POST', path: '/things', auth: 'none', body: 'json', doc: { operationId: 'x', summary: 'x', tags: [], responses: {} }, handler: async () => ({ status: 201, body: {} }) });
+  const slow = createHttpServer({ config: slowConfig, log: createLogger('info', (l) => lines.push(l)), router, authenticator: { authenticate: async () => { throw new AppError('UNAUTHORIZED'); } }, rateLimits: new RateLimits(slowConfig.rateLimits) });
+  const { port } = await slow.listen();
+  try {
+    const reply = await rawRequest(port, 'POST /things HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\nX-Request-Id: slow-1\r\n\r\n{');
+    assert.match(reply, /^HTTP\/1.1 408 /);
+    assert.match(reply, /\r\nx-request-id: slow-1\r\n/);
+    await waitFor(() => lines.some((l) => l.includes('"requestId":"slow-1"')));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const access = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
+    assert.equal(access.length, 1, JSON.stringify(access));
+    assert.equal(access[0].requestId, 'slow-1');
+    assert.equal(access[0].status, 408);
+    assert.equal(access[0].route, '/things');
+    assert.equal(access[0].aborted, undefined);
+  } finally {
+    await slow.close();
+  }
 });

@@ -14,12 +14,26 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new AppError('PAYLOAD_TOO_LARGE', `The request body exceeds ${limit} bytes`);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) throw new AppError('PAYLOAD_TOO_LARGE', `The request body exceeds ${limit} bytes`);
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    // The stream's own error ("aborted", ECONNRESET) would pass for a database outage.
+    throw new RequestAborted(err);
   }
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+}
+
+/** The request stream failed: the client closed the connection before its body was complete. */
+export class RequestAborted extends Error {
+  constructor(cause: unknown) {
+    super('The client closed the connection before the request body was complete', { cause });
+    this.name = 'RequestAborted';
+  }
 }
 
 /**

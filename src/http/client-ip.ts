@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 
 function normalise(ip: string): string {
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
@@ -18,4 +19,9 @@ export function clientIp(req: IncomingMessage, trustedHops: number): string {
   const hops = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
   const chosen = hops[hops.length - trustedHops];
   return chosen === undefined ? peer : normalise(chosen);
+}
+
+/** The peer of a connection whose request could not be parsed (no headers to trust). */
+export function socketIp(socket: Socket): string {
+  return normalise(socket.remoteAddress ?? 'unknown');
 }

@@ -9,8 +9,8 @@ import { AppError, ERROR_CODES, errorEnvelope, type ErrorCode } from '../errors.
 import type { Logger } from '../log.ts';
 import type { RateLimits } from '../ratelimit/limiter.ts';
 import { RATE_SCOPES, type RateScope } from '../ratelimit/scopes.ts';
-import { decodeBody, discardBody, readBody } from './body.ts';
-import { clientIp } from './client-ip.ts';
+import { decodeBody, discardBody, readBody, RequestAborted } from './body.ts';
+import { clientIp, socketIp } from './client-ip.ts';
 import { rateScopeOf } from './openapi.ts';
 import { splitPath, type Router } from './router.ts';
 import type { AuthMode, Headers, Reply, RequestContext, Route } from './types.ts';
@@ -43,6 +43,12 @@ export interface HttpServer {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The request a connection is busy with, so a raw reply on its socket is logged as its answer. */
+interface InFlight {
+  requestId: string;
+  rawStatus: number | null;
+}
 const API_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
 
 function errorBody(err: AppError): string {
@@ -52,6 +58,7 @@ function errorBody(err: AppError): string {
 export function createHttpServer(deps: ServerDeps): HttpServer {
   const { config, log, router, authenticator, rateLimits } = deps;
   let draining = false;
+  const inFlight = new WeakMap<Socket, InFlight>();
 
   function toAppError(err: unknown, requestId: string): AppError {
     if (err instanceof AppError) return err;
@@ -121,7 +128,18 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     if (!drained) res.setHeader('connection', 'close');
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  function accessLog(entry: { requestId: string; method: string; route: string; status: number; ms: number | null; tenant: number | null; ip: string; aborted?: true }): void {
+    log.info('request', entry);
+    deps.onCompleted?.({ method: entry.method, route: entry.route, status: entry.status, ms: entry.ms ?? 0 });
+  }
+
+  /**
+   * Runs one request. `refuse` answers it with that error without routing (an expectation
+   * the server cannot meet). Every request gets one access-log line: when its answer is
+   * sent, or when the connection closes first (status 499, `aborted`), or with the status
+   * of a raw reply the server wrote on the socket meanwhile (a request timeout).
+   */
+  async function handle(req: IncomingMessage, res: ServerResponse, refuse?: AppError): Promise<void> {
     const started = performance.now();
     const presented = req.headers['x-request-id'];
     const requestId = typeof presented === 'string' && REQUEST_ID.test(presented) ? presented : randomUUID();
@@ -131,15 +149,27 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     const q = url.indexOf('?');
     const path = q >= 0 ? url.slice(0, q) : url;
     let routePath = '(unmatched)';
-    let tenant: number | null = null;
+    let ctx: RequestContext | null = null;
     const ip = clientIp(req, config.trustProxy);
-    res.on('finish', () => {
+    const pending: InFlight = { requestId, rawStatus: null };
+    inFlight.set(req.socket, pending);
+    const logLine = (status: number, aborted: boolean) => {
+      if (inFlight.get(req.socket) === pending) inFlight.delete(req.socket);
       const ms = Math.round((performance.now() - started) * 10) / 10;
-      log.info('request', { requestId, method, route: routePath, status: res.statusCode, ms, tenant, ip });
-      deps.onCompleted?.({ method, route: routePath, status: res.statusCode, ms });
+      accessLog({ requestId, method, route: routePath, status, ms, tenant: ctx?.principal?.tenantId ?? null, ip, ...(aborted ? { aborted: true } : {}) });
+    };
+    res.on('finish', () => logLine(res.statusCode, false));
+    const controller = new AbortController();
+    // Only a client that leaves before the answer is complete aborts the work; aborting after
+    // every response would cost an error object per request.
+    res.on('close', () => {
+      if (res.writableFinished) return;
+      controller.abort();
+      logLine(pending.rawStatus ?? 499, pending.rawStatus === null);
     });
     const rate = { headers: {} as Record<string, string> };
     try {
+      if (refuse !== undefined) throw refuse;
       const parts = splitPath(path);
       const match = parts === null ? { kind: 'not-found' as const } : router.match(method, parts);
       if (match.kind === 'not-found') throw new AppError('NOT_FOUND', `No endpoint at ${method} ${path.slice(0, 200)}`);
@@ -149,30 +179,24 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
         throw new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here; use ${allow.join(', ')}`, { headers: { allow: allow.join(', ') } });
       }
       routePath = match.route.path;
-      const controller = new AbortController();
-      // Only a client that leaves before the answer is complete aborts the work; aborting after
-      // every response would cost an error object per request.
-      res.on('close', () => {
-        if (!res.writableFinished) controller.abort();
-      });
-      const ctx: RequestContext = {
+      ctx = {
         requestId, method, path, routePath, params: match.params, query: new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''),
         headers: req.headers, clientIp: ip, env: match.env, principal: null, body: undefined, rawBody: Buffer.alloc(0),
         signal: controller.signal, log,
       };
-      try {
-        await run(match.route, ctx, req, res, rate);
-      } finally {
-        tenant = ctx.principal?.tenantId ?? null;
-      }
+      await run(match.route, ctx, req, res, rate);
     } catch (err) {
+      // The client left mid-body: nobody is there to answer, and its error is no server fault.
+      if (err instanceof RequestAborted) return;
       if (res.headersSent) {
         log.error('error after the response started', { requestId, err });
         res.destroy();
         return;
       }
       const error = toAppError(err, requestId);
-      await settle(req, res);
+      // A body sent after an expectation was refused is not waited for.
+      if (refuse === undefined) await settle(req, res);
+      else res.setHeader('connection', 'close');
       sendError(res, error, rate.headers);
     }
   }
@@ -187,7 +211,13 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
   server.requestTimeout = config.http.requestTimeoutMs;
   server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
 
-  // Malformed HTTP never reaches the router; answer it in the same envelope and close.
+  // Without a listener Node answers an unknown Expect with a bare 417.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    void handle(req, res, new AppError('EXPECTATION_FAILED', 'Only "Expect: 100-continue" is supported'));
+  });
+
+  // Malformed HTTP never reaches the router; answer it in the same envelope and close. A
+  // request already being handled (its body too slow) keeps its id and logs the reply itself.
   server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
     if (err.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
@@ -196,7 +226,11 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     const code: ErrorCode = err.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : 'INVALID_REQUEST';
     const status = ERROR_CODES[code].status;
     const body = errorBody(new AppError(code, code === 'INVALID_REQUEST' ? 'The HTTP request is malformed' : undefined));
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    const pending = inFlight.get(socket);
+    const requestId = pending?.requestId ?? randomUUID();
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`);
+    if (pending !== undefined) pending.rawStatus = status;
+    else accessLog({ requestId, method: '-', route: '(malformed)', status, ms: null, tenant: null, ip: socketIp(socket) });
   });
 
   return {
