@@ -223,6 +223,23 @@ describe('API keys', () => {
     assert.equal((await call(t.url, 'GET', '/api/whoami')).status, 401);
   });
 
+  test('where an API key will do, a Basic header beside a valid X-API-KEY is ignored, as Form B clients keep sending it', async () => {
+    const a = await newTenant(t.url);
+    const formB = { 'x-api-key': a.apiKey, authorization: basic(a.email, a.password) };
+    const who = await call(t.url, 'GET', '/api/whoami', { headers: formB });
+    assert.equal(who.status, 200);
+    assert.equal(who.body.data.tenantId, a.tenantId);
+    assert.equal(who.body.data.userId, null, 'Basic credentials are not a sign-in here');
+    const basicAlone = await call(t.url, 'GET', '/api/whoami', { headers: { authorization: formB.authorization } });
+    assert.equal(basicAlone.status, 401);
+    assert.equal(basicAlone.body.error.code, 'UNAUTHORIZED');
+    // A bearer-only route, and a Bearer header that is wrong, are still refused.
+    assert.equal((await call(t.url, 'GET', '/api/keys', { headers: formB })).status, 401);
+    const badBearer = await call(t.url, 'GET', '/api/whoami', { headers: { 'x-api-key': a.apiKey, authorization: 'Bearer not-a-token' } });
+    assert.equal(badBearer.status, 401);
+    assert.equal(badBearer.body.error.code, 'INVALID_TOKEN');
+  });
+
   test('a tenant cannot revoke another tenant\'s key (404)', async () => {
     const a = await newTenant(t.url);
     const b = await newTenant(t.url);

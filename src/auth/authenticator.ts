@@ -45,8 +45,12 @@ export class Authenticator {
     const authorization = header(headers, 'authorization');
     const wantsKey = mode === 'apiKey' || mode === 'apiKeyOrBearer';
     const wantsBearer = mode === 'bearer' || mode === 'apiKeyOrBearer';
-    const bearer = wantsBearer ? bearerToken(authorization) : null;
-    const key = wantsKey && apiKey !== undefined ? await this.verifyApiKey(apiKey) : null;
+    // A Form B client sends its Basic sign-in credentials beside X-API-KEY on every call; the key
+    // authenticates it, so an Authorization of another scheme is not an attempt at a bearer token.
+    const keyPresented = wantsKey && apiKey !== undefined;
+    const otherScheme = authorization !== undefined && !isBearerScheme(authorization);
+    const bearer = wantsBearer && !(keyPresented && otherScheme) ? bearerToken(authorization) : null;
+    const key = keyPresented ? await this.verifyApiKey(apiKey) : null;
     const claims = bearer !== null ? await this.verifyAccessToken(bearer) : null;
 
     if (key === null && claims === null) {
@@ -108,6 +112,10 @@ export class Authenticator {
     this.touched.set(id, true);
     touchApiKey(this.sql, id).catch((err: unknown) => this.log.warn('could not record API key use', { err }));
   }
+}
+
+function isBearerScheme(authorization: string): boolean {
+  return /^\s*bearer(\s|$)/i.test(authorization);
 }
 
 /** The token of an `Authorization: Bearer …` header, null when absent; 401 for other schemes. */
