@@ -178,14 +178,22 @@ class Reader {
   }
 }
 
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
 function parseMasterKey(r: Reader, value: string | null, nodeEnv: NodeEnv): Buffer | null {
   if (value === null) {
     if (nodeEnv === 'production') r.problem('ECF_MASTER_KEY is required when NODE_ENV=production');
     return null;
   }
-  const bytes = /^[0-9a-fA-F]+$/.test(value) && value.length % 2 === 0
-    ? Buffer.from(value, 'hex')
-    : Buffer.from(value, 'base64');
+  const hex = /^[0-9a-fA-F]+$/.test(value) && value.length % 2 === 0;
+  // Buffer.from(…, 'base64') skips characters it does not know: a mangled key would still
+  // decode, to other bytes, and every token and sealed secret would silently stop opening.
+  if (!hex && !BASE64.test(value) && !(BASE64URL.test(value) && value.length % 4 !== 1)) {
+    r.problem('ECF_MASTER_KEY must be hex (an even number of 0-9a-f) or base64 (A-Z a-z 0-9 + / with = padding, or base64url); it holds other characters or bad padding');
+    return null;
+  }
+  const bytes = Buffer.from(value, hex ? 'hex' : 'base64');
   if (bytes.length < 32) {
     r.problem('ECF_MASTER_KEY must hold at least 32 bytes (64 hex characters or 44 base64 characters)');
     return null;

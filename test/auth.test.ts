@@ -43,6 +43,14 @@ describe('registration', () => {
     assert.equal(dupRnc.body.error.code, 'RNC_ALREADY_REGISTERED');
   });
 
+  test('an email with a control character is refused', async () => {
+    for (const email of ['\u0001@x.yz', 'ana@exam\u007fple.com', 'ana@example.co\u0085m']) {
+      const res = await call(t.url, 'POST', '/TesteCF/customer/register', { json: { email, password: 'a long enough password', name: 'X SRL', rnc: '101234568' } });
+      assert.equal(res.status, 422, JSON.stringify(email));
+      assert.deepEqual(res.body.error.details, [{ path: 'email', message: 'must be an email address' }]);
+    }
+  });
+
   test('register lists every invalid field', async () => {
     const res = await call(t.url, 'POST', '/eCF/customer/register', { json: { email: 'nope', password: 'short', rnc: '12345', colour: 'blue' } });
     assert.equal(res.status, 422);
@@ -209,6 +217,18 @@ describe('API keys', () => {
     const after = await useKey();
     assert.equal(after.status, 403);
     assert.equal(after.body.error.code, 'INVALID_API_KEY');
+  });
+
+  test('creating a key takes a JSON object or nothing: null, an array or a string is 422', async () => {
+    const a = await newTenant(t.url);
+    const api = client(t.url, { authorization: `Bearer ${a.accessToken}`, 'content-type': 'application/json' });
+    for (const body of ['null', '[]', '"ERP"', '42']) {
+      const res = await api.post('/api/keys', { body });
+      assert.equal(res.status, 422, body);
+      assert.deepEqual(res.body.error.details, [{ path: '$', message: 'must be a JSON object' }]);
+    }
+    assert.equal((await api.post('/api/keys')).status, 201, 'an empty body names the key by default');
+    assert.equal((await api.get('/api/keys')).body.data.length, 2, 'only the last call made a key');
   });
 
   test('whoami names the tenant of an API key or a token, and needs one of them', async () => {

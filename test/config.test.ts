@@ -53,3 +53,15 @@ test('the logger redacts credential-looking fields wherever they are', () => {
   for (const secret of ['p4ss', 'ecf_sk_x', 'Bearer t', '"r"']) assert.ok(!text.includes(secret), secret);
   assert.equal(JSON.parse(text).nested.ok, 1);
 });
+
+test('ECF_MASTER_KEY is decoded strictly: a character outside hex and base64 is reported, not skipped', () => {
+  const key = Buffer.alloc(32, 7);
+  assert.deepEqual(loadConfig({ ECF_MASTER_KEY: key.toString('base64') }).masterKey, key);
+  assert.deepEqual(loadConfig({ ECF_MASTER_KEY: key.toString('base64url') }).masterKey, key);
+  assert.deepEqual(loadConfig({ ECF_MASTER_KEY: key.toString('hex') }).masterKey, key);
+  // Each of these would decode, leniently, to 32 bytes or more of some other key.
+  const base64 = Buffer.alloc(36, 7).toString('base64');
+  for (const mangled of [`${base64.slice(0, 10)}*${base64.slice(10)}`, `${base64} `.replace(' ', '!'), `${base64.slice(0, 20)}.${base64.slice(20)}`, `${base64}=`, `ä${base64}`]) {
+    assert.throws(() => loadConfig({ ECF_MASTER_KEY: mangled }), (err: unknown) => err instanceof ConfigError && /ECF_MASTER_KEY must be hex .* or base64/.test(err.message), mangled);
+  }
+});

@@ -91,7 +91,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         if (authorization !== undefined) {
           credentials = basicCredentials(authorization);
         } else {
-          const v = new Input(ctx.body ?? {});
+          const v = new Input(ctx.body);
           credentials = { email: v.string('email', { max: 254 }), password: v.string('password', { max: 256, trim: false }) };
           v.done();
         }
@@ -173,7 +173,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         responses: { '201': { description: 'The new key; `key` is never shown again.', schema: envelope(NEW_API_KEY) }, '422': { description: 'VALIDATION_ERROR.', schema: S.ref('ErrorEnvelope') } },
       },
       handler: async (ctx) => {
-        const v = new Input(ctx.body ?? {});
+        const v = new Input(ctx.body);
         const name = v.optionalString('name', { max: 100 }) ?? 'API key';
         v.done();
         return created(await identity.createApiKey(tenantOf(ctx), ctx.principal?.userId ?? null, name));

@@ -83,5 +83,7 @@ export class Input {
   }
 }
 
-export const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
+// No whitespace or control characters anywhere: they only serve to spoof or break what displays
+// or stores the address (PostgreSQL text cannot even hold U+0000).
+export const EMAIL = /^[^\s@\p{Cc}]{1,64}@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 export const RNC = /^(\d{9}|\d{11})$/;
