@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ipRateKey } from '../src/ratelimit/client-key.ts';
 import { TokenBucketLimiter } from '../src/ratelimit/token-bucket.ts';
 import { call, newTenant } from './helpers/http.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
@@ -52,6 +53,23 @@ describe('token bucket', () => {
   });
 });
 
+describe('client keys of per-IP limits', () => {
+  test('IPv6 clients are keyed by their /64: two addresses of one /64 share a bucket, other /64s and IPv4 do not', () => {
+    assert.equal(ipRateKey('2001:db8:1:2::a'), '2001:db8:1:2::/64');
+    assert.equal(ipRateKey('2001:0DB8:0001:0002:ffff:ffff:ffff:ffff'), '2001:db8:1:2::/64');
+    assert.equal(ipRateKey('2001:db8:1:2:3:4:5.6.7.8'), '2001:db8:1:2::/64');
+    assert.notEqual(ipRateKey('2001:db8:1:3::a'), ipRateKey('2001:db8:1:2::a'));
+    assert.equal(ipRateKey('::1'), '0:0:0:0::/64');
+    assert.equal(ipRateKey('fe80::1%eth0'), 'fe80:0:0:0::/64');
+    assert.equal(ipRateKey('64:ff9b::203.0.113.5'), '64:ff9b:0:0::/64');
+    // IPv4, also mapped into IPv6 (dotted or not), keeps one bucket per address.
+    assert.equal(ipRateKey('203.0.113.5'), '203.0.113.5');
+    assert.equal(ipRateKey('::ffff:203.0.113.5'), '203.0.113.5');
+    assert.equal(ipRateKey('::ffff:cb00:7105'), '203.0.113.5');
+    assert.equal(ipRateKey('unknown'), 'unknown');
+  });
+});
+
 describe('rate limits over HTTP', () => {
   let t: TestService;
   before(async () => {
@@ -72,6 +90,37 @@ describe('rate limits over HTTP', () => {
     assert.ok(Number(last?.headers.get('retry-after')) >= 1);
     assert.equal(last?.headers.get('ratelimit-policy'), '"publicAuth";q=20;w=60');
     assert.match(last?.headers.get('ratelimit') ?? '', /^"publicAuth";r=0;t=\d+$/);
+  });
+
+  const login = (url: string, forwardedFor: string) =>
+    call(url, 'POST', '/TesteCF/customer/authentication', { json: { email: 'nobody@example.com', password: 'whatever it is' }, headers: { 'x-forwarded-for': forwardedFor } });
+
+  test('TRUST_PROXY=0 ignores X-Forwarded-For: every login from this socket counts against one bucket', async () => {
+    const direct = await startTestService({ database: t.database, env: { TRUST_PROXY: '0', RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE: '2' } });
+    try {
+      const statuses = [];
+      for (const forwarded of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) statuses.push((await login(direct.url, forwarded)).status);
+      assert.deepEqual(statuses, [401, 401, 429]);
+    } finally {
+      await direct.close();
+    }
+  });
+
+  test('TRUST_PROXY=1 keys public authentication by the forwarded address, IPv6 by its /64', async () => {
+    const proxied = await startTestService({ database: t.database, env: { TRUST_PROXY: '1', RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE: '2' } });
+    try {
+      // The client chose the left entry; the proxy appended the right one.
+      assert.equal((await login(proxied.url, '10.0.0.1, 198.51.100.7')).status, 401);
+      assert.equal((await login(proxied.url, '10.0.0.2, 198.51.100.7')).status, 401);
+      assert.equal((await login(proxied.url, '10.0.0.3, 198.51.100.7')).status, 429, 'the forwarded address is out of tokens');
+      assert.equal((await login(proxied.url, '198.51.100.8')).status, 401, 'another forwarded address has its own bucket');
+      assert.equal((await login(proxied.url, '2001:db8:1:2::a')).status, 401);
+      assert.equal((await login(proxied.url, '2001:db8:1:2:ffff::b')).status, 401);
+      assert.equal((await login(proxied.url, '2001:db8:1:2::c')).status, 429, 'one /64, one bucket');
+      assert.equal((await login(proxied.url, '2001:db8:1:3::a')).status, 401, 'the next /64 is another client');
+    } finally {
+      await proxied.close();
+    }
   });
 
   test('tenant scopes are per tenant, and a route counts against its own scope only', async () => {

@@ -8,6 +8,7 @@ import { isDatabaseUnavailable, isUnstorableText } from '../db/errors.ts';
 import { AppError, ERROR_CODES, errorEnvelope, type ErrorCode } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { RateLimits } from '../ratelimit/limiter.ts';
+import { ipRateKey } from '../ratelimit/client-key.ts';
 import { RATE_SCOPES, type RateScope } from '../ratelimit/scopes.ts';
 import { decodeBody, discardBody, readBody, RequestAborted } from './body.ts';
 import { clientIp, socketIp } from './client-ip.ts';
@@ -100,7 +101,7 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
   }
 
   function limit(scope: RateScope, route: Route, ctx: RequestContext): Record<string, string> {
-    if (RATE_SCOPES[scope].key === 'ip') return rateLimits.consume(scope, ctx.clientIp);
+    if (RATE_SCOPES[scope].key === 'ip') return rateLimits.consume(scope, ipRateKey(ctx.clientIp));
     const key = route.rateKey !== undefined ? route.rateKey(ctx) : (ctx.principal?.tenantId ?? null);
     return key === null ? {} : rateLimits.consume(scope, key);
   }
