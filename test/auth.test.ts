@@ -231,6 +231,22 @@ describe('API keys', () => {
     assert.equal((await api.get('/api/keys')).body.data.length, 2, 'only the last call made a key');
   });
 
+  test('using an API key records last_used_at, written at most once a minute', async () => {
+    const a = await newTenant(t.url);
+    const lastUsed = async () => ((await t.sql<{ lastUsedAt: Date | null }[]>`select last_used_at from api_keys where tenant_id = ${a.tenantId}`)[0]?.lastUsedAt ?? null);
+    assert.equal(await lastUsed(), null, 'registering and signing in do not use the key');
+    assert.equal((await call(t.url, 'GET', '/api/whoami', { headers: { 'x-api-key': a.apiKey } })).status, 200);
+    // Written in the background, so the request is not held up by it.
+    let first: Date | null = null;
+    for (const until = Date.now() + 5_000; first === null && Date.now() < until; first = await lastUsed()) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(first instanceof Date, 'last_used_at is set');
+    for (let i = 0; i < 3; i++) assert.equal((await call(t.url, 'GET', '/api/whoami', { headers: { 'x-api-key': a.apiKey } })).status, 200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(await lastUsed(), first, 'uses within the minute are not written again');
+    const listed = await call(t.url, 'GET', '/api/keys', { headers: { authorization: `Bearer ${a.accessToken}` } });
+    assert.equal(listed.body.data[0].lastUsedAt, first.toISOString());
+  });
+
   test('whoami names the tenant of an API key or a token, and needs one of them', async () => {
     const a = await newTenant(t.url);
     const byKey = await call(t.url, 'GET', '/api/whoami', { headers: { 'x-api-key': a.apiKey } });

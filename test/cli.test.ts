@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openEmbedded, type Database } from '../src/db/connect.ts';
+import { loadMigrations } from '../src/db/migrate.ts';
 import { createLogger } from '../src/log.ts';
 import { createTestDatabase, SERVER_URL } from './helpers/db.ts';
 import { ROOT } from './helpers/process.ts';
@@ -49,5 +50,23 @@ test('the operator commands report a bad configuration variable like the service
     assert.equal(failure.code, 2, command[0]);
     assert.match(failure.stderr, /Invalid configuration:\n {2}- PORT must be an integer from 0 to 65535 \(got "eighty"\)/);
     assert.doesNotMatch(failure.stderr, /\n\s+at /, `${command[0]} prints no stack trace`);
+  }
+});
+
+test('npm run migrate applies every migration to a fresh database, and a second run says it is up to date', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'ecf-cli-'));
+  const server = SERVER_URL === null ? null : await createTestDatabase();
+  const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, ECF_MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'info', ...(server === null ? {} : { DATABASE_URL: server.url }) };
+  const migrateOnce = async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/migrate.ts'], { cwd: ROOT, env });
+    return stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l)).filter((l) => /^(migrations applied|database is up to date)$/.test(l.msg));
+  };
+  try {
+    const all = (await loadMigrations()).map((m) => m.version);
+    assert.deepEqual((await migrateOnce()).map((l) => [l.msg, l.applied]), [['migrations applied', all]]);
+    assert.deepEqual((await migrateOnce()).map((l) => [l.msg, l.applied]), [['database is up to date', []]]);
+  } finally {
+    await server?.close();
+    await rm(dataDir, { recursive: true, force: true });
   }
 });

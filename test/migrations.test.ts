@@ -3,9 +3,11 @@ import assert from 'node:assert/strict';
 import { cp, mkdtemp, rm, writeFile, appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase, type Database } from '../src/db/connect.ts';
 import { loadMigrations, migrate, MIGRATIONS_DIR } from '../src/db/migrate.ts';
 import { createLogger } from '../src/log.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { createTestDatabase, SERVER_URL, type TestDatabase } from './helpers/db.ts';
 
 const log = createLogger('silent');
 let t: TestDatabase;
@@ -38,6 +40,27 @@ test('instances migrating at the same time apply each migration exactly once', a
   assert.deepEqual(results.flat(), []);
   const [row] = await t.db.sql`select count(*)::int as n from schema_migrations`;
   assert.equal(row?.n, (await loadMigrations()).length);
+});
+
+test('instances starting together on a fresh database all succeed, and each migration is recorded once', async () => {
+  const fresh = await createTestDatabase();
+  const pools: Database[] = [];
+  try {
+    // On a server each instance has its own pool, all racing from an empty database (no
+    // schema_migrations yet); the embedded database is one backend that the calls share.
+    if (SERVER_URL !== null) {
+      pools.push(...(await Promise.all([1, 2, 3, 4].map(() => openDatabase(loadConfig({ DATABASE_URL: fresh.url, DB_POOL_MAX: '2' }), log)))));
+    }
+    const instances = SERVER_URL === null ? [fresh.db, fresh.db, fresh.db, fresh.db] : pools;
+    const results = await Promise.all(instances.map((db) => migrate(db.sql, log)));
+    const all = (await loadMigrations()).map((m) => m.version);
+    assert.deepEqual(results.flat().sort((a, b) => a - b), all, 'each migration applied by exactly one instance');
+    const rows = await fresh.db.sql<{ version: number; n: number }[]>`select version, count(*)::int as n from schema_migrations group by version order by version`;
+    assert.deepEqual(rows.map((r) => [r.version, r.n]), all.map((v) => [v, 1]));
+  } finally {
+    await Promise.all(pools.map((p) => p.close()));
+    await fresh.close();
+  }
 });
 
 test('a new migration is applied in its own transaction, and a failing one leaves no trace', async () => {

@@ -1,10 +1,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { call, newTenant } from './helpers/http.ts';
 import { spawnService } from './helpers/process.ts';
 import { testEnv } from './helpers/service.ts';
 
@@ -44,15 +45,35 @@ test('SIGTERM lets an in-flight request finish, then the process exits 0', async
   assert.match(svc.output.join(''), /"msg":"shutting down","signal":"SIGTERM"/);
 });
 
-test('the development master key is generated once under DATA_DIR with mode 0600', async () => {
-  const env = testEnv(dataDir, { DATABASE_URL: db.url });
+test('the development master key is generated once under DATA_DIR with mode 0600, and reused by the next start', async () => {
+  const keyDir = await mkdtemp(join(tmpdir(), 'ecf-key-'));
+  // The same database across both starts: the server's, or an embedded one on disk under keyDir.
+  const env = testEnv(keyDir, db.url === 'memory://' ? {} : { DATABASE_URL: db.url });
   delete (env as Record<string, string | undefined>).ECF_MASTER_KEY;
-  const svc = await spawnService(env);
-  svc.child.kill('SIGINT');
-  assert.equal(await svc.exited, 0);
-  const info = await stat(join(dataDir, 'master.key'));
-  assert.equal(info.mode & 0o777, 0o600);
-  assert.match(svc.output.join(''), /generated a development master key/);
+  try {
+    const first = await spawnService(env);
+    const tenant = await newTenant(first.url, { rnc: '130000002' });
+    first.child.kill('SIGINT');
+    assert.equal(await first.exited, 0);
+    const info = await stat(join(keyDir, 'master.key'));
+    assert.equal(info.mode & 0o777, 0o600);
+    assert.match(first.output.join(''), /generated a development master key/);
+    const key = await readFile(join(keyDir, 'master.key'), 'utf8');
+
+    const second = await spawnService(env);
+    try {
+      assert.doesNotMatch(second.output.join(''), /generated a development master key/, 'no second key, no second warning');
+      assert.equal(await readFile(join(keyDir, 'master.key'), 'utf8'), key);
+      // A token signed under the first start's key still verifies: the same key is in use.
+      const me = await call(second.url, 'GET', '/api/account', { headers: { authorization: `Bearer ${tenant.accessToken}` } });
+      assert.equal(me.status, 200, me.text);
+    } finally {
+      second.child.kill('SIGINT');
+      await second.exited;
+    }
+  } finally {
+    await rm(keyDir, { recursive: true, force: true });
+  }
 });
 
 test('production without ECF_MASTER_KEY refuses to start with a clear message', async () => {
