@@ -160,12 +160,20 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
       accessLog({ requestId, method, route: routePath, status, ms, tenant: ctx?.principal?.tenantId ?? null, ip, ...(aborted ? { aborted: true } : {}) });
     };
     res.on('finish', () => logLine(res.statusCode, false));
-    const controller = new AbortController();
     // Only a client that leaves before the answer is complete aborts the work; aborting after
-    // every response would cost an error object per request.
+    // every response would cost an error object per request. The signal itself is made only
+    // for a handler that asks for it: most never do, and each one costs an allocation.
+    let controller: AbortController | null = null;
+    let clientGone = false;
+    const signal = (): AbortSignal => {
+      controller ??= new AbortController();
+      if (clientGone) controller.abort();
+      return controller.signal;
+    };
     res.on('close', () => {
       if (res.writableFinished) return;
-      controller.abort();
+      clientGone = true;
+      controller?.abort();
       logLine(pending.rawStatus ?? 499, pending.rawStatus === null);
     });
     const rate = { headers: {} as Record<string, string> };
@@ -183,7 +191,10 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
       ctx = {
         requestId, method, path, routePath, params: match.params, query: new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''),
         headers: req.headers, clientIp: ip, env: match.env, principal: null, body: undefined, rawBody: Buffer.alloc(0),
-        signal: controller.signal, log,
+        get signal() {
+          return signal();
+        },
+        log,
       };
       await run(match.route, ctx, req, res, rate);
     } catch (err) {
