@@ -100,8 +100,11 @@ test('a received e-CF is delivered as an ecf.received webhook to the tenant\'s U
 
   const deliveries = await waitFor(async () => {
     const list = await api.get('/api/webhooks/deliveries?event=ecf.received');
-    const items = list.body.data.items as { id: string; status: string }[];
+    const items = list.body.data.items as { id: string; status: string; subject: unknown }[];
     return items.length === 1 && items[0]?.status === 'delivered' ? items : undefined;
   }, 10_000, 'the delivery recorded as delivered');
   assert.equal(got.headers['x-ecf-delivery-id'], deliveries[0]?.id);
+  // The list names the received e-CF and its emisor, as the payload does.
+  assert.deepEqual(deliveries[0]?.subject, { encf, rncEmisor: SENDER_RNC, razonSocialEmisor: got.json.razonSocialEmisor });
+  assert.equal(typeof got.json.razonSocialEmisor, 'string');
 });

@@ -193,6 +193,35 @@ describe('deliveries API', () => {
     assert.deepEqual((await call(t.url, 'GET', '/api/webhooks/deliveries', { headers: { authorization: `Bearer ${other.accessToken}` } })).body.data.items, []);
   });
 
+  test('each delivery names its subject from its event: the document and its estado, null for a test', async () => {
+    const { a, api } = await tenantWithWebhook();
+    assert.equal((await uploadCertificate(t.url, a.accessToken, makeTestCertificate(a.rnc))).status, 201);
+    const emit = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey } });
+    const { internalTrackId, encf } = emit.body.data as { internalTrackId: string; encf: string };
+    await waitForEstado(t.url, 'TesteCF', internalTrackId, { 'x-api-key': a.apiKey }, ['aceptado']);
+    const test = await api.post('/api/webhooks/test', { json: {} });
+    assert.equal(test.body.data.delivery.subject, null);
+
+    type Item = { id: string; event: string; subject: unknown };
+    const items = await waitFor(async () => {
+      const list = (await api.get('/api/webhooks/deliveries')).body.data.items as Item[];
+      return list.length === 4 ? list : undefined;
+    }, 10_000, 'three status deliveries and the test');
+    // Newest first: the test, then aceptado, en_proceso, recibido.
+    assert.deepEqual(items.map((d) => d.subject), [
+      null,
+      { encf, estado: 'aceptado', internalTrackId },
+      { encf, estado: 'en_proceso', internalTrackId },
+      { encf, estado: 'recibido', internalTrackId },
+    ]);
+    const accepted = items[1] as Item;
+    assert.deepEqual((await api.get(`/api/webhooks/deliveries/${accepted.id}`)).body.data.subject, { encf, estado: 'aceptado', internalTrackId });
+    const redelivered = await api.post(`/api/webhooks/deliveries/${accepted.id}/redeliver`, { json: {} });
+    assert.equal(redelivered.status, 202);
+    assert.deepEqual(redelivered.body.data.subject, { encf, estado: 'aceptado', internalTrackId });
+    assert.equal((await api.get(`/api/webhooks/deliveries/${(items[0] as Item).id}`)).body.data.subject, null);
+  });
+
   test('paging walks every delivery once, newest first', async () => {
     const { api } = await tenantWithWebhook();
     const ids: string[] = [];

@@ -73,9 +73,35 @@ export async function findDelivery(sql: Queryable, id: string): Promise<(Deliver
   return row;
 }
 
-export async function findTenantDelivery(sql: Queryable, tenantId: number, id: string): Promise<(DeliveryRow & { body: string }) | undefined> {
-  const row = await findDelivery(sql, id);
-  return row?.tenantId === tenantId ? row : undefined;
+/**
+ * The payload fields that say what a delivery is about, read from its event at query time (a
+ * join on the event's key per row shown, and one parse of its small body). Null where the
+ * payload has no such field, as in webhook.test.
+ */
+export interface SubjectFields {
+  subjectEncf: string | null;
+  subjectEstado: string | null;
+  subjectInternalTrackId: string | null;
+  subjectRncEmisor: string | null;
+  subjectRazonSocialEmisor: string | null;
+}
+
+export type ShownDeliveryRow = DeliveryRow & SubjectFields;
+
+const SUBJECT_COLUMNS = 's.encf as subject_encf, s.estado as subject_estado, s."internalTrackId" as subject_internal_track_id, '
+  + 's."rncEmisor" as subject_rnc_emisor, s."razonSocialEmisor" as subject_razon_social_emisor';
+// Bodies are always JSON objects: EventOutbox.record writes them with JSON.stringify.
+const SUBJECT_FROM = 'join events e on e.id = d.event_id '
+  + 'cross join lateral jsonb_to_record(e.body::jsonb) as s(encf text, estado text, "internalTrackId" text, "rncEmisor" text, "razonSocialEmisor" text)';
+const SHOWN_COLUMNS = `${COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')}, ${SUBJECT_COLUMNS}`;
+
+/** One delivery of a tenant as the API shows it: with its subject and the exact body sent. */
+export async function findTenantDelivery(sql: Queryable, tenantId: number, id: string): Promise<(ShownDeliveryRow & { body: string }) | undefined> {
+  const [row] = await sql<(ShownDeliveryRow & { body: string })[]>`
+    select ${sql.unsafe(SHOWN_COLUMNS)}, e.body
+    from webhook_deliveries d ${sql.unsafe(SUBJECT_FROM)}
+    where d.id = ${id} and d.tenant_id = ${tenantId}`;
+  return row;
 }
 
 /**
@@ -127,11 +153,14 @@ export async function recordAttempt(
  * attempt's outcome is kept: a delivery whose attempts failed still counts as failed until
  * an attempt succeeds.
  */
-export async function restartDelivery(sql: Queryable, tenantId: number, id: string): Promise<DeliveryRow | undefined> {
-  const [row] = await sql<DeliveryRow[]>`
-    update webhook_deliveries set status = 'pending', series = series + 1, series_attempts = 0, next_attempt_at = now()
-    where id = ${id} and tenant_id = ${tenantId}
-    returning ${sql.unsafe(COLUMNS)}`;
+export async function restartDelivery(sql: Queryable, tenantId: number, id: string): Promise<ShownDeliveryRow | undefined> {
+  const [row] = await sql<ShownDeliveryRow[]>`
+    with restarted as (
+      update webhook_deliveries set status = 'pending', series = series + 1, series_attempts = 0, next_attempt_at = now()
+      where id = ${id} and tenant_id = ${tenantId}
+      returning ${sql.unsafe(COLUMNS)}
+    )
+    select ${sql.unsafe(SHOWN_COLUMNS)} from restarted d ${sql.unsafe(SUBJECT_FROM)}`;
   return row;
 }
 
@@ -158,18 +187,18 @@ export interface DeliveryFilter {
   limit: number;
 }
 
-export async function listDeliveries(sql: Queryable, f: DeliveryFilter): Promise<DeliveryRow[]> {
+export async function listDeliveries(sql: Queryable, f: DeliveryFilter): Promise<ShownDeliveryRow[]> {
   const no = sql``;
   const status = f.status === undefined ? no
     // decisions.md: "its last attempt failed", whichever series that attempt belonged to.
-    : f.status === 'failed' ? sql`and (status = 'abandoned' or (status = 'pending' and last_attempt_ok = false))`
-    : sql`and status = ${f.status}`;
-  return sql<DeliveryRow[]>`
-    select ${sql.unsafe(COLUMNS)} from webhook_deliveries
-    where tenant_id = ${f.tenantId} ${status}
-      ${f.event === undefined ? no : sql`and event = ${f.event}`}
-      ${f.after === undefined ? no : sql`and seq < ${f.after}::bigint`}
-    order by seq desc
+    : f.status === 'failed' ? sql`and (d.status = 'abandoned' or (d.status = 'pending' and d.last_attempt_ok = false))`
+    : sql`and d.status = ${f.status}`;
+  return sql<ShownDeliveryRow[]>`
+    select ${sql.unsafe(SHOWN_COLUMNS)} from webhook_deliveries d ${sql.unsafe(SUBJECT_FROM)}
+    where d.tenant_id = ${f.tenantId} ${status}
+      ${f.event === undefined ? no : sql`and d.event = ${f.event}`}
+      ${f.after === undefined ? no : sql`and d.seq < ${f.after}::bigint`}
+    order by d.seq desc
     limit ${f.limit}`;
 }
 

@@ -1,5 +1,6 @@
 import { EVENT_KINDS } from '../events/outbox.ts';
 import { S, type Schema } from '../http/openapi.ts';
+import { ESTADO_NAMES } from '../documents/states.ts';
 import { DELIVERY_STATUSES } from './queries.ts';
 
 export const SETTINGS: Schema = S.object({
@@ -9,10 +10,21 @@ export const SETTINGS: Schema = S.object({
   webhookSecret: S.string({ description: 'Only in the answer of a PUT with "generate": true: the new secret, shown once.' }),
 }, ['webhookUrl', 'secretConfigured', 'updatedAt']);
 
+/** What a delivery is about, from its event's payload: which fields depends on the event. */
+export const DELIVERY_SUBJECT: Schema = {
+  description: 'What the delivery is about, copied from its payload: for ecf.status_update the document and the estado it reached; for ecf.received the received e-CF and its emisor (razonSocialEmisor when the payload has one); null for webhook.test.',
+  oneOf: [
+    S.object({ encf: S.string(), estado: S.string({ enum: [...ESTADO_NAMES] }), internalTrackId: S.uuid() }),
+    S.object({ encf: S.string(), rncEmisor: S.string(), razonSocialEmisor: S.string() }, ['encf', 'rncEmisor']),
+    { type: 'null' },
+  ],
+};
+
 export const DELIVERY: Schema = S.object({
   id: S.uuid(),
   eventId: S.uuid(),
   event: S.string({ enum: [...EVENT_KINDS] }),
+  subject: S.ref('WebhookDeliverySubject'),
   status: S.string({ enum: [...DELIVERY_STATUSES] }),
   url: S.string(),
   attemptCount: S.int(),
@@ -53,6 +65,7 @@ export const RECEIVED_EVENT: Schema = {
 export const WEBHOOK_SCHEMAS: Record<string, Schema> = {
   WebhookSettings: SETTINGS,
   WebhookDelivery: DELIVERY,
+  WebhookDeliverySubject: DELIVERY_SUBJECT,
   WebhookAttempt: ATTEMPT,
   WebhookTestEvent: TEST_EVENT,
   ReceivedEvent: RECEIVED_EVENT,

@@ -6,7 +6,7 @@ import { deleteKeyedJob, scheduleKeyedJob } from '../queue/queries.ts';
 import { deliveryJobKey, type DeliveryEngine } from './delivery.ts';
 import { deliveryAttempts, findTenantDelivery, listDeliveries, restartDelivery, type DeliveryStatus } from './queries.ts';
 import { assertUrlConfigured, type WebhookSettings } from './settings.ts';
-import { attemptView, deliveryView, resultView } from './views.ts';
+import { attemptView, deliveryView, resultView, shownDeliveryView } from './views.ts';
 
 /** The deliveries API: test webhook, listing, one delivery with its attempts, redelivery. */
 export class WebhookService {
@@ -39,23 +39,24 @@ export class WebhookService {
     const startedAt = new Date();
     const outcome = await this.engine.attempt(delivery.id);
     const key = deliveryJobKey(delivery.id);
-    if (outcome === undefined) return { delivery: deliveryView(delivery), attempt: null };
+    // A webhook.test is about nothing but the endpoint: no subject.
+    if (outcome === undefined) return { delivery: deliveryView(delivery, null), attempt: null };
     if (outcome.retryInMs === null) await deleteKeyedJob(this.sql, key);
     else await scheduleKeyedJob(this.sql, { kind: 'webhook.deliver', payload: { deliveryId: delivery.id, tenantId }, delayMs: outcome.retryInMs, uniqueKey: key });
     return {
-      delivery: deliveryView(outcome.delivery),
+      delivery: deliveryView(outcome.delivery, null),
       attempt: resultView(outcome.delivery.attemptCount, outcome.delivery.url, startedAt, outcome.result),
     };
   }
 
   async list(filter: { tenantId: number; status?: DeliveryStatus | 'failed'; event?: EventKind; after?: string; pageSize: number }) {
-    return toPage(await listDeliveries(this.sql, { ...filter, limit: filter.pageSize + 1 }), filter.pageSize, deliveryView);
+    return toPage(await listDeliveries(this.sql, { ...filter, limit: filter.pageSize + 1 }), filter.pageSize, shownDeliveryView);
   }
 
   async get(tenantId: number, id: string) {
     const d = await findTenantDelivery(this.sql, tenantId, id);
     if (d === undefined) throw notFound('Delivery');
-    return { ...deliveryView(d), body: d.body, attempts: (await deliveryAttempts(this.sql, d.id)).map(attemptView) };
+    return { ...shownDeliveryView(d), body: d.body, attempts: (await deliveryAttempts(this.sql, d.id)).map(attemptView) };
   }
 
   /** Starts a new series of attempts at once, whatever the delivery's state. */
@@ -69,6 +70,6 @@ export class WebhookService {
     });
     if (row === undefined) throw notFound('Delivery');
     this.nudge();
-    return deliveryView(row);
+    return shownDeliveryView(row);
   }
 }

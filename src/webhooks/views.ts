@@ -1,11 +1,38 @@
-import type { AttemptRow, DeliveryRow } from './queries.ts';
+import type { AttemptRow, DeliveryRow, ShownDeliveryRow } from './queries.ts';
 import type { AttemptResult } from './sender.ts';
 
-export function deliveryView(d: DeliveryRow) {
+/** What a delivery is about, so a list can name it without reading each body. */
+export type DeliverySubject =
+  | { encf: string; estado: string; internalTrackId: string }
+  | { encf: string; rncEmisor: string; razonSocialEmisor?: string };
+
+/** Null for webhook.test, and for an event whose payload lacks the fields (none is written so). */
+export function deliverySubject(d: ShownDeliveryRow): DeliverySubject | null {
+  const encf = d.subjectEncf;
+  if (encf === null) return null;
+  if (d.event === 'ecf.status_update') {
+    if (d.subjectEstado === null || d.subjectInternalTrackId === null) return null;
+    return { encf, estado: d.subjectEstado, internalTrackId: d.subjectInternalTrackId };
+  }
+  if (d.event === 'ecf.received') {
+    if (d.subjectRncEmisor === null) return null;
+    const razon = d.subjectRazonSocialEmisor;
+    return { encf, rncEmisor: d.subjectRncEmisor, ...(razon === null || razon === '' ? {} : { razonSocialEmisor: razon }) };
+  }
+  return null;
+}
+
+/** A delivery as the API shows it, its subject read from the event. */
+export function shownDeliveryView(d: ShownDeliveryRow) {
+  return deliveryView(d, deliverySubject(d));
+}
+
+export function deliveryView(d: DeliveryRow, subject: DeliverySubject | null) {
   return {
     id: d.id,
     eventId: d.eventId,
     event: d.event,
+    subject,
     status: d.status,
     url: d.url,
     attemptCount: d.attemptCount,

@@ -21,33 +21,13 @@ export function deliveryBadge(d: Pick<Delivery, 'status' | 'lastError' | 'lastSt
   return badge(s?.label ?? d.status, s?.tone ?? 'neutral', d.status);
 }
 
-function text(v: unknown): string | null {
-  return typeof v === 'string' && v !== '' ? v : null;
-}
-
 /**
- * What a delivery is about, read from the body that was sent: the eNCF and its new estado,
- * the received e-CF and who sent it, or a test. Null when the body says nothing more than
- * the event's name.
+ * What a delivery is about, as the API names it: the eNCF and its new estado, or the received
+ * e-CF and who sent it. Null for a test, which is about nothing but the endpoint.
  */
-export function subjectOf(event: string, body: string): string | null {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(body);
-  } catch {
-    return null;
-  }
-  if (typeof payload !== 'object' || payload === null) return null;
-  const p = payload as Record<string, unknown>;
-  const encf = text(p.encf);
-  if (event === 'ecf.status_update' && encf !== null) {
-    const estado = text(p.estado);
-    const label = estado === null ? null : (ESTADOS as Record<string, { label: string } | undefined>)[estado]?.label ?? estado;
-    return label === null ? encf : `${encf} · ${label}`;
-  }
-  if (event === 'ecf.received' && encf !== null) {
-    const from = text(p.razonSocialEmisor) ?? text(p.rncEmisor);
-    return from === null ? encf : `${encf} de ${from}`;
-  }
-  return null;
+export function subjectLabel(d: Pick<Delivery, 'subject'>): string | null {
+  const s = d.subject;
+  if (s === null) return null;
+  if ('estado' in s) return `${s.encf} · ${(ESTADOS as Record<string, { label: string } | undefined>)[s.estado]?.label ?? s.estado}`;
+  return `${s.encf} de ${s.razonSocialEmisor ?? s.rncEmisor}`;
 }

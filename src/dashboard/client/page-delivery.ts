@@ -1,5 +1,5 @@
 import { poll, type PageContext } from './context.ts';
-import { deliveryBadge, eventLabel, subjectOf } from './delivery-view.ts';
+import { deliveryBadge, eventLabel, subjectLabel } from './delivery-view.ts';
 import { busy, errorBox, facts, h, loading, notice, orDash, table, time } from './dom.ts';
 import { deliveryError } from './errors.ts';
 import { lastDeliveriesHash } from './page-deliveries.ts';
@@ -17,7 +17,7 @@ function prettyJson(text: string): string {
 }
 
 function view(d: DeliveryDetail, redeliver: HTMLElement): HTMLElement[] {
-  const subject = d.event === 'webhook.test' ? 'Prueba de conexión enviada desde el panel' : subjectOf(d.event, d.body);
+  const subject = d.event === 'webhook.test' ? 'Prueba de conexión enviada desde el panel' : subjectLabel(d);
   return [
     h('section', { class: 'card', 'aria-labelledby': 'dl-summary' },
       h('h2', { id: 'dl-summary' }, 'Resumen'),

@@ -92,10 +92,16 @@ export interface WebhookSettings {
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'abandoned';
 
+/** What a delivery is about, from its event: null for webhook.test. */
+export type DeliverySubject =
+  | { encf: string; estado: string; internalTrackId: string }
+  | { encf: string; rncEmisor: string; razonSocialEmisor?: string };
+
 export interface Delivery {
   id: string;
   eventId: string;
   event: string;
+  subject: DeliverySubject | null;
   status: DeliveryStatus;
   url: string;
   attemptCount: number;
