@@ -20,6 +20,7 @@ import type { DgiiSimulator } from './dgii/simulator/index.ts';
 import { type RunningAuthority, startTaxAuthority } from './dgii/tax-authority.ts';
 import { certificateRoutes } from './certificates/routes.ts';
 import { CERTIFICATE_SCHEMAS } from './certificates/schemas.ts';
+import { ParserPool } from './certificates/parser-pool.ts';
 import { CertificateStore } from './certificates/store.ts';
 import { documentJobs } from './documents/pipeline.ts';
 import { documentRoutes } from './documents/routes.ts';
@@ -56,6 +57,8 @@ export interface Service {
   /** Runs webhook deliveries only, with their own concurrency, so slow receivers never hold up submissions. */
   deliveries: WorkerRuntime;
   outbox: EventOutbox;
+  /** The threads that read uploaded certificate files. */
+  certificateParsers: ParserPool;
   /** The in-process DGII simulator when TAX_AUTHORITY=simulator (and no authority was passed in). */
   simulator: DgiiSimulator | null;
   close(): Promise<void>;
@@ -76,6 +79,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const log = options.log ?? createLogger(config.logLevel);
   const db = options.database ?? (await openDatabase(config, log));
   let dgii: RunningAuthority | null = null;
+  const certificateParsers = new ParserPool();
   try {
     await migrate(db.sql, log);
     const keys = deriveKeys(await loadMasterKey(config, log));
@@ -86,7 +90,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const rateLimits = new RateLimits(config.rateLimits);
     const outbox = new EventOutbox();
     const idempotency = new IdempotencyStore(db.sql, config.idempotency, log);
-    const certificates = new CertificateStore(db.sql, keys['certificates']);
+    const certificates = new CertificateStore(db.sql, keys['certificates'], (file, password) => certificateParsers.parse(file, password));
     dgii = options.authority === undefined
       ? await startTaxAuthority(config.authority, (tenantId) => certificates.credentials(tenantId), log)
       : { authority: options.authority, simulator: null, close: async () => {} };
@@ -137,9 +141,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
     log.info('listening', { url, database: db.kind, version: VERSION, workers: config.queue.workersEnabled, taxAuthority: options.authority === undefined ? config.authority.kind : 'custom' });
     if (config.authority.kind === 'simulator' && config.nodeEnv === 'production') log.warn('TAX_AUTHORITY=simulator: documents go to the built-in DGII simulator, not to DGII');
     return {
-      url, port, db, router, rateLimits, runtime, deliveries, outbox, simulator,
+      url, port, db, router, rateLimits, runtime, deliveries, outbox, certificateParsers, simulator,
       close: async () => {
         await http.close();
+        await certificateParsers.close();
         await Promise.all([runtime.stop(config.http.shutdownGraceMs), deliveries.stop(config.http.shutdownGraceMs)]);
         await closeAuthority();
         if (options.database === undefined) await db.close();
@@ -147,6 +152,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       },
     };
   } catch (err) {
+    await certificateParsers.close();
     await dgii?.close().catch(() => {});
     if (options.database === undefined) await db.close().catch(() => {});
     throw err;

@@ -2,9 +2,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getCiphers, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { ParserPool } from '../src/certificates/parser-pool.ts';
 import { CertificateStore } from '../src/certificates/store.ts';
 import { parsePkcs12 } from '../src/certificates/pkcs12.ts';
 import { deriveKeys } from '../src/crypto/master-key.ts';
+import { AppError } from '../src/errors.ts';
 import { call, newTenant } from './helpers/http.ts';
 import { makeMismatchedP12, makeNotYetValidCertificate, makeTestCertificate, TEST_P12_PASSWORD, uploadCertificate } from './helpers/certificates.ts';
 import { startTestService, TEST_MASTER_KEY, type TestService } from './helpers/service.ts';
@@ -17,6 +19,8 @@ after(() => t.close());
 
 const certificateKey = () => deriveKeys(Buffer.from(TEST_MASTER_KEY, 'hex')).certificates;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const parsers = () => t.service.certificateParsers;
+const parse = (file: Buffer, password: string) => parsers().parse(file, password);
 
 async function rejected(p12: Buffer, password: string) {
   const a = await newTenant(t.url);
@@ -172,7 +176,7 @@ describe('storage', () => {
   });
 
   test('credentials() answers the active certificate while it is valid, bound to its tenant and row', async () => {
-    const store = new CertificateStore(t.sql, certificateKey());
+    const store = new CertificateStore(t.sql, certificateKey(), parse);
     const a = await newTenant(t.url);
     const b = await newTenant(t.url);
     assert.equal(await store.credentials(a.tenantId), null, 'no certificate yet');
@@ -192,7 +196,7 @@ describe('storage', () => {
   });
 
   test('an upload through the store replaces the cached credential at once', async () => {
-    const store = new CertificateStore(t.sql, certificateKey(), { cacheMs: 60_000 });
+    const store = new CertificateStore(t.sql, certificateKey(), parse, { cacheMs: 60_000 });
     const a = await newTenant(t.url);
     const first = makeTestCertificate(a.rnc);
     await store.upload(a.tenantId, first.p12, first.password);
@@ -202,5 +206,94 @@ describe('storage', () => {
     const afterUpload = await store.credentials(a.tenantId);
     assert.notEqual(before?.certificate.fingerprint256, afterUpload?.certificate.fingerprint256);
     assert.equal(afterUpload?.certificate.fingerprint256, view.fingerprint256);
+  });
+});
+
+/** A sound file whose iteration counts were raised to 999,999 afterwards: over a second of key derivation, then BAD_PASSWORD. */
+function slowP12(rnc: string): { p12: Buffer; password: string } {
+  const cert = makeTestCertificate(rnc, { exportArgs: ['-iter', '65535'] });
+  const hex = cert.p12.toString('hex');
+  assert.equal(hex.split('020300ffff').length - 1, 3, 'the MAC and both encryptions use 65535 iterations');
+  return { p12: Buffer.from(hex.replaceAll('020300ffff', '02030f423f'), 'hex'), password: cert.password };
+}
+
+describe('certificate parser threads', () => {
+  test('a second upload is parsed by the thread the first one started', async () => {
+    const a = await newTenant(t.url);
+    assert.equal((await uploadCertificate(t.url, a.accessToken, makeTestCertificate(a.rnc))).status, 201);
+    const warm = parsers().stats();
+    assert.ok(warm.live >= 1 && warm.idle >= 1, JSON.stringify(warm));
+    assert.equal((await uploadCertificate(t.url, a.accessToken, makeTestCertificate(a.rnc))).status, 201);
+    const after = parsers().stats();
+    assert.equal(after.started, warm.started, 'no thread was started for the second upload');
+    assert.equal(after.parses, warm.parses + 1);
+    assert.equal(after.live, warm.live);
+  });
+
+  test('a parse that overruns its budget is terminated, its thread replaced, and the next parse works', async () => {
+    const pool = new ParserPool({ timeoutMs: 500 });
+    try {
+      const good = makeTestCertificate('131880681');
+      assert.equal((await pool.parse(good.p12, good.password)).ok, true);
+      const slow = slowP12('131880681');
+      const started = Date.now();
+      await assert.rejects(pool.parse(slow.p12, slow.password), (e) => e instanceof AppError && e.status === 503 && /took too long/.test(e.message));
+      assert.ok(Date.now() - started < 3000, `answered after ${Date.now() - started} ms`);
+      assert.deepEqual({ overruns: pool.stats().overruns, started: pool.stats().started }, { overruns: 1, started: 2 }, 'the terminated thread was replaced');
+      const next = await pool.parse(good.p12, good.password);
+      assert.equal(next.ok, true);
+      assert.ok(next.ok && new X509Certificate(next.certificateDer).fingerprint256 === new X509Certificate(readFileSync(good.certificatePath)).fingerprint256);
+      const stats = pool.stats();
+      assert.equal(stats.started, 2, 'the replacement took the next parse');
+      assert.equal(stats.live, 1);
+      assert.equal(stats.crashes, 0);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('a file that is plainly not PKCS#12 is refused without a thread', async () => {
+    const pool = new ParserPool();
+    try {
+      const good = makeTestCertificate('131880681');
+      const files = [Buffer.alloc(0), Buffer.from('-----BEGIN CERTIFICATE-----'), Buffer.concat([good.p12, Buffer.from([0])]), good.p12.subarray(0, 100), Buffer.from('3080020103', 'hex')];
+      for (const file of files) {
+        const answer = await pool.parse(file, good.password);
+        assert.equal(answer.ok, false);
+        assert.ok(!answer.ok && answer.code === 'MALFORMED' && answer.message.startsWith('The certificate file is not a valid PKCS#12'), JSON.stringify(answer));
+      }
+      assert.equal(pool.stats().started, 0);
+      const before = parsers().stats().started;
+      const error = await rejected(Buffer.from('not a certificate at all'), 'x');
+      assert.match(error.message, /not a valid PKCS#12/);
+      assert.equal(parsers().stats().started, before);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('beyond the threads and the queue an upload is 503, and closing fails the waiting ones and ends every thread', async () => {
+    const pool = new ParserPool({ size: 1, maxQueue: 1 });
+    const good = makeTestCertificate('131880681');
+    const first = pool.parse(good.p12, good.password);
+    const second = pool.parse(good.p12, good.password);
+    await assert.rejects(pool.parse(good.p12, good.password), (e) => e instanceof AppError && e.status === 503 && e.headers?.['retry-after'] === '5');
+    assert.deepEqual({ live: pool.stats().live, waiting: pool.stats().waiting }, { live: 1, waiting: 2 });
+    const outcomes = Promise.allSettled([first, second]);
+    await pool.close();
+    for (const o of await outcomes) {
+      assert.ok(o.status === 'rejected' && o.reason instanceof AppError && o.reason.status === 503 && /shutting down/.test(o.reason.message), String(o.status));
+    }
+    assert.equal(pool.stats().live, 0);
+    await assert.rejects(pool.parse(good.p12, good.password), /shutting down/);
+  });
+
+  test('closing the service ends its parser threads', async () => {
+    const other = await startTestService({ database: t.database });
+    const a = await newTenant(other.url);
+    assert.equal((await uploadCertificate(other.url, a.accessToken, makeTestCertificate(a.rnc))).status, 201);
+    assert.equal(other.service.certificateParsers.stats().live, 1);
+    await other.close();
+    assert.equal(other.service.certificateParsers.stats().live, 0);
   });
 });

@@ -110,6 +110,30 @@ function decodeRange(state: DecodeState, start: number, end: number, depth: numb
   return nodes;
 }
 
+/**
+ * Reads only the outermost header: true when the buffer is one SEQUENCE of definite length that
+ * spans it exactly, as every PFX is. A few byte reads, so a file that is plainly something else
+ * can be refused before any real work.
+ */
+export function isOneSequence(buf: Buffer): boolean {
+  if (buf[0] !== 0x30) return false;
+  const first = buf[1];
+  if (first === undefined || first === 0x80) return false;
+  let pos = 2;
+  let length = first;
+  if (first > 0x80) {
+    const count = first & 0x7f;
+    if (count > MAX_LENGTH_BYTES) return false;
+    length = 0;
+    for (let i = 0; i < count; i++) {
+      const b = buf[pos++];
+      if (b === undefined) return false;
+      length = length * 256 + b;
+    }
+  }
+  return pos + length === buf.length;
+}
+
 /** Decodes exactly one element that must span the whole buffer. */
 export function decodeDer(buf: Buffer, what: string): DerNode {
   if (buf.length === 0) throw malformed(`${what} is empty`);

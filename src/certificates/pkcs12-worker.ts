@@ -1,8 +1,9 @@
-// Worker thread entry: parses one PKCS#12 file and posts the outcome. Keys cross the thread
-// boundary as DER so the answer is plain bytes whatever the runtime can clone.
-import { parentPort, workerData } from 'node:worker_threads';
+// Parser thread of ParserPool: answers each file posted to it, one at a time, for as long as
+// the pool keeps it. Keys cross the thread boundary as DER so the answer is plain bytes
+// whatever the runtime can clone.
+import { parentPort } from 'node:worker_threads';
 import { parsePkcs12, Pkcs12Error } from './pkcs12.ts';
-import type { WorkerAnswer, WorkerInput } from './parse-in-worker.ts';
+import type { WorkerAnswer, WorkerInput, WorkerMessage } from './parser-pool.ts';
 
 function answer(input: WorkerInput): WorkerAnswer {
   try {
@@ -19,4 +20,9 @@ function answer(input: WorkerInput): WorkerAnswer {
   }
 }
 
-parentPort?.postMessage(answer(workerData as WorkerInput));
+const port = parentPort;
+if (port !== null) {
+  const post = (m: WorkerMessage): void => port.postMessage(m);
+  port.on('message', (input: WorkerInput) => post({ type: 'answer', answer: answer(input) }));
+  post({ type: 'ready' });
+}

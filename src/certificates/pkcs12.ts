@@ -4,7 +4,7 @@
 import type { KeyObject, X509Certificate } from 'node:crypto';
 import { type BagCollection, type CertEntry, type KeyEntry, readSafeContents } from './bags.ts';
 import {
-  type DerNode, decodeDer, explicit, isContext, octetsOf, readOctets, readOid, readUint, sequence,
+  type DerNode, decodeDer, explicit, isContext, isOneSequence, octetsOf, readOctets, readOid, readUint, sequence,
 } from './der.ts';
 import { Pkcs12Error, malformed } from './errors.ts';
 import { verifyMac } from './mac.ts';
@@ -128,6 +128,17 @@ function parse(file: Buffer, password: string): Pkcs12Contents {
   if (best === undefined) throw new Pkcs12Error('NO_CERTIFICATE');
   const others = out.certs.filter((c) => c !== best.cert).map((c) => c.cert);
   return { privateKey: best.key.key, certificate: best.cert.cert, chain: orderChain(best.cert.cert, others) };
+}
+
+/**
+ * The reason a file cannot be PKCS#12 when that shows without parsing it (empty, too large, not
+ * one DER SEQUENCE spanning the file), else undefined. parsePkcs12 refuses the same files.
+ */
+export function quickReject(file: Buffer): Pkcs12Error | undefined {
+  if (file.length === 0) return malformed('empty file');
+  if (file.length > MAX_PKCS12_BYTES) return malformed(`larger than ${MAX_PKCS12_BYTES} bytes`);
+  if (!isOneSequence(file)) return malformed('not one DER SEQUENCE spanning the file');
+  return undefined;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Sql } from '../db/connect.ts';
 import { notFound, validationError } from '../errors.ts';
 import { TtlCache } from '../lib/ttl-cache.ts';
 import { checkSigningCertificate, describeCertificate, type SigningCredential } from './check.ts';
-import { parsePkcs12InWorker, type WorkerAnswer } from './parse-in-worker.ts';
+import type { WorkerAnswer } from './parser-pool.ts';
 import {
   activateNewest, type CertificateRow, deactivateAll, deleteCertificate, findActiveSealed, insertActiveCertificate,
   listCertificates, lockTenant,
@@ -46,8 +46,10 @@ export function certificateView(row: CertificateRow): CertificateView {
 export interface CertificateStoreOptions {
   /** How long a decrypted credential is reused; uploads and removals on this instance end it at once. */
   cacheMs?: number;
-  parse?: (file: Buffer, password: string) => Promise<WorkerAnswer>;
 }
+
+/** Reads a PKCS#12 file off the event loop (ParserPool.parse). */
+export type Pkcs12Parser = (file: Buffer, password: string) => Promise<WorkerAnswer>;
 
 interface Cached extends SigningCredential {
   validFrom: Date;
@@ -65,17 +67,16 @@ const MAX_CACHED = 1000;
 
 export class CertificateStore {
   private readonly cache: TtlCache<Cached>;
-  private readonly parse: (file: Buffer, password: string) => Promise<WorkerAnswer>;
   // Bumped on every change, so a lookup that raced with it does not cache what it read.
   private generation = 0;
 
   constructor(
     private readonly sql: Sql,
     private readonly key: Buffer,
+    private readonly parse: Pkcs12Parser,
     options: CertificateStoreOptions = {},
   ) {
     this.cache = new TtlCache<Cached>(options.cacheMs ?? DEFAULT_CACHE_MS, MAX_CACHED);
-    this.parse = options.parse ?? ((file, password) => parsePkcs12InWorker(file, password));
   }
 
   /**
