@@ -10,6 +10,7 @@ import { AppError } from '../src/errors.ts';
 import { call, newTenant } from './helpers/http.ts';
 import { makeMismatchedP12, makeNotYetValidCertificate, makeTestCertificate, TEST_P12_PASSWORD, uploadCertificate } from './helpers/certificates.ts';
 import { startTestService, TEST_MASTER_KEY, type TestService } from './helpers/service.ts';
+import { waitFor } from './helpers/wait.ts';
 
 let t: TestService;
 before(async () => {
@@ -247,6 +248,20 @@ describe('certificate parser threads', () => {
       assert.equal(stats.started, 2, 'the replacement took the next parse');
       assert.equal(stats.live, 1);
       assert.equal(stats.crashes, 0);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('a thread idle for idleMs is ended, and the next parse starts a new one', async () => {
+    const pool = new ParserPool({ idleMs: 100 });
+    try {
+      const good = makeTestCertificate('131880681');
+      assert.equal((await pool.parse(good.p12, good.password)).ok, true);
+      assert.equal(pool.stats().live, 1);
+      await waitFor(async () => pool.stats().live === 0 || undefined, 5000, 'the idle thread ended');
+      assert.equal((await pool.parse(good.p12, good.password)).ok, true);
+      assert.deepEqual({ started: pool.stats().started, crashes: pool.stats().crashes }, { started: 2, crashes: 0 });
     } finally {
       await pool.close();
     }
