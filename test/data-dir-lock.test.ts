@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openEmbedded } from '../src/db/connect.ts';
 import { createLogger } from '../src/log.ts';
+import { embeddedSeed } from './helpers/db.ts';
 import { ROOT } from './helpers/process.ts';
 import { TEST_MASTER_KEY } from './helpers/service.ts';
 
@@ -21,7 +22,7 @@ test('a second open of the same data directory is refused, naming the process th
   const dataDir = await mkdtemp(join(tmpdir(), 'ecf-lock-'));
   const pgdata = join(dataDir, 'pgdata');
   try {
-    const first = await openEmbedded(pgdata, silent);
+    const first = await openEmbedded(pgdata, silent, await embeddedSeed());
     try {
       assert.equal(await readFile(`${pgdata}.lock`, 'utf8'), `${process.pid}\n`);
       await assert.rejects(openEmbedded(pgdata, silent), new RegExp(`is in use by process ${process.pid}\\b`));
@@ -54,7 +55,7 @@ test('a stale lock, left by a process that is gone, is taken over', async () => 
     await once(gone, 'exit');
     await mkdir(pgdata, { recursive: true });
     await writeFile(`${pgdata}.lock`, `${gone.pid}\n`);
-    const db = await openEmbedded(pgdata, silent);
+    const db = await openEmbedded(pgdata, silent, await embeddedSeed());
     try {
       assert.equal(await readFile(`${pgdata}.lock`, 'utf8'), `${process.pid}\n`);
       const [row] = await db.sql`select 1 as one`;
@@ -73,7 +74,7 @@ test('a lock naming this process\'s pid that this process never took is stale (a
   try {
     await mkdir(pgdata, { recursive: true });
     await writeFile(`${pgdata}.lock`, `${process.pid}\n`);
-    const db = await openEmbedded(pgdata, silent);
+    const db = await openEmbedded(pgdata, silent, await embeddedSeed());
     await db.close();
   } finally {
     await rm(dataDir, { recursive: true, force: true });

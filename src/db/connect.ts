@@ -59,8 +59,12 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
   return openEmbedded(config.databaseUrl === 'memory://' ? null : join(config.dataDir, 'pgdata'), log);
 }
 
-/** PGlite in this process, reached through the same driver so that all SQL code is shared. */
-export async function openEmbedded(directory: string | null, log: Logger): Promise<Database> {
+/**
+ * PGlite in this process, reached through the same driver so that all SQL code is shared.
+ * `seed` is a data directory from PGlite's dumpDataDir to start an in-memory database from
+ * instead of running initdb (several seconds): test suites open hundreds of them.
+ */
+export async function openEmbedded(directory: string | null, log: Logger, seed?: Blob): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   let lock: DataDirLock | null = null;
   if (directory !== null) {
@@ -70,7 +74,7 @@ export async function openEmbedded(directory: string | null, log: Logger): Promi
   const started = Date.now();
   let db: PGliteType;
   try {
-    db = await PGlite.create(directory ?? 'memory://');
+    db = await PGlite.create(directory ?? 'memory://', seed === undefined ? undefined : { loadDataDir: seed });
   } catch (err) {
     await lock?.release();
     throw err;
