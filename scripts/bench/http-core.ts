@@ -81,7 +81,7 @@ try {
       `rate limits raised for the run: ${Object.keys(RAISED_RATE_LIMITS).join(', ')} = 1000000`,
       'log level: one service with LOG_LEVEL=info (one JSON access-log line per request, stdout → /dev/null), one with LOG_LEVEL=warn (no access log)',
       'CPU µs/req: the server process\'s user+system CPU time over the round divided by its requests (median round); CPU ratio = hello\'s ÷ this one\'s',
-      'errors: over all rounds, socket errors plus answers outside 2xx (as the service\'s /metrics counts them, 3xx included; wrk itself only counts status ≥ 400)',
+      'errors: over all rounds, socket errors plus answers outside 2xx (as the service\'s /metrics counts them, 3xx included, 499 — wrk hanging up on requests still waiting when its run ends — left out; wrk itself only counts status ≥ 400)',
       `target: service/hello req/s ≥ ${TARGET}, and no errors (a run of quick refusals is not a fast run)`,
     ],
     columns: ['server', 'log level', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'CPU µs/req', 'CPU ratio', 'errors', `target ≥ ${TARGET}`],

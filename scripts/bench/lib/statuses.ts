@@ -23,10 +23,14 @@ export async function statusCounts(service: ServiceProcess, method: string, rout
   return counts;
 }
 
-/** Answers outside 2xx counted between two scrapes. */
+/**
+ * Answers outside 2xx counted between two scrapes. 499 is left out: it is the service's
+ * record of a client that hung up before the answer, which wrk does to every connection
+ * still waiting when its run ends (as many as it has connections).
+ */
 export function non2xxBetween(before: StatusCounts, after: StatusCounts): number {
   let n = 0;
-  for (const [status, count] of after) if (!status.startsWith('2')) n += count - (before.get(status) ?? 0);
+  for (const [status, count] of after) if (!status.startsWith('2') && status !== '499') n += count - (before.get(status) ?? 0);
   return n;
 }
 
