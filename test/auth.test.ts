@@ -1,5 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { generateApiKey } from '../src/auth/api-keys.ts';
 import { signJwt } from '../src/auth/jwt.ts';
 import { deriveKeys } from '../src/crypto/master-key.ts';
 import { call, client, newTenant } from './helpers/http.ts';
@@ -195,6 +197,22 @@ describe('API keys', () => {
       const res = await api.post('/TesteCF/customer/refresh', { json: { refreshToken: a.refreshToken }, headers: { 'x-api-key': key } });
       assert.equal(res.status, 403, key);
       assert.equal(res.body.error.code, 'INVALID_API_KEY');
+    }
+  });
+
+  test('a made-up key is remembered as unknown for the cache time, so repeating it costs no query each', async () => {
+    const a = await newTenant(t.url);
+    const made = generateApiKey();
+    assert.equal((await call(t.url, 'GET', '/api/whoami', { headers: { 'x-api-key': made.key } })).status, 403);
+    // The row appears after the refusal: this instance still answers from what it remembered.
+    await t.sql`insert into api_keys (id, tenant_id, public_id, key_hash, name) values (${randomUUID()}, ${a.tenantId}, ${made.publicId}, ${made.hash}, 'late')`;
+    assert.equal((await call(t.url, 'GET', '/api/whoami', { headers: { 'x-api-key': made.key } })).status, 403);
+    // Another instance on the same database, which never met the key, finds the row.
+    const other = await startTestService({ database: t.database });
+    try {
+      assert.equal((await call(other.url, 'GET', '/api/whoami', { headers: { 'x-api-key': made.key } })).status, 200);
+    } finally {
+      await other.close();
     }
   });
 

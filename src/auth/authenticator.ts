@@ -26,7 +26,8 @@ const TOUCH_EVERY_MS = 60_000;
  * this instance evicts the entry at once, other instances notice within the TTL.
  */
 export class Authenticator {
-  private readonly keys: TtlCache<CachedKey>;
+  /** null: no key has this publicId (cached too, so made-up keys cost no query each). */
+  private readonly keys: TtlCache<CachedKey | null>;
   private readonly sessions: TtlCache<boolean>;
   private readonly touched = new TtlCache<true>(TOUCH_EVERY_MS, 100_000);
 
@@ -75,10 +76,10 @@ export class Authenticator {
     let entry = this.keys.get(publicId);
     if (entry === undefined) {
       const row = await findApiKeyByPublicId(this.sql, publicId);
-      if (row === undefined) throw new AppError('INVALID_API_KEY');
-      entry = { id: row.id, tenantId: row.tenantId, hash: row.keyHash, revoked: row.revokedAt !== null };
+      entry = row === undefined ? null : { id: row.id, tenantId: row.tenantId, hash: row.keyHash, revoked: row.revokedAt !== null };
       this.keys.set(publicId, entry);
     }
+    if (entry === null) throw new AppError('INVALID_API_KEY');
     const matches = timingSafeEqual(hashApiKey(presented), entry.hash);
     if (!matches || entry.revoked) throw new AppError('INVALID_API_KEY');
     this.touch(entry.id);
