@@ -296,7 +296,7 @@ function read(env: Env): { config: Config; r: Reader } {
       pollMaxIntervalMs: r.int('DGII_POLL_MAX_INTERVAL_MS', 60_000, 10, 3_600_000, 'Longest wait between two status queries.'),
       pollTimeoutMs: r.int('DGII_POLL_TIMEOUT_MS', 24 * 3_600_000, 1000, 30 * 24 * 3_600_000, 'After this long without a final status a document becomes error.'),
       notFoundTimeoutMs: r.int('DGII_NOT_FOUND_TIMEOUT_MS', 600_000, 0, 30 * 24 * 3_600_000, 'How long DGII may answer "No encontrado" (codigo 0) for a trackId it gave before the document becomes error with DGII\'s message; an "En Proceso" answer in between starts the count again.'),
-      submitMaxAttempts: r.int('DGII_SUBMIT_MAX_ATTEMPTS', 8, 1, 100, 'Tries to send a document (network errors, 5xx) before it becomes error.'),
+      submitMaxAttempts: r.int('DGII_SUBMIT_MAX_ATTEMPTS', 8, 1, 100, 'Tries to send a document (network errors, timeouts, 5xx, 408, 425, 429) before it becomes error.'),
       retryBaseMs: r.int('DGII_RETRY_BASE_MS', 2000, 1, 3_600_000, 'First wait after a failed call to the authority; doubles each time.'),
       retryMaxMs: r.int('DGII_RETRY_MAX_MS', 300_000, 1, 24 * 3_600_000, 'Longest wait between two failed calls to the authority.'),
     },
@@ -314,7 +314,7 @@ function read(env: Env): { config: Config; r: Reader } {
       sensitivePerMinute: r.int('RATE_LIMIT_SENSITIVE_PER_MINUTE', 10, 1, 1_000_000, 'Certificate upload, password change, webhook test; per tenant.'),
       publicAuthPerMinute: r.int('RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE', 20, 1, 1_000_000, 'Login, register, refresh; per client IP.'),
       receiverPerMinute: r.int('RATE_LIMIT_RECEIVER_PER_MINUTE', 600, 1, 1_000_000, 'Receiver group /fe/*, per tenant.'),
-      maxKeys: r.int('RATE_LIMIT_MAX_KEYS', 100_000, 100, 10_000_000, 'Most buckets kept in memory per instance; the least recently used is dropped beyond it.'),
+      maxKeys: r.int('RATE_LIMIT_MAX_KEYS', 100_000, 100, 10_000_000, 'Most buckets each rate-limit scope keeps in memory per instance; on reaching it the least recently used half is dropped.'),
     },
   };
   config.masterKey = parseMasterKey(r, r.optional('ECF_MASTER_KEY', 'Master secret (≥32 bytes, hex or base64) from which signing and encryption keys are derived. Required in production; in development one is generated under DATA_DIR.'), nodeEnv);

@@ -18,6 +18,10 @@ export interface AuthRouteDeps {
 }
 
 export const PASSWORD_RULE = { min: 10, max: 256, trim: false } as const;
+
+const ERR = (description: string) => ({ description, schema: S.ref('ErrorEnvelope') });
+// Every route that hashes a password can meet a full scrypt queue (SCRYPT_MAX_QUEUE).
+const HASHING_503 = ERR('SERVICE_UNAVAILABLE: too many password hashes are waiting (Retry-After: 1), or the database is unreachable; retry later.');
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const CONTROL = /\p{Cc}/u;
 
@@ -63,6 +67,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
           '403': { description: 'REGISTRATION_DISABLED.', schema: S.ref('ErrorEnvelope') },
           '409': { description: 'EMAIL_ALREADY_REGISTERED or RNC_ALREADY_REGISTERED.', schema: S.ref('ErrorEnvelope') },
           '422': { description: 'VALIDATION_ERROR.', schema: S.ref('ErrorEnvelope') },
+          '503': HASHING_503,
         },
       },
       handler: async (ctx) => {
@@ -83,7 +88,13 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         description: 'Form A: JSON body { email, password }. Form B: Authorization: Basic base64(email:password) and an empty body. X-API-KEY may accompany either form; it must then belong to the same tenant.',
         headers: { 'X-API-KEY': { description: 'Optional API key of the same tenant.', schema: S.string() }, Authorization: { description: 'Form B: Basic base64(email:password).', schema: S.string() } },
         requestBody: { required: false, schema: S.object({ email: S.string(), password: S.string() }) },
-        responses: { '200': TOKEN_RESPONSE, '401': { description: 'INVALID_CREDENTIALS.', schema: S.ref('ErrorEnvelope') }, '403': { description: 'INVALID_API_KEY or FORBIDDEN.', schema: S.ref('ErrorEnvelope') }, '422': { description: 'VALIDATION_ERROR.', schema: S.ref('ErrorEnvelope') } },
+        responses: {
+          '200': TOKEN_RESPONSE,
+          '401': ERR('INVALID_CREDENTIALS: wrong email or password, or an Authorization header that is not Basic base64(email:password).'),
+          '403': ERR('INVALID_API_KEY, or FORBIDDEN when the X-API-KEY belongs to another tenant than the user.'),
+          '422': ERR('VALIDATION_ERROR: Form A without email or password, or with other fields.'),
+          '503': HASHING_503,
+        },
       },
       handler: async (ctx) => {
         const authorization = header(ctx.headers, 'authorization');
@@ -106,7 +117,12 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         description: 'The refresh token is single-use: the answer carries its successor. Presenting an already used refresh token revokes the whole session.',
         headers: { 'X-API-KEY': { description: 'Optional API key of the same tenant.', schema: S.string() } },
         requestBody: { schema: S.object({ refreshToken: S.string() }) },
-        responses: { '200': TOKEN_RESPONSE, '401': { description: 'INVALID_TOKEN.', schema: S.ref('ErrorEnvelope') }, '403': { description: 'INVALID_API_KEY or FORBIDDEN.', schema: S.ref('ErrorEnvelope') }, '422': { description: 'VALIDATION_ERROR.', schema: S.ref('ErrorEnvelope') } },
+        responses: {
+          '200': TOKEN_RESPONSE,
+          '401': ERR('INVALID_TOKEN: the refresh token is malformed, expired or already used (which revokes its session), or its session was signed out or revoked.'),
+          '403': ERR('INVALID_API_KEY, or FORBIDDEN when the X-API-KEY belongs to another tenant than the token.'),
+          '422': ERR('VALIDATION_ERROR.'),
+        },
       },
       handler: async (ctx) => {
         const v = new Input(ctx.body);
@@ -150,7 +166,12 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         operationId: 'changePassword', tags: ['Account'], summary: 'Change the password',
         description: 'Revokes every session of the user (all refresh tokens) and answers a token set for a new session.',
         requestBody: { schema: S.object({ currentPassword: S.string(), newPassword: S.string({ minLength: 10, maxLength: 256 }) }) },
-        responses: { '200': TOKEN_RESPONSE, '422': { description: 'VALIDATION_ERROR.', schema: S.ref('ErrorEnvelope') } },
+        responses: {
+          '200': TOKEN_RESPONSE,
+          '401': ERR('INVALID_CREDENTIALS: the current password is wrong; or UNAUTHORIZED, INVALID_TOKEN or TOKEN_EXPIRED for the bearer token.'),
+          '422': ERR('VALIDATION_ERROR: a new password of fewer than 10 or more than 256 characters, or a missing field.'),
+          '503': HASHING_503,
+        },
       },
       handler: async (ctx) => {
         const v = new Input(ctx.body);

@@ -31,11 +31,13 @@ export function certificateRoutes(deps: CertificateRouteDeps): Route[] {
       method: 'POST', path: '/api/certificates', auth: 'bearer', rateScope: 'sensitive', body: 'json', bodyLimit: UPLOAD_BODY_LIMIT,
       doc: {
         operationId: 'uploadCertificate', tags: ['Certificates'], summary: 'Upload the signing certificate (PKCS#12)',
-        description: 'Checks that the file opens with the password, holds a private key matching its certificate, that the key is RSA of at least 2048 bits and that the certificate is valid now. The key and certificate are stored encrypted (AES-256-GCM); the new certificate becomes the one that signs the tenant\'s documents. DGII binds its token to the holder named in the subject (serialNumber or CN), which must be the tenant\'s RNC or an authorised signer\'s cédula. Files protected with RC2/RC4 (old exporters, OpenSSL -legacy) are refused with instructions to re-export them.',
+        description: 'Checks that the file opens with the password, holds a private key matching its certificate, that the key is RSA of at least 2048 bits and that the certificate is valid now. The key and certificate are stored encrypted (AES-256-GCM); the new certificate becomes the one that signs the tenant\'s documents. DGII binds its token to the holder named in the subject (serialNumber, else CN; shown as holderId), which must be the tenant\'s RNC: a certificate of another holder is accepted here, but DGII (and the simulator) refuse the documents it signs. Files protected with RC2/RC4 (old exporters, OpenSSL -legacy) are refused with instructions to re-export them.',
         requestBody: { schema: S.ref('CertificateUpload') },
         responses: {
           '201': { description: 'Stored and active.', schema: envelope(S.ref('Certificate')) },
+          '413': ERR(`PAYLOAD_TOO_LARGE: the JSON body exceeds ${UPLOAD_BODY_LIMIT / 1024} KiB (this route's own limit).`),
           '422': ERR('VALIDATION_ERROR: not base64, not a PKCS#12 file, wrong password, unsupported encryption, no private key, or every reason the certificate cannot sign (not RSA, under 2048 bits, key mismatch, expired, not yet valid).'),
+          '503': ERR('SERVICE_UNAVAILABLE: too many uploads are waiting to be parsed (Retry-After: 5), the file took over 20 s to parse, the service is shutting down, or the database is unreachable.'),
         },
       },
       handler: async (ctx) => {

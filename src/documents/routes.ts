@@ -36,7 +36,7 @@ export function documentRoutes(deps: DocumentRouteDeps): Route[] {
           '202': { description: 'Accepted for submission.', schema: envelope(S.ref('EmittedDocument')), headers: { Location: { description: 'The document.', schema: S.string() }, ...REPLAYED } },
           '400': ERR('INVALID_JSON, or VALIDATION_ERROR for a malformed Idempotency-Key.'),
           '409': {
-            ...ERR('ENCF_ALREADY_USED (replayed like any stored answer); IDEMPOTENCY_KEY_CONFLICT (the key was used with another body); or IDEMPOTENCY_KEY_IN_USE with Retry-After: a request with the key is still running, or this request outlasted its hold on the key and a retry took it over, in which case nothing of it was stored and retrying returns the other request\'s answer.'),
+            ...ERR('ENCF_ALREADY_USED (replayed like any stored answer); CONFLICT when the type\'s eNCF sequence is exhausted; IDEMPOTENCY_KEY_CONFLICT (the key was used with another body); or IDEMPOTENCY_KEY_IN_USE with Retry-After: a request with the key is still running, or this request outlasted its hold on the key and a retry took it over, in which case nothing of it was stored and retrying returns the other request\'s answer.'),
             headers: { ...RETRY_AFTER, ...REPLAYED },
           },
           '422': { ...ERR('VALIDATION_ERROR listing every problem of the document.'), headers: REPLAYED },

@@ -18,7 +18,7 @@ export function metricsRoutes(deps: { metrics: ServiceMetrics; token: string | n
       doc: {
         operationId: 'metrics', tags: ['System'], summary: 'Prometheus metrics',
         description: 'Text exposition format 0.0.4. Protected: with METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>`; without it, only clients on loopback are answered. Served while the database is unreachable too: the request counters always, the database-derived gauges (`ecf_jobs_*`, `ecf_webhook_deliveries`) only when the database answers, as `ecf_database_up` (1 or 0) says.',
-        responses: { '200': { description: 'Metrics.', contentType: 'text/plain; version=0.0.4', schema: { type: 'string' } }, '403': { description: 'FORBIDDEN.', schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+        responses: { '200': { description: 'Metrics.', contentType: 'text/plain; version=0.0.4', schema: { type: 'string' } }, '403': { description: 'FORBIDDEN: METRICS_TOKEN is set and the request lacks Authorization: Bearer <METRICS_TOKEN>, or it is unset and the client\'s address (after TRUST_PROXY) is not loopback.', schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
       },
       handler: async (ctx) => {
         if (deps.token !== null) {

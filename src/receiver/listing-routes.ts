@@ -18,7 +18,13 @@ const PATH = '/{env}/documentos-recibidos';
 export function receivedDocumentRoutes(received: ReceivedDocuments): Route[] {
   const xmlRoute = (which: 'ecf' | 'arecf', suffix: string, operationId: string, summary: string): Route => ({
     method: 'GET', path: `${PATH}/{id}/${suffix}`, auth: 'apiKeyOrBearer',
-    doc: { operationId, tags: TAGS, summary, responses: { '200': { description: 'Signed XML.', contentType: 'application/xml', schema: S.string() } } },
+    doc: {
+      operationId, tags: TAGS, summary,
+      responses: {
+        '200': { description: 'Signed XML.', contentType: 'application/xml', schema: S.string() },
+        '404': { description: 'NOT_FOUND: no such received document for this tenant and environment.', schema: S.ref('ErrorEnvelope') },
+      },
+    },
     handler: async (ctx) => ({
       status: 200,
       raw: { data: await received.xml(tenantOf(ctx), envOf(ctx), uuidParam(ctx, 'id'), which), contentType: XML_CONTENT },

@@ -22,6 +22,8 @@ const TAGS = ['Receptor'];
 const XML_CONTENT = 'application/xml; charset=utf-8';
 const ERR = (description: string): ResponseDoc => ({ description, schema: S.ref('ErrorEnvelope') });
 const BEARER = { Authorization: { description: 'Bearer <token> from POST …/fe/autenticacion/api/validacioncertificado.', schema: S.string(), required: true } };
+const NO_RECEIVER = ERR('NOT_FOUND: unknown environment, or no tenant has this RNC.');
+const TOO_LARGE = (bytes: number) => ERR(`PAYLOAD_TOO_LARGE: the body exceeds ${bytes / 1024 >= 1024 ? `${bytes / 1024 / 1024} MiB` : `${bytes / 1024} KiB`}.`);
 const UPLOAD = (what: string) => ({ schema: S.ref('ReceiverUpload'), contentType: 'multipart/form-data', description: `${what} in the field "xml".` });
 
 // Shared by every /fe/* route: the receiver scope, keyed on the tenant the path names.
@@ -47,7 +49,7 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
       doc: {
         operationId: 'receiverSeed', tags: TAGS, summary: 'A seed to sign (receiver authentication, step 1)',
         description: 'DGII\'s seed document for this receiver: sign it (enveloped XMLDSig, DGII profile) with your certificate and send it to validacioncertificado within 5 minutes. Each seed is good for one attempt.',
-        responses: { '200': { description: '<SemillaModel><valor>…</valor><fecha>…</fecha></SemillaModel>', contentType: 'application/xml', schema: S.string() } },
+        responses: { '200': { description: '<SemillaModel><valor>…</valor><fecha>…</fecha></SemillaModel>', contentType: 'application/xml', schema: S.string() }, '404': NO_RECEIVER },
       },
       handler: async (ctx) => ({ status: 200, raw: { data: await auth.seed(await tenantOf(ctx), envOf(ctx)), contentType: XML_CONTENT } }),
     },
@@ -61,6 +63,8 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
           '200': { description: 'A token (DGII\'s shape, no envelope).', schema: S.ref('ReceiverToken') },
           '400': ERR('INVALID_REQUEST: not multipart, no "xml" part, a bad signature, or a seed that is unknown, expired or used.'),
           '401': ERR('UNAUTHORIZED: the certificate is expired, not yet valid or too weak.'),
+          '404': NO_RECEIVER,
+          '413': TOO_LARGE(RECEIVER_BODY_LIMITS.signedSeed),
         },
       },
       handler: async (ctx) => {
@@ -80,7 +84,9 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
           '200': { description: 'The signed ARECF, whether Estado is 0 or 1.', contentType: 'application/xml', schema: S.string() },
           '400': ERR('INVALID_REQUEST: not multipart or no "xml" part, or a document that cannot be acknowledged (not XML, not an <ECF>, or without a readable RNCEmisor and eNCF).'),
           '401': ERR('UNAUTHORIZED: no token, or one that is expired or was issued by another receiver or environment.'),
+          '404': NO_RECEIVER,
           '409': ERR('CONFLICT: this tenant has no valid certificate to sign the ARECF; nothing was received. Retrying will not help until the tenant uploads one.'),
+          '413': TOO_LARGE(RECEIVER_BODY_LIMITS.ecf),
         },
       },
       handler: async (ctx) => {
@@ -100,6 +106,8 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
           '200': { description: 'Stored.', schema: envelope(S.object({ encf: S.string(), estado: S.int({ enum: [1, 2] }) })) },
           '400': ERR('INVALID_REQUEST: with a message saying why the approval was not taken.'),
           '401': ERR('UNAUTHORIZED: no token, or one that is expired or was issued by another receiver or environment.'),
+          '404': NO_RECEIVER,
+          '413': TOO_LARGE(RECEIVER_BODY_LIMITS.acecf),
         },
       },
       handler: async (ctx) => {
