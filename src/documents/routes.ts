@@ -29,7 +29,7 @@ export function documentRoutes(deps: DocumentRouteDeps): Route[] {
       method: 'POST', path: '/{env}/documentos-ecf', auth: 'apiKeyOrBearer', rateScope: 'emit', body: 'json',
       doc: {
         operationId: 'emitDocument', tags: ['Documents'], summary: 'Emit an e-CF',
-        description: 'Validates the document, assigns its eNCF when omitted, stores it as `recibido` and submits it to the tax authority in the background; follow it with GET or the ecf.status_update webhook. With an Idempotency-Key (1–255 printable ASCII characters) a retry with the same body within 24 h gets the original answer with Idempotent-Replayed: true.',
+        description: 'Validates the document, assigns its eNCF when omitted, stores it as `recibido` and submits it to the tax authority in the background; follow it with GET or the ecf.status_update webhook. With an Idempotency-Key (1–255 printable ASCII characters) a retry with the same body within IDEMPOTENCY_TTL_HOURS (24 h by default) gets the original answer with Idempotent-Replayed: true; the same key with another body is 409 IDEMPOTENCY_KEY_CONFLICT.',
         headers: { 'Idempotency-Key': { description: 'Makes retries safe; scoped per tenant and environment.', schema: S.string({ minLength: 1, maxLength: 255 }) } },
         requestBody: { schema: S.ref('EcfBody') },
         responses: {
