@@ -1,5 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { loopbackScrape } from '../src/metrics/routes.ts';
 import { call, newTenant } from './helpers/http.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
 
@@ -34,6 +36,27 @@ describe('GET /metrics from loopback', () => {
     assert.equal(res.status, 403);
     assert.equal(res.body.error.code, 'FORBIDDEN');
   });
+
+  test('any address of 127.0.0.0/8 is loopback', async () => {
+    const { port } = new URL(t.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/metrics', localAddress: '127.0.0.2' }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(status, 200);
+  });
+
+  test('a forwarded loopback address does not open it to a peer that is not on loopback', () => {
+    assert.equal(loopbackScrape('127.0.0.1', '127.0.0.1'), true);
+    assert.equal(loopbackScrape('::1', '::1'), true);
+    assert.equal(loopbackScrape('203.0.113.5', '127.0.0.1'), false, 'X-Forwarded-For: 127.0.0.1 sent straight to the port');
+    assert.equal(loopbackScrape('127.0.0.1', '203.0.113.5'), false, 'a proxy on this host forwarding an outside client');
+    assert.equal(loopbackScrape('128.0.0.1', '128.0.0.1'), false);
+  });
 });
 
 describe('GET /metrics with METRICS_TOKEN', () => {
@@ -50,6 +73,7 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     assert.equal((await call(t.url, 'GET', '/metrics', { headers: { authorization: `Bearer ${a.accessToken}` } })).status, 403);
     const ok = await call(t.url, 'GET', '/metrics', { headers: { authorization: 'Bearer scrape-secret-1234' } });
     assert.equal(ok.status, 200);
+    assert.equal((await call(t.url, 'GET', '/metrics', { headers: { authorization: 'bearer  scrape-secret-1234' } })).status, 200, 'the scheme is case-insensitive');
     assert.match(ok.text, /ecf_http_requests_total/);
   });
 });

@@ -190,7 +190,7 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
       routePath = match.route.path;
       ctx = {
         requestId, method, path, routePath, params: match.params, query: new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''),
-        headers: req.headers, clientIp: ip, env: match.env, principal: null, body: undefined, rawBody: Buffer.alloc(0),
+        headers: req.headers, clientIp: ip, peerIp: socketIp(req.socket), env: match.env, principal: null, body: undefined, rawBody: Buffer.alloc(0),
         get signal() {
           return signal();
         },

@@ -32,6 +32,8 @@ export interface RequestContext {
   readonly query: URLSearchParams;
   readonly headers: Headers;
   readonly clientIp: string;
+  /** The connection's own peer address, whatever X-Forwarded-For says. */
+  readonly peerIp: string;
   /** The canonical environment when the route has an {env} segment. */
   readonly env: Environment | null;
   principal: Principal | null;
