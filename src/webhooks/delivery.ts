@@ -7,7 +7,7 @@ import { storableText } from '../lib/pg-text.ts';
 import type { Logger } from '../log.ts';
 import { insertJob } from '../queue/queries.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
-import { abandonDelivery, findDelivery, findSettings, insertDelivery, recordAttempt, type DeliveryRow, type DeliveryStatus } from './queries.ts';
+import { abandonDelivery, findDeliveryToSend, findSettings, insertDelivery, recordAttempt, type DeliveryRow, type DeliveryStatus, type DeliveryToSend } from './queries.ts';
 import { postWebhook, type AttemptResult } from './sender.ts';
 import { signatureHeader, type WebhookSettings } from './settings.ts';
 
@@ -75,7 +75,7 @@ export class DeliveryEngine {
    * owner makes it again, at least once as always.
    */
   async attempt(deliveryId: string, signal?: AbortSignal): Promise<AttemptOutcome | undefined> {
-    const d = await findDelivery(this.sql, deliveryId);
+    const d = await findDeliveryToSend(this.sql, deliveryId);
     if (d === undefined || d.status !== 'pending') return undefined;
     const at = new Date();
     const { url, result } = await this.send(d, signal);
@@ -101,11 +101,11 @@ export class DeliveryEngine {
   }
 
   /** Sends the delivery once. Never throws: anything that goes wrong is a failed attempt. */
-  private async send(d: DeliveryRow & { body: string }, signal: AbortSignal | undefined): Promise<{ url: string | null; result: AttemptResult }> {
+  private async send(d: DeliveryToSend, signal: AbortSignal | undefined): Promise<{ url: string | null; result: AttemptResult }> {
     const started = performance.now();
     let url: string | null = null;
     try {
-      const settings = await this.settings.forDelivery(d.tenantId);
+      const settings = this.settings.forDelivery(d.tenantId, { url: d.settingsUrl, secretSealed: d.secretSealed });
       url = settings.url;
       if (url === null) return { url, result: { ok: false, statusCode: null, durationMs: 0, error: 'no webhook URL is configured', responseBody: '' } };
       const headers: Record<string, string> = {

@@ -66,10 +66,14 @@ export async function insertDelivery(sql: Queryable, d: { id: string; tenantId: 
   return row as DeliveryRow;
 }
 
-export async function findDelivery(sql: Queryable, id: string): Promise<(DeliveryRow & { body: string }) | undefined> {
-  const [row] = await sql<(DeliveryRow & { body: string })[]>`
-    select ${sql.unsafe(COLUMNS.split(', ').map((c) => `d.${c}`).join(', '))}, e.body
-    from webhook_deliveries d join events e on e.id = d.event_id where d.id = ${id}`;
+export type DeliveryToSend = DeliveryRow & { body: string; settingsUrl: string | null; secretSealed: Buffer | null };
+
+/** A delivery with its event's body and the tenant's current webhook settings: one round trip per attempt. */
+export async function findDeliveryToSend(sql: Queryable, id: string): Promise<DeliveryToSend | undefined> {
+  const [row] = await sql<DeliveryToSend[]>`
+    select ${sql.unsafe(COLUMNS.split(', ').map((c) => `d.${c}`).join(', '))}, e.body, s.url as settings_url, s.secret_sealed
+    from webhook_deliveries d join events e on e.id = d.event_id left join webhook_settings s on s.tenant_id = d.tenant_id
+    where d.id = ${id}`;
   return row;
 }
 
