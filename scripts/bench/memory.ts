@@ -1,9 +1,10 @@
-// Memory: (1) the service's RSS (and V8 heap, from its /metrics) with 1,000 idle keep-alive
+// Memory: (1) the service's RSS and V8 heap after a full GC with 1,000 idle keep-alive
 // connections held by another process vs with none, next to the same for a bare node:http
 // server (what Node itself costs per connection); (2) the rate limiter's map size and heap
 // growth after 1M distinct client keys, TokenBucketLimiter driven directly in this process,
 // against its cap (RATE_LIMIT_MAX_KEYS).
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { loadConfig } from '../../src/config.ts';
@@ -21,9 +22,8 @@ const defaults = loadConfig({});
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-/** Median of a few RSS readings, after the process has had a moment to settle. */
+/** Median of a few RSS readings (a process without the GC probe). */
 async function settledRss(pid: number): Promise<number> {
-  await sleep(2000);
   const readings: number[] = [];
   for (let i = 0; i < 5; i++) {
     readings.push(await rssOf(pid));
@@ -32,21 +32,42 @@ async function settledRss(pid: number): Promise<number> {
   return percentile(readings, 50);
 }
 
-async function heapUsed(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return Number(/^nodejs_heap_used_bytes(?:\{[^}]*\})? ([\d.e+]+)$/m.exec(text)?.[1] ?? NaN);
+const GC_PROBE = fileURLToPath(new URL('../../test/faults/helpers/gc-probe.ts', import.meta.url));
+
+/**
+ * The service's heap and RSS right after a full garbage collection, from the GC probe preloaded
+ * into it (SIGUSR2 → one JSON line on stderr). Without a forced collection the figures move by
+ * tens of MiB with GC timing, more than 1,000 connections cost.
+ */
+async function collected(server: Child): Promise<Reading> {
+  const seen = server.output.join('').split('\n').filter((l) => l.includes('"gcProbe"')).length;
+  server.child.kill('SIGUSR2');
+  for (let i = 0; i < 100; i++) {
+    await sleep(50);
+    const lines = server.output.join('').split('\n').filter((l) => l.includes('"gcProbe"'));
+    if (lines.length > seen) {
+      const { heapUsed, rss } = JSON.parse(lines[lines.length - 1] as string) as { heapUsed: number; rss: number };
+      return { rss, heap: heapUsed };
+    }
+  }
+  throw new Error('the GC probe did not answer');
 }
 
-/** RSS before and with CONNECTIONS idle keep-alive connections; the holder checks they stayed open. */
-async function withIdleConnections(server: Child, port: number, heap?: () => Promise<number>) {
-  const rssNone = await settledRss(server.pid);
-  const heapNone = heap === undefined ? null : await heap();
+interface Reading {
+  rss: number;
+  heap: number | null;
+}
+
+/** RSS (and heap) before and with CONNECTIONS idle keep-alive connections; the holder checks they stayed open. */
+async function withIdleConnections(port: number, read: () => Promise<Reading>) {
+  await sleep(2000);
+  const none = await read();
   const holder = await startPeer('idle-connections', { IDLE_TARGET: `127.0.0.1:${port}`, IDLE_CONNECTIONS: String(CONNECTIONS) }, 120_000);
   try {
-    const rssHeld = await settledRss(server.pid);
-    const heapHeld = heap === undefined ? null : await heap();
+    await sleep(2000);
+    const held = await read();
     const open = Number(holder.lines.at(-1)?.open ?? holder.ready.open);
-    return { rssNone, rssHeld, heapNone, heapHeld, open };
+    return { rssNone: none.rss, rssHeld: held.rss, heapNone: none.heap, heapHeld: held.heap, open };
   } finally {
     await holder.stop();
   }
@@ -89,7 +110,7 @@ const db = await createDatabase('memory');
 const children: Child[] = [];
 try {
   // Keep-alive raised so the held connections stay open through the measurement.
-  const service = await startService({ DATABASE_URL: db.url, LOG_LEVEL: 'warn', HTTP_KEEP_ALIVE_TIMEOUT_MS: '600000' });
+  const service = await startService({ DATABASE_URL: db.url, LOG_LEVEL: 'warn', HTTP_KEEP_ALIVE_TIMEOUT_MS: '600000' }, { nodeArgs: ['--import', 'tsx', '--import', GC_PROBE] });
   children.push(service);
   const hello = await startPeer('hello');
   children.push(hello);
@@ -97,8 +118,8 @@ try {
   // Warm both up first, so that "none" already includes compiled code and pools.
   await wrk({ url: `${service.url}/api/whoami`, connections: 64, durationSec: 3, headers: { 'x-api-key': tenant.apiKey } });
   await wrk({ url: `http://127.0.0.1:${String(hello.ready.port)}/`, connections: 64, durationSec: 3 });
-  const svc = await withIdleConnections(service, Number(new URL(service.url).port), () => heapUsed(service.url));
-  const bare = await withIdleConnections(hello, Number(hello.ready.port));
+  const svc = await withIdleConnections(Number(new URL(service.url).port), () => collected(service));
+  const bare = await withIdleConnections(Number(hello.ready.port), async () => ({ rss: await settledRss(hello.pid), heap: null }));
 
   const perConn = (r: { rssNone: number; rssHeld: number }) => round((r.rssHeld - r.rssNone) / CONNECTIONS / 1024, 1);
   const data = {
@@ -112,7 +133,7 @@ try {
     title: `Memory: ${CONNECTIONS.toLocaleString('en-US')} idle keep-alive connections; rate limiter after ${KEYS.toLocaleString('en-US')} distinct keys`,
     notes: [
       'service: own process, NODE_ENV=production, LOG_LEVEL=warn, HTTP_KEEP_ALIVE_TIMEOUT_MS=600000 (raised so idle connections are not closed during the measurement); warmed up with 3 s of wrk first',
-      `connections: opened by a separate process (peers/idle-connections.ts), each made one GET /healthz and then idled; RSS is the median of 5 readings after 2 s; heap as the service's /metrics reports it (no forced GC there, so it moves with GC timing)`,
+      `connections: opened by a separate process (peers/idle-connections.ts), each made one GET /healthz and then idled; the service's RSS and heap are read right after a full GC (a GC probe preloaded into it, SIGUSR2), 2 s after the connections are open (RSS still moves as freed memory goes back to the system, so the heap is the steadier figure); the bare server's RSS is the median of 5 readings`,
       'baseline for connections: the same against a bare node:http hello-world process (Node\'s own cost per socket)',
       `limiter: TokenBucketLimiter(capacity ${defaults.rateLimits.publicAuthPerMinute}, 60 s window, cap RATE_LIMIT_MAX_KEYS=${limiter.cap}) in this process, ${KEYS.toLocaleString('en-US')} distinct IPv4 keys within one window; heap measured after a full GC`,
       'take() cost: 50,000 takes with N keys taking turns (round-robin, below the cap), after filling; the "1 key" row is a single busy tenant',
@@ -128,7 +149,7 @@ try {
     ],
     data,
     headlines: [
-      { figure: `RSS per idle connection (${CONNECTIONS})`, value: `${data.service.kibPerConnection} KiB (bare node:http ${data.hello.kibPerConnection} KiB)`, target: null, met: null },
+      { figure: `heap per idle connection after GC (${CONNECTIONS})`, value: `${round(((svc.heapHeld ?? 0) - (svc.heapNone ?? 0)) / CONNECTIONS / 1024, 1)} KiB (RSS ${data.service.kibPerConnection} KiB; bare node:http RSS ${data.hello.kibPerConnection} KiB)`, target: null, met: null },
       { figure: `limiter after ${KEYS.toLocaleString('en-US')} keys`, value: `${limiter.size.toLocaleString('en-US')} buckets, ${data.limiter.heapGrowthMiB} MiB heap`, target: `≤ cap ${limiter.cap.toLocaleString('en-US')}`, met: limiter.size <= limiter.cap },
       { figure: 'limiter take(), 100,000 keys taking turns', value: `${(takeCosts.at(-1)?.nsPerTake ?? 0).toLocaleString('en-US')} ns (1 key: ${(takeCosts[0]?.nsPerTake ?? 0).toLocaleString('en-US')} ns)`, target: null, met: null },
     ],
