@@ -85,6 +85,10 @@ test('an ACECF that does not match an e-CF the tenant issued is refused with 400
   const invalid = await sender.send('aprobacioncomercial', signedAcecf(buyer, { ...fields, montoTotal: '12' }), token);
   assert.equal(invalid.status, 400);
   assert.match(invalid.body.error.message, /esquema/);
+  const impostor = certs.make('/CN=Otra Empresa SRL/serialNumber=130458712');
+  const forged = await sender.send('aprobacioncomercial', signedAcecf(impostor, fields), token);
+  assert.equal(forged.status, 400, 'signed by a certificate that is not the buyer\'s');
+  assert.match(forged.body.error.message, /firmó la aprobación comercial es del RNC 130458712, no del RNCComprador 101672919/);
   assert.equal((await sender.send('aprobacioncomercial', signedAcecf(buyer, fields), null)).status, 401);
   const [row] = await t.sql<{ n: number }[]>`select count(*)::int as n from commercial_approvals where tenant_id = ${tenant.tenantId}`;
   assert.equal(row?.n, 0);

@@ -1,7 +1,9 @@
 // A commercial approval (ACECF) is what the buyer of an e-CF sends its issuer (and DGII)
 // to accept or reject it commercially. Arriving at a tenant's receiver, it concerns an
 // e-CF the tenant issued: it must be signed, valid against DGII's schema, name the tenant
-// as RNCEmisor, and agree with the issued document on buyer, date and amount.
+// as RNCEmisor, and agree with the issued document on buyer, date and amount. Only the buyer
+// speaks for the buyer: the signing certificate's RNC must be the RNCComprador it names.
+import { describeCertificate } from '../certificates/check.ts';
 import { certificateProblem } from '../dgii/simulator/auth.ts';
 import { validateAcecfXml } from '../dgii/ecf-xml/index.ts';
 import { compare, parseDecimal } from '../documents/validation/decimal.ts';
@@ -39,6 +41,11 @@ export function assessAcecf(data: Buffer, now: Date, maxBytes: number): { approv
     return { problem: `La aprobación comercial no cumple con el esquema ACECF: ${errors.slice(0, MAX_DETAIL_ERRORS).map((e) => `${e.path}: ${e.message}`).join('; ')}` };
   }
   const root = verified.document.root;
+  const rncComprador = leaf(root, 'RNCComprador');
+  const signer = describeCertificate(verified.certificate).holderId;
+  if (signer !== rncComprador) {
+    return { problem: `El certificado que firmó la aprobación comercial es ${signer === null ? 'de un titular sin RNC ni cédula' : `del RNC ${signer}`}, no del RNCComprador ${rncComprador}` };
+  }
   const detalle = leaf(root, 'DetalleMotivoRechazo');
   return {
     approval: {
@@ -46,7 +53,7 @@ export function assessAcecf(data: Buffer, now: Date, maxBytes: number): { approv
       encf: leaf(root, 'eNCF'),
       fechaEmision: leaf(root, 'FechaEmision'),
       montoTotal: leaf(root, 'MontoTotal'),
-      rncComprador: leaf(root, 'RNCComprador'),
+      rncComprador,
       estado: leaf(root, 'Estado') === '2' ? 2 : 1,
       detalleMotivoRechazo: detalle === '' ? null : detalle,
       fechaHoraAprobacion: leaf(root, 'FechaHoraAprobacionComercial'),
