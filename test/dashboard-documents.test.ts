@@ -221,8 +221,10 @@ describe('paging while the list refreshes itself', () => {
     await rows(page, 'documents', 2);
     release();
     await settled;
-    // Long enough for an answer that was let through to be parsed and drawn.
+    // Long enough for an answer that was let through to be parsed and drawn, and two frames
+    // painted after that.
     await page.waitForTimeout(500);
+    await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
     assert.equal(await page.locator('.page-number').textContent(), 'Página 2');
     assert.deepEqual(Object.keys(await listedEstados(page)), newestFirst.slice(10), 'still page 2\'s documents');
     await page.unroute(/\/TesteCF\/documentos-ecf\?/);

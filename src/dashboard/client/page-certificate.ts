@@ -113,7 +113,7 @@ export async function certificatePage(ctx: PageContext): Promise<void> {
   });
 
   ctx.root.append(
-    h('p', { class: 'lead' }, 'Con este certificado el servicio firma sus e-CF antes de enviarlos a la DGII. Use el archivo .p12 o .pfx que le entregó su entidad certificadora, a nombre del RNC de su empresa o de la cédula de un firmante autorizado.'),
+    h('p', { class: 'lead' }, 'Con este certificado el servicio firma sus e-CF antes de enviarlos a la DGII. Use el archivo .p12 o .pfx que le entregó su entidad certificadora, a nombre del RNC con que su empresa emite: la DGII rechaza los e-CF firmados con el certificado de otro titular.'),
     h('section', { class: 'card' }, h('h2', { id: 'cert-upload' }, 'Subir certificado'), form, uploadStatus),
     h('section', { class: 'card' }, h('h2', null, 'Certificados'), listStatus, list),
   );
