@@ -5,6 +5,7 @@ import { seal } from '../src/crypto/aead.ts';
 import { deriveKeys } from '../src/crypto/master-key.ts';
 import { storableText } from '../src/lib/pg-text.ts';
 import { JOB_KINDS } from '../src/queue/kinds.ts';
+import { completeJob } from '../src/queue/queries.ts';
 import { client, newTenant } from './helpers/http.ts';
 import { FAST_PIPELINE } from './helpers/documents.ts';
 import { startReceiver, type Answer, type Receiver } from './helpers/receiver.ts';
@@ -161,6 +162,32 @@ describe('redelivery racing an attempt in flight', () => {
     assert.equal(d.status, 'delivered');
     assert.deepEqual(d.attempts.map((x: { number: number; statusCode: number }) => [x.number, x.statusCode]), [[1, 500], [2, 500], [3, 500], [4, 500], [5, 500], [6, 500], [7, 200]]);
     assert.deepEqual(r.received.map((x) => x.headers['x-ecf-delivery-attempt']), ['1', '2', '3', '4', '5', '6', '7']);
+  });
+
+  test('a redeliver after an attempt delivered, while its job is still held, is attempted once that run ends', async () => {
+    const { a, api, r } = await setup(() => ({ status: 204 }));
+    const [deliveryId] = await t.sql.begin(async (tx) => {
+      const eventId = randomUUID();
+      const d = randomUUID();
+      await tx`insert into events (id, tenant_id, kind, body) values (${eventId}, ${a.tenantId}, 'ecf.status_update', '{"event":"ecf.status_update"}')`;
+      // Another worker's run: its attempt was recorded as delivered, its job not yet completed.
+      await tx`insert into webhook_deliveries (id, tenant_id, event_id, event, status, url, attempt_count, series_attempts, last_attempt_ok) values (${d}, ${a.tenantId}, ${eventId}, 'ecf.status_update', 'delivered', ${r.url}, 1, 1, true)`;
+      await tx`insert into jobs (kind, payload, unique_key, attempts, locked_by, locked_until) values ('webhook.deliver', ${tx.json({ deliveryId: d, tenantId: a.tenantId })}, ${'delivery:' + d}, 1, 'another-worker', now() + interval '1 hour')`;
+      return [d];
+    });
+    assert.equal((await api.post(`/api/webhooks/deliveries/${deliveryId}/redeliver`)).status, 202);
+    // That run now ends as it would after a 2xx: its job is completed.
+    const [job] = await t.sql<{ id: string }[]>`select id from jobs where unique_key = ${'delivery:' + deliveryId}`;
+    assert.ok(job);
+    assert.equal(await completeJob(t.sql, String(job.id), 'another-worker'), true);
+    t.service.deliveries.nudge();
+    const d = await waitFor(async () => {
+      const x = (await api.get(`/api/webhooks/deliveries/${deliveryId}`)).body.data;
+      return x.status === 'delivered' && x.attempts.length === 1 ? x : undefined;
+    });
+    assert.equal(r.received.length, 1, 'the redelivery was sent, not lost with the finished job');
+    assert.equal(r.received[0]?.headers['x-ecf-delivery-attempt'], '2');
+    assert.equal(d.attempts[0].statusCode, 204);
   });
 
   test('status=failed keeps a redelivered delivery whose attempts failed until one succeeds', async () => {

@@ -33,13 +33,23 @@ export async function insertJob(sql: Queryable, job: NewJob): Promise<string | n
  * Claims up to `limit` due jobs for `owner` for `leaseMs`. SKIP LOCKED lets concurrent
  * claimers take disjoint sets; an expired lease (its worker died) is due again.
  */
-export async function claimJobs(sql: Queryable, kinds: readonly JobKind[], owner: string, limit: number, leaseMs: number): Promise<JobRow[]> {
+export async function claimJobs(
+  sql: Queryable,
+  kinds: readonly JobKind[],
+  owner: string,
+  limit: number,
+  leaseMs: number,
+  running: readonly string[] = [],
+): Promise<JobRow[]> {
+  // `running`: the claimer's own jobs still in progress. Their lease may have lapsed (a
+  // stalled event loop), but taking one again would run it twice in one process.
   return sql<JobRow[]>`
     with next as (
       select id from jobs
       where run_at <= now()
         and (locked_until is null or locked_until < now())
         and kind = any(${kinds as string[]})
+        and not (id = any(${running as string[]}::bigint[]))
       order by run_at, id
       limit ${limit}
       for update skip locked
@@ -50,9 +60,20 @@ export async function claimJobs(sql: Queryable, kinds: readonly JobKind[], owner
     returning j.id, j.kind, j.payload, j.run_at, j.attempts, j.last_error`;
 }
 
-/** Deletes a finished job, but only while `owner` still holds its lease. */
+/**
+ * Deletes a finished job, but only while `owner` still holds its lease. A job asked to run
+ * again meanwhile (`rerun`) is made due at once instead.
+ */
 export async function completeJob(sql: Queryable, id: string, owner: string): Promise<boolean> {
-  const rows = await sql`delete from jobs where id = ${id} and locked_by = ${owner} returning id`;
+  const rows = await sql`
+    with finished as (
+      delete from jobs where id = ${id} and locked_by = ${owner} and not rerun returning id
+    ), again as (
+      update jobs set run_at = now(), locked_until = null, locked_by = null, attempts = 0, last_error = null, rerun = false
+      where id = ${id} and locked_by = ${owner} and rerun
+      returning id
+    )
+    select id from finished union all select id from again`;
   return rows.count > 0;
 }
 
@@ -65,10 +86,11 @@ export async function rescheduleJob(
 ): Promise<boolean> {
   const rows = await sql`
     update jobs set
-      run_at = now() + make_interval(secs => ${r.delayMs / 1000}),
+      run_at = case when rerun then now() else now() + make_interval(secs => ${r.delayMs / 1000}) end,
       locked_until = null, locked_by = null,
       last_error = ${r.error},
-      attempts = case when ${r.countAttempt} then attempts else 0 end,
+      attempts = case when ${r.countAttempt} and not rerun then attempts else 0 end,
+      rerun = false,
       payload = coalesce(${r.payload === undefined ? null : sql.json(r.payload as never)}::jsonb, payload)
     where id = ${id} and locked_by = ${owner}
     returning id`;
@@ -106,17 +128,16 @@ export async function countJobs(sql: Queryable): Promise<{ kind: JobKind; queued
 
 /**
  * Makes the job with `uniqueKey` due in `delayMs`, creating it if there is none. A job a
- * worker is running right now is left alone (that run decides what happens next).
+ * worker is running right now is not moved (that run's outcome would overwrite it) but
+ * marked `rerun`: when that run completes or reschedules it, it is due again at once.
  */
 export async function scheduleKeyedJob(sql: Queryable, job: NewJob & { uniqueKey: string }): Promise<void> {
   const delay = job.delayMs ?? 0;
   await sql`
     insert into jobs (kind, payload, run_at, unique_key)
     values (${job.kind}, ${sql.json((job.payload ?? {}) as never)}, now() + make_interval(secs => ${delay / 1000}), ${job.uniqueKey})
-    on conflict (unique_key) do update set run_at = excluded.run_at, attempts = 0
-    where jobs.locked_until is null or jobs.locked_until < now()`;
-}
-
-export async function deleteKeyedJob(sql: Queryable, uniqueKey: string): Promise<void> {
-  await sql`delete from jobs where unique_key = ${uniqueKey} and (locked_until is null or locked_until < now())`;
+    on conflict (unique_key) do update set
+      run_at = case when jobs.locked_until >= now() then jobs.run_at else excluded.run_at end,
+      attempts = case when jobs.locked_until >= now() then jobs.attempts else 0 end,
+      rerun = coalesce(jobs.locked_until >= now(), false)`;
 }

@@ -34,6 +34,8 @@ export interface RuntimeOptions {
 interface ActiveJob {
   controller: AbortController;
   done: Promise<void>;
+  /** The handler has returned: only its outcome is still being written. */
+  settled: boolean;
 }
 
 function describe(err: unknown): string {
@@ -140,8 +142,9 @@ export class WorkerRuntime {
       return;
     }
     for (const [id, entry] of running) {
-      // Compared by entry: the job may have finished, or been claimed anew, meanwhile.
-      if (held.has(id) || this.active.get(id) !== entry) continue;
+      // A settled run's lease is gone because its outcome was written (deleted, rescheduled):
+      // nothing to abort. Compared by entry: the job may have been claimed anew meanwhile.
+      if (held.has(id) || entry.settled || this.active.get(id) !== entry) continue;
       this.log.warn('a running job lost its lease to another worker; aborting this run', { job: id });
       entry.controller.abort();
     }
@@ -175,7 +178,7 @@ export class WorkerRuntime {
       const limit = Math.min(free, this.options.batchSize);
       let jobs: JobRow[];
       try {
-        jobs = await claimJobs(this.sql, this.kinds, this.owner, limit, this.options.leaseMs);
+        jobs = await claimJobs(this.sql, this.kinds, this.owner, limit, this.options.leaseMs, [...this.active.keys()]);
         failures = 0;
       } catch (err) {
         failures++;
@@ -189,21 +192,27 @@ export class WorkerRuntime {
   }
 
   private launch(job: JobRow): void {
-    const controller = new AbortController();
-    const done = this.execute(job, controller.signal).finally(() => {
-      this.active.delete(job.id);
+    const entry: ActiveJob = { controller: new AbortController(), done: Promise.resolve(), settled: false };
+    entry.done = this.execute(job, entry).finally(() => {
+      if (this.active.get(job.id) === entry) this.active.delete(job.id);
       // A slot opened: poll again if the loop was waiting for capacity.
       if (this.active.size === this.options.concurrency - 1) this.nudge();
     });
-    this.active.set(job.id, { controller, done });
+    this.active.set(job.id, entry);
   }
 
-  private async execute(job: JobRow, signal: AbortSignal): Promise<void> {
+  private async execute(job: JobRow, entry: ActiveJob): Promise<void> {
     const definition = this.definitions[job.kind];
     const log = this.log.child({ job: job.id, kind: job.kind });
+    const signal = entry.controller.signal;
     try {
       if (definition === undefined) throw new Error(`no handler for job kind ${job.kind}`);
-      const outcome = await definition.run(job, { signal, log });
+      let outcome: Reschedule | void;
+      try {
+        outcome = await definition.run(job, { signal, log });
+      } finally {
+        entry.settled = true;
+      }
       if (signal.aborted) return;
       if (outcome === undefined) await completeJob(this.sql, job.id, this.owner);
       else await rescheduleJob(this.sql, job.id, this.owner, { delayMs: outcome.retryIn, error: null, countAttempt: false, payload: outcome.payload });

@@ -59,6 +59,9 @@ export function postWebhook(
   if (literal !== null) {
     return Promise.resolve(finish({ ok: false, statusCode: null, error: `refused destination: ${literal}`, responseBody: '' }));
   }
+  if (options.signal?.aborted === true) {
+    return Promise.resolve(finish({ ok: false, statusCode: null, error: 'the attempt was cancelled', responseBody: '' }));
+  }
   const payload = Buffer.from(body, 'utf8');
   return new Promise((resolve) => {
     let settled = false;
@@ -66,6 +69,7 @@ export function postWebhook(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', cancel);
       resolve(finish(r));
     };
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -77,7 +81,8 @@ export function postWebhook(
     });
     const timer = setTimeout(() => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT_WEBHOOK' })), options.timeoutMs);
     // The job was taken over by another worker, or released at shutdown: stop waiting.
-    options.signal?.addEventListener('abort', () => req.destroy(new Error('the attempt was cancelled')), { once: true });
+    const cancel = (): void => void req.destroy(new Error('the attempt was cancelled'));
+    options.signal?.addEventListener('abort', cancel, { once: true });
     req.on('error', (err: Error & { code?: string }) => done({ ok: false, statusCode: null, error: describe(err, options.timeoutMs), responseBody: '' }));
     req.on('response', (res: IncomingMessage) => {
       const kept: Buffer[] = [];

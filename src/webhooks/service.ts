@@ -2,7 +2,7 @@ import type { Sql } from '../db/connect.ts';
 import { notFound } from '../errors.ts';
 import type { EventKind, EventOutbox } from '../events/outbox.ts';
 import { toPage } from '../http/paging.ts';
-import { deleteKeyedJob, scheduleKeyedJob } from '../queue/queries.ts';
+import { scheduleKeyedJob } from '../queue/queries.ts';
 import { deliveryJobKey, type DeliveryEngine } from './delivery.ts';
 import { deliveryAttempts, findTenantDelivery, listDeliveries, restartDelivery, type DeliveryStatus } from './queries.ts';
 import { assertUrlConfigured, type WebhookSettings } from './settings.ts';
@@ -41,8 +41,10 @@ export class WebhookService {
     const key = deliveryJobKey(delivery.id);
     // A webhook.test is about nothing but the endpoint: no subject.
     if (outcome === undefined) return { delivery: deliveryView(delivery, null), attempt: null };
-    if (outcome.retryInMs === null) await deleteKeyedJob(this.sql, key);
-    else await scheduleKeyedJob(this.sql, { kind: 'webhook.deliver', payload: { deliveryId: delivery.id, tenantId }, delayMs: outcome.retryInMs, uniqueKey: key });
+    // A finished delivery's job is not deleted but made due now: it finds nothing pending and
+    // ends, unless a redelivery started a new series since this attempt was recorded.
+    await scheduleKeyedJob(this.sql, { kind: 'webhook.deliver', payload: { deliveryId: delivery.id, tenantId }, delayMs: outcome.retryInMs ?? 0, uniqueKey: key });
+    if (outcome.retryInMs === null) this.nudge();
     return {
       delivery: deliveryView(outcome.delivery, null),
       attempt: resultView(outcome.delivery.attemptCount, outcome.delivery.url, startedAt, outcome.result),

@@ -77,11 +77,12 @@ export async function keysPage(ctx: PageContext): Promise<void> {
         const key = await ctx.api.post<NewApiKey>('/api/keys', value === '' ? {} : { name: value });
         const box = secretBox(`Clave «${keyName(key)}»`, key.key, 'new-api-key');
         created.replaceChildren(box);
+        // Focused in the same turn it appears: the list reload below may take a while.
+        focusSecret(box);
         shownKey = key.id;
         name.value = '';
         listStatus.replaceChildren();
         await reload();
-        focusSecret(box);
       } catch (err) {
         created.replaceChildren(errorBox(err));
       }
