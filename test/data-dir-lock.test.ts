@@ -80,3 +80,50 @@ test('a lock naming this process\'s pid that this process never took is stale (a
     await rm(dataDir, { recursive: true, force: true });
   }
 });
+
+test('processes racing to take over one stale lock: exactly one gets it', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'ecf-lock-'));
+  const lockFile = join(dir, 'pgdata.lock');
+  try {
+    const gone = spawn(process.execPath, ['-e', '']);
+    await once(gone, 'exit');
+    await writeFile(lockFile, `${gone.pid}\n`);
+    // All start together on a word from the test, and each holds what it got until every one
+    // has answered, so a winner is never mistaken for a stale owner.
+    const script = `
+      import { lockDataDir } from './src/db/data-dir-lock.ts';
+      const lines = process.stdin.setEncoding('utf8');
+      console.log('ready');
+      await new Promise((resolve) => lines.once('data', resolve));
+      const outcome = await lockDataDir(process.argv[1]).then(() => 'locked', (err) => err.name);
+      console.log(outcome);
+      await new Promise((resolve) => lines.once('end', resolve).resume());`;
+    const racers = Array.from({ length: 8 }, () => spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, lockFile], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] }));
+    const outputs = racers.map((child) => {
+      const lines: string[] = [];
+      let waiting: (() => void) | null = null;
+      let rest = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        const parts = (rest + chunk).split('\n');
+        rest = parts.pop() ?? '';
+        lines.push(...parts);
+        waiting?.();
+      });
+      return async (n: number): Promise<string> => {
+        while (lines.length < n) await new Promise<void>((resolve) => (waiting = resolve));
+        return lines[n - 1] ?? '';
+      };
+    });
+    assert.deepEqual(await Promise.all(outputs.map((line) => line(1))), Array(8).fill('ready'));
+    for (const child of racers) child.stdin.write('go\n');
+    const outcomes = await Promise.all(outputs.map((line) => line(2)));
+    const owner = Number((await readFile(lockFile, 'utf8')).trim());
+    for (const child of racers) child.stdin.end();
+    await Promise.all(racers.map((child) => (child.exitCode === null ? once(child, 'exit') : undefined)));
+    assert.deepEqual(outcomes.filter((o) => o === 'locked').length, 1, outcomes.join(', '));
+    assert.deepEqual(outcomes.filter((o) => o !== 'locked'), Array(7).fill('DataDirInUseError'));
+    assert.equal(racers[outcomes.indexOf('locked')]?.pid, owner, 'the lock names the one that got it');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

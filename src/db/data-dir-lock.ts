@@ -1,5 +1,6 @@
 import { readFileSync, unlinkSync } from 'node:fs';
 import { link, readFile, unlink, writeFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 
 // The embedded database lives in files that one process at a time may open: a second
 // PGlite on the same directory (`npm start` beside `npm run tenant`) keeps its own copy in
@@ -47,14 +48,56 @@ function code(err: unknown): unknown {
   return (err as { code?: unknown }).code;
 }
 
+const ignoreMissing = (err: unknown): undefined => {
+  if (code(err) === 'ENOENT') return undefined;
+  throw err;
+};
+
+/** The pid in a lock file; null when the text is not a pid, undefined when the file is gone. */
+async function lockOwner(file: string): Promise<number | null | undefined> {
+  const text = await readFile(file, 'utf8').catch(ignoreMissing);
+  return text === undefined ? undefined : ownerOf(text);
+}
+
+function isStale(owner: number | null, lockFile: string): boolean {
+  // Our own pid in a lock this process never took is a previous process's: containers
+  // hand the same pid (often 1) to every start.
+  return owner === null || !isAlive(owner) || (owner === process.pid && !held.has(lockFile));
+}
+
+/**
+ * Removes a stale lock while holding `<lock>.break`. Without it, two processes that both
+ * found the lock stale could each remove it, the second removing the lock the first had just
+ * taken, and both would go on. Under the breaker, the lock is read again before it goes; no
+ * one else can remove it meanwhile, and a new lock cannot replace an existing one.
+ */
+async function breakStaleLock(lockFile: string, draft: string): Promise<void> {
+  const breaker = `${lockFile}.break`;
+  try {
+    await link(draft, breaker);
+  } catch (err) {
+    if (code(err) !== 'EEXIST') throw err;
+    const other = await lockOwner(breaker);
+    // A breaker left by a process that died mid-takeover would block everyone.
+    if (other !== undefined && (other === null || !isAlive(other))) await unlink(breaker).catch(ignoreMissing);
+    else await delay(20);
+    return;
+  }
+  try {
+    const owner = await lockOwner(lockFile);
+    if (owner !== undefined && isStale(owner, lockFile)) await unlink(lockFile).catch(ignoreMissing);
+  } finally {
+    await unlink(breaker).catch(ignoreMissing);
+  }
+}
+
 /** Takes the lock file, or throws DataDirInUseError naming the process that holds it. */
 export async function lockDataDir(lockFile: string): Promise<DataDirLock> {
-  const mine = `${process.pid}\n`;
   // Written aside and linked into place, so the lock never exists without its pid.
   const draft = `${lockFile}.${process.pid}.tmp`;
-  await writeFile(draft, mine, { mode: 0o600 });
+  await writeFile(draft, `${process.pid}\n`, { mode: 0o600 });
   try {
-    for (let attempt = 0; attempt < 5; attempt++) {
+    for (let attempt = 0; attempt < 100; attempt++) {
       try {
         await link(draft, lockFile);
         held.add(lockFile);
@@ -63,14 +106,10 @@ export async function lockDataDir(lockFile: string): Promise<DataDirLock> {
       } catch (err) {
         if (code(err) !== 'EEXIST') throw err;
       }
-      const text = await readFile(lockFile, 'utf8').catch((err: unknown) => (code(err) === 'ENOENT' ? null : Promise.reject(err)));
-      if (text === null) continue;
-      const owner = ownerOf(text);
-      // Our own pid in a lock this process never took is a previous process's: containers
-      // hand the same pid (often 1) to every start.
-      const stale = owner === null || !isAlive(owner) || (owner === process.pid && !held.has(lockFile));
-      if (!stale) throw new DataDirInUseError(lockFile, owner);
-      await unlink(lockFile).catch((err: unknown) => (code(err) === 'ENOENT' ? undefined : Promise.reject(err)));
+      const owner = await lockOwner(lockFile);
+      if (owner === undefined) continue;
+      if (owner !== null && !isStale(owner, lockFile)) throw new DataDirInUseError(lockFile, owner);
+      await breakStaleLock(lockFile, draft);
     }
     throw new Error(`Could not take the lock ${lockFile}: other processes keep taking it`);
   } finally {
