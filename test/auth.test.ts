@@ -2,8 +2,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { generateApiKey } from '../src/auth/api-keys.ts';
+import { Authenticator } from '../src/auth/authenticator.ts';
 import { signJwt } from '../src/auth/jwt.ts';
 import { deriveKeys } from '../src/crypto/master-key.ts';
+import { createLogger } from '../src/log.ts';
 import { call, client, newTenant } from './helpers/http.ts';
 import { startTestService, TEST_MASTER_KEY, type TestService } from './helpers/service.ts';
 
@@ -214,6 +216,26 @@ describe('API keys', () => {
     } finally {
       await other.close();
     }
+  });
+
+  test('a flood of made-up keys does not push the real keys out of the cache', async () => {
+    const a = await newTenant(t.url);
+    let queries = 0;
+    const counting = new Proxy(t.sql, {
+      apply(target, self, args) {
+        queries++;
+        return Reflect.apply(target, self, args);
+      },
+    });
+    const auth = new Authenticator(counting, Buffer.alloc(32), t.config.auth, createLogger('silent'), { keys: 10, unknownKeys: 4 });
+    assert.deepEqual(await auth.verifyApiKey(a.apiKey).then((k) => k.tenantId), a.tenantId);
+    const afterFirst = queries;
+    assert.ok(afterFirst >= 1);
+    for (let i = 0; i < 25; i++) await assert.rejects(auth.verifyApiKey(generateApiKey().key), /INVALID_API_KEY|API key/);
+    assert.equal(queries - afterFirst, 25, 'one lookup per made-up key');
+    const before = queries;
+    assert.equal((await auth.verifyApiKey(a.apiKey)).tenantId, a.tenantId);
+    assert.equal(queries, before, 'the real key is still answered from memory');
   });
 
   test('keys are created (shown once), listed without secrets, and revoked', async () => {

@@ -26,8 +26,12 @@ const TOUCH_EVERY_MS = 60_000;
  * this instance evicts the entry at once, other instances notice within the TTL.
  */
 export class Authenticator {
-  /** null: no key has this publicId (cached too, so made-up keys cost no query each). */
-  private readonly keys: TtlCache<CachedKey | null>;
+  private readonly keys: TtlCache<CachedKey>;
+  /**
+   * publicIds no key has, so made-up keys cost no query each. Apart and smaller: a flood of
+   * them turns over only this cache, never evicting the real keys clients are using.
+   */
+  private readonly unknownKeys: TtlCache<true>;
   private readonly sessions: TtlCache<boolean>;
   private readonly touched = new TtlCache<true>(TOUCH_EVERY_MS, 100_000);
 
@@ -36,8 +40,10 @@ export class Authenticator {
     private readonly jwtKey: Buffer,
     private readonly config: Config['auth'],
     private readonly log: Logger,
+    sizes: { keys: number; unknownKeys: number } = { keys: 100_000, unknownKeys: 20_000 },
   ) {
-    this.keys = new TtlCache(config.credentialCacheMs, 100_000);
+    this.keys = new TtlCache(config.credentialCacheMs, sizes.keys);
+    this.unknownKeys = new TtlCache(config.credentialCacheMs, sizes.unknownKeys);
     this.sessions = new TtlCache(config.credentialCacheMs, 100_000);
   }
 
@@ -73,13 +79,17 @@ export class Authenticator {
   async verifyApiKey(presented: string): Promise<{ id: string; tenantId: number }> {
     const publicId = apiKeyPublicId(presented);
     if (publicId === null) throw new AppError('INVALID_API_KEY');
+    if (this.unknownKeys.get(publicId) !== undefined) throw new AppError('INVALID_API_KEY');
     let entry = this.keys.get(publicId);
     if (entry === undefined) {
       const row = await findApiKeyByPublicId(this.sql, publicId);
-      entry = row === undefined ? null : { id: row.id, tenantId: row.tenantId, hash: row.keyHash, revoked: row.revokedAt !== null };
+      if (row === undefined) {
+        this.unknownKeys.set(publicId, true);
+        throw new AppError('INVALID_API_KEY');
+      }
+      entry = { id: row.id, tenantId: row.tenantId, hash: row.keyHash, revoked: row.revokedAt !== null };
       this.keys.set(publicId, entry);
     }
-    if (entry === null) throw new AppError('INVALID_API_KEY');
     const matches = timingSafeEqual(hashApiKey(presented), entry.hash);
     if (!matches || entry.revoked) throw new AppError('INVALID_API_KEY');
     this.touch(entry.id);
@@ -101,6 +111,7 @@ export class Authenticator {
 
   forgetApiKey(publicId: string): void {
     this.keys.delete(publicId);
+    this.unknownKeys.delete(publicId);
   }
 
   forgetSessions(ids: string[]): void {

@@ -14,17 +14,17 @@ export interface TokenSet {
   tokenType: 'Bearer';
 }
 
+/** The cache of session validity that a revocation must reach at once (the Authenticator). */
+export interface SessionCache {
+  forgetSessions(ids: string[]): void;
+}
+
 /**
  * Sessions and rotating refresh tokens. A session is one sign-in; every refresh uses up
  * its refresh token and issues the next one in the same session. Presenting a refresh
  * token that was already used means it leaked (or two clients share it): the whole
  * session is revoked, which also invalidates the access tokens issued from it.
  */
-/** The cache of session validity that a revocation must reach at once (the Authenticator). */
-export interface SessionCache {
-  forgetSessions(ids: string[]): void;
-}
-
 export class TokenIssuer {
   constructor(
     private readonly sql: Sql,

@@ -60,6 +60,19 @@ function byteAt(buf: Buffer, pos: number, end: number, what: string): number {
   return b;
 }
 
+/** The definite length whose first byte is at `pos` (of the element at `start`), and where its content begins. */
+function readLength(buf: Buffer, pos: number, end: number, start: number): { length: number; next: number } {
+  let length = byteAt(buf, pos++, end, 'length');
+  if (length === 0x80) throw malformed(`indefinite length at byte ${start}`);
+  if (length > 0x80) {
+    const count = length & 0x7f;
+    if (count > MAX_LENGTH_BYTES) throw malformed(`length field too large at byte ${start}`);
+    length = 0;
+    for (let i = 0; i < count; i++) length = length * 256 + byteAt(buf, pos++, end, 'length');
+  }
+  return { length, next: pos };
+}
+
 function decodeOne(state: DecodeState, start: number, end: number, depth: number): DerNode {
   const { buf } = state;
   if (++state.nodes > MAX_NODES) throw malformed(`more than ${MAX_NODES} elements`);
@@ -79,14 +92,8 @@ function decodeOne(state: DecodeState, start: number, end: number, depth: number
   }
   if (cls === 'universal' && tag === 0) throw malformed(`end-of-contents marker at byte ${start}`);
 
-  let length = byteAt(buf, pos++, end, 'length');
-  if (length === 0x80) throw malformed(`indefinite length at byte ${start}`);
-  if (length > 0x80) {
-    const count = length & 0x7f;
-    if (count > MAX_LENGTH_BYTES) throw malformed(`length field too large at byte ${start}`);
-    length = 0;
-    for (let i = 0; i < count; i++) length = length * 256 + byteAt(buf, pos++, end, 'length');
-  }
+  const { length, next } = readLength(buf, pos, end, start);
+  pos = next;
   if (length > end - pos) throw malformed(`length at byte ${start} runs past the end of the data`);
 
   const contentEnd = pos + length;
@@ -117,21 +124,12 @@ function decodeRange(state: DecodeState, start: number, end: number, depth: numb
  */
 export function isOneSequence(buf: Buffer): boolean {
   if (buf[0] !== 0x30) return false;
-  const first = buf[1];
-  if (first === undefined || first === 0x80) return false;
-  let pos = 2;
-  let length = first;
-  if (first > 0x80) {
-    const count = first & 0x7f;
-    if (count > MAX_LENGTH_BYTES) return false;
-    length = 0;
-    for (let i = 0; i < count; i++) {
-      const b = buf[pos++];
-      if (b === undefined) return false;
-      length = length * 256 + b;
-    }
+  try {
+    const { length, next } = readLength(buf, 1, buf.length, 0);
+    return next + length === buf.length;
+  } catch {
+    return false;
   }
-  return pos + length === buf.length;
 }
 
 /** Decodes exactly one element that must span the whole buffer. */

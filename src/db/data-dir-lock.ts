@@ -40,7 +40,7 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (err) {
     // EPERM: it exists, under another user.
-    return (err as { code?: unknown }).code === 'EPERM';
+    return code(err) === 'EPERM';
   }
 }
 

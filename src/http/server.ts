@@ -165,6 +165,8 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     // for a handler that asks for it: most never do, and each one costs an allocation.
     let controller: AbortController | null = null;
     let clientGone = false;
+    /** The server cut an answer it had begun: logged as the 500 it is, not as a client leaving. */
+    let cutByServer = false;
     const signal = (): AbortSignal => {
       controller ??= new AbortController();
       if (clientGone) controller.abort();
@@ -174,7 +176,8 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
       if (res.writableFinished) return;
       clientGone = true;
       controller?.abort();
-      logLine(pending.rawStatus ?? 499, pending.rawStatus === null);
+      if (cutByServer) logLine(500, false);
+      else logLine(pending.rawStatus ?? 499, pending.rawStatus === null);
     });
     const rate = { headers: {} as Record<string, string> };
     try {
@@ -202,6 +205,7 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
       if (err instanceof RequestAborted) return;
       if (res.headersSent) {
         log.error('error after the response started', { requestId, err });
+        cutByServer = true;
         res.destroy();
         return;
       }

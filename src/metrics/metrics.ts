@@ -1,6 +1,7 @@
 import type { Sql } from '../db/connect.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 import type { CompletedRequest } from '../http/server.ts';
+import { DeadlineExceeded, within } from '../lib/deadline.ts';
 import { JOB_KIND_NAMES } from '../queue/kinds.ts';
 import { countJobs } from '../queue/queries.ts';
 import type { RateLimits } from '../ratelimit/limiter.ts';
@@ -15,22 +16,6 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
  * in-memory part through.
  */
 const DATABASE_DEADLINE_MS = 2_000;
-
-class DatabaseTooSlow extends Error {}
-
-/** `work`, or DatabaseTooSlow after `ms`; a late rejection of `work` is dropped, not left unhandled. */
-async function within<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DatabaseTooSlow()), ms);
-  });
-  work.catch(() => {});
-  try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** What /metrics exposes: request counts and latency, queue depth, deliveries, rate-limit refusals. */
 export class ServiceMetrics {
@@ -78,7 +63,7 @@ export class ServiceMetrics {
       [jobs, deliveries] = await within(Promise.all([countJobs(this.sql), countDeliveriesByStatus(this.sql)]), DATABASE_DEADLINE_MS);
     } catch (err) {
       // Anything else is a fault of the query itself: it should surface as a failed scrape.
-      if (err instanceof DatabaseTooSlow || isDatabaseUnavailable(err)) return null;
+      if (err instanceof DeadlineExceeded || isDatabaseUnavailable(err)) return null;
       throw err;
     }
     return [

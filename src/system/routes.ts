@@ -2,6 +2,7 @@ import type { Sql } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
 import { S, envelope } from '../http/openapi.ts';
 import { ok } from '../http/reply.ts';
+import { DeadlineExceeded, within } from '../lib/deadline.ts';
 import type { Route } from '../http/types.ts';
 
 export interface SystemRouteDeps {
@@ -22,16 +23,10 @@ export function systemRoutes(deps: SystemRouteDeps): Route[] {
       method: 'GET', path: '/readyz', auth: 'none',
       doc: { operationId: 'ready', tags: ['System'], summary: 'Readiness: the database answers', responses: { '200': { description: 'Ready.', schema: envelope(S.object({ status: S.string({ const: 'ready' }) })) } } },
       handler: async () => {
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new AppError('SERVICE_UNAVAILABLE', 'The database did not answer in time')), READY_TIMEOUT_MS);
-        });
         try {
-          await Promise.race([deps.sql`select 1`, timeout]);
+          await within(deps.sql`select 1`, READY_TIMEOUT_MS);
         } catch (err) {
-          throw err instanceof AppError ? err : new AppError('SERVICE_UNAVAILABLE', 'The database is not reachable');
-        } finally {
-          clearTimeout(timer);
+          throw new AppError('SERVICE_UNAVAILABLE', err instanceof DeadlineExceeded ? 'The database did not answer in time' : 'The database is not reachable');
         }
         return ok({ status: 'ready' });
       },

@@ -56,7 +56,12 @@ export async function upsertSettings(sql: Queryable, tenantId: number, s: { url:
   return row as SettingsRow;
 }
 
-const COLUMNS = 'id, seq, tenant_id, event_id, event, status, url, attempt_count, series, series_attempts, last_attempt_ok, last_status_code, last_error, last_attempt_at, next_attempt_at, delivered_at, created_at';
+const COLUMN_NAMES = ['id', 'seq', 'tenant_id', 'event_id', 'event', 'status', 'url', 'attempt_count', 'series', 'series_attempts', 'last_attempt_ok', 'last_status_code', 'last_error', 'last_attempt_at', 'next_attempt_at', 'delivered_at', 'created_at'] as const;
+const COLUMNS = COLUMN_NAMES.join(', ');
+/** The columns qualified by a table alias, for statements that join or update from a CTE. */
+const columnsOf = (alias: 'd' | 'w'): string => COLUMN_NAMES.map((c) => `${alias}.${c}`).join(', ');
+const D_COLUMNS = columnsOf('d');
+const W_COLUMNS = columnsOf('w');
 
 export async function insertDelivery(sql: Queryable, d: { id: string; tenantId: number; eventId: string; event: EventKind; url: string }): Promise<DeliveryRow> {
   const [row] = await sql<DeliveryRow[]>`
@@ -71,7 +76,7 @@ export type DeliveryToSend = DeliveryRow & { body: string; settingsUrl: string |
 /** A delivery with its event's body and the tenant's current webhook settings: one round trip per attempt. */
 export async function findDeliveryToSend(sql: Queryable, id: string): Promise<DeliveryToSend | undefined> {
   const [row] = await sql<DeliveryToSend[]>`
-    select ${sql.unsafe(COLUMNS.split(', ').map((c) => `d.${c}`).join(', '))}, e.body, s.url as settings_url, s.secret_sealed
+    select ${sql.unsafe(D_COLUMNS)}, e.body, s.url as settings_url, s.secret_sealed
     from webhook_deliveries d join events e on e.id = d.event_id left join webhook_settings s on s.tenant_id = d.tenant_id
     where d.id = ${id}`;
   return row;
@@ -97,7 +102,7 @@ const SUBJECT_COLUMNS = 's.encf as subject_encf, s.estado as subject_estado, s."
 // Bodies are always JSON objects: EventOutbox.record writes them with JSON.stringify.
 const SUBJECT_FROM = 'join events e on e.id = d.event_id '
   + 'cross join lateral jsonb_to_record(e.body::jsonb) as s(encf text, estado text, "internalTrackId" text, "rncEmisor" text, "razonSocialEmisor" text)';
-const SHOWN_COLUMNS = `${COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')}, ${SUBJECT_COLUMNS}`;
+const SHOWN_COLUMNS = `${D_COLUMNS}, ${SUBJECT_COLUMNS}`;
 
 /** One delivery of a tenant as the API shows it: with its subject and the exact body sent. */
 export async function findTenantDelivery(sql: Queryable, tenantId: number, id: string): Promise<(ShownDeliveryRow & { body: string }) | undefined> {
@@ -140,7 +145,7 @@ export async function recordAttempt(
         next_attempt_at = case when t.applies then ${next.nextAttemptAt}::timestamptz else w.next_attempt_at end,
         delivered_at = case when t.applies and ${r.ok} then ${at}::timestamptz else w.delivered_at end
       from target t where w.id = t.id
-      returning ${sql.unsafe(COLUMNS.split(', ').map((c) => `w.${c}`).join(', '))}, t.applies as applied
+      returning ${sql.unsafe(W_COLUMNS)}, t.applies as applied
     ), attempt as (
       insert into webhook_attempts (delivery_id, number, url, at, status_code, duration_ms, ok, error, response_body)
       select id, attempt_count, ${url}::text, ${at}::timestamptz, ${r.statusCode}::integer, ${r.durationMs}::integer, ${r.ok}::boolean, ${r.error}::text, ${r.responseBody}::text

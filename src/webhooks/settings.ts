@@ -47,10 +47,10 @@ export class WebhookSettings {
   }
 
   /**
-   * URL and plaintext secret for a delivery attempt. A secret that does not open (sealed under
-   * another master key, or damaged) is an error, never a reason to send the event unsigned.
+   * The URL and the opened secret of stored settings, read with the delivery they serve. A
+   * secret that does not open (sealed under another master key, or damaged) is an error,
+   * never a reason to send the event unsigned.
    */
-  /** The URL and the opened secret of stored settings (read with the delivery they serve). */
   forDelivery(tenantId: number, row: { url: string | null; secretSealed: Buffer | null }): { url: string | null; secret: string | null } {
     return { url: row.url, secret: row.secretSealed === null ? null : this.openSecret(tenantId, row.secretSealed) };
   }
