@@ -300,6 +300,7 @@ describe('certificate parser threads', () => {
       assert.ok(o.status === 'rejected' && o.reason instanceof AppError && o.reason.status === 503 && /shutting down/.test(o.reason.message), String(o.status));
     }
     assert.equal(pool.stats().live, 0);
+    assert.equal(pool.stats().exited, pool.stats().started, 'every thread has really exited');
     await assert.rejects(pool.parse(good.p12, good.password), /shutting down/);
   });
 
@@ -309,6 +310,8 @@ describe('certificate parser threads', () => {
     assert.equal((await uploadCertificate(other.url, a.accessToken, makeTestCertificate(a.rnc))).status, 201);
     assert.equal(other.service.certificateParsers.stats().live, 1);
     await other.close();
-    assert.equal(other.service.certificateParsers.stats().live, 0);
+    const stats = other.service.certificateParsers.stats();
+    assert.equal(stats.live, 0);
+    assert.deepEqual({ started: stats.started, exited: stats.exited }, { started: 1, exited: 1 }, 'the thread has really exited');
   });
 });

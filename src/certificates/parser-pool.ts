@@ -52,6 +52,8 @@ export interface ParserPoolStats {
   overruns: number;
   /** Threads that died on their own. */
   crashes: number;
+  /** Threads whose exit Node has reported, however they ended. */
+  exited: number;
 }
 
 const BOOT = `
@@ -84,7 +86,7 @@ export class ParserPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private closed = false;
-  private readonly counts = { started: 0, parses: 0, overruns: 0, crashes: 0 };
+  private readonly counts = { started: 0, parses: 0, overruns: 0, crashes: 0, exited: 0 };
 
   constructor(options: ParserPoolOptions = {}) {
     this.size = options.size ?? 2;
@@ -153,7 +155,10 @@ export class ParserPool {
     this.counts.started++;
     worker.on('message', (m: WorkerMessage) => (m.type === 'ready' ? this.becameIdle(slot) : this.answered(slot, m.answer)));
     worker.on('error', (err) => this.lost(slot, err));
-    worker.on('exit', (code) => this.lost(slot, new Error(`the certificate parser exited with code ${code}`)));
+    worker.on('exit', (code) => {
+      this.counts.exited++;
+      this.lost(slot, new Error(`the certificate parser exited with code ${code}`));
+    });
   }
 
   private assign(slot: Slot, job: Job): void {
