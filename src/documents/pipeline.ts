@@ -6,8 +6,7 @@ import {
 import { parseDgiiDateTime, securityCodeOf } from '../dgii/ecf-xml/index.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
-import type { JobRow } from '../queue/queries.ts';
-import { insertJob } from '../queue/queries.ts';
+import { insertJob, type JobRow } from '../queue/queries.ts';
 import type { JobContext, JobDefinition } from '../queue/runtime.ts';
 import { findDocumentById, type DocumentRow, type SignedXml } from './queries.ts';
 import { type CredentialsOf, ensureSigned } from './signing.ts';
