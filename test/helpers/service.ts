@@ -20,6 +20,10 @@ export function testEnv(dataDir: string, overrides: Record<string, string> = {})
     ECF_MASTER_KEY: TEST_MASTER_KEY,
     SCRYPT_LOG_N: '12',
     DATA_DIR: dataDir,
+    // Test code blocks its own event loop at times (openssl, xmllint run synchronously), so
+    // fetch's keep-alive pool cannot retire idle connections on time; a server closing them
+    // after the default 5 s would race a request sent on one ("fetch failed").
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: '60000',
     ...overrides,
   };
 }
