@@ -380,10 +380,11 @@ describe('DgiiClient failures', () => {
   it('times out a slow answer with TransientAuthorityError', async () => {
     const { authority: a } = authority({ timeoutMs: 100 });
     await queued(a, submission(signedEcf(emisor)));
-    sim.simulator.injectFault({ service: 'recepcion', delayMs: 400 });
+    sim.simulator.injectFault({ service: 'recepcion', delayMs: 2000 });
     const started = Date.now();
     await assert.rejects(a.submit(submission(signedEcf(emisor)), signal()), (err: unknown) => err instanceof TransientAuthorityError && /did not answer within 100 ms/.test(err.message));
-    assert.ok(Date.now() - started < 350);
+    // Long before the answer would have come, with room for a busy machine's timer lag.
+    assert.ok(Date.now() - started < 1500, `gave up after ${Date.now() - started} ms`);
   });
 
   it('stops when the caller aborts, with TransientAuthorityError', async () => {
