@@ -11,7 +11,7 @@ let t: TestService;
 const receivers: Receiver[] = [];
 before(async () => {
   t = await startTestService({
-    env: { ...FAST_PIPELINE, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_INTERVAL_MS: '20', WEBHOOK_RETRY_DELAYS_MS: DELAYS.join(','), WEBHOOK_TIMEOUT_MS: '500', QUEUE_LEASE_MS: '1500', RATE_LIMIT_SENSITIVE_PER_MINUTE: '1000' },
+    env: { ...FAST_PIPELINE, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_INTERVAL_MS: '20', WEBHOOK_RETRY_DELAYS_MS: DELAYS.join(','), WEBHOOK_TIMEOUT_MS: '1500', QUEUE_LEASE_MS: '1500', RATE_LIMIT_SENSITIVE_PER_MINUTE: '1000' },
   });
 });
 after(async () => {
@@ -68,8 +68,8 @@ describe('retry schedule', () => {
     const first = await api.post('/api/webhooks/test', { json: {} });
     assert.equal(first.body.data.attempt.ok, false);
     assert.equal(first.body.data.attempt.statusCode, null);
-    assert.equal(first.body.data.attempt.error, 'no answer within 500 ms');
-    assert.ok(first.body.data.attempt.durationMs >= 490);
+    assert.equal(first.body.data.attempt.error, 'no answer within 1500 ms');
+    assert.ok(first.body.data.attempt.durationMs >= 1490);
     const d = await finalDelivery(api, first.body.data.delivery.id);
     assert.equal(d.status, 'delivered');
   });
@@ -135,7 +135,7 @@ describe('robustness', () => {
   });
 
   test('one slow receiver does not hold up another tenant\'s deliveries', async () => {
-    // Slow, yet well inside the 500 ms timeout even on a busy machine: no attempt here may fail.
+    // Slow, yet well inside the 1500 ms timeout even on a busy machine: no attempt here may fail.
     const slow = await setup(() => ({ status: 200, delayMs: 250 }));
     const fast = await setup(() => ({ status: 200 }));
     const { randomUUID } = await import('node:crypto');
