@@ -18,6 +18,23 @@ import { TEST_MASTER_KEY } from './helpers/service.ts';
 const run = promisify(execFile);
 const silent = createLogger('silent');
 
+/** Runs `body` with a fresh temporary directory, removed afterwards whatever happens. */
+async function inTempDir(body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'ecf-lock-'));
+  try {
+    await body(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The pid of a process that has already exited: what a crash leaves in a lock file. */
+async function goneProcessPid(): Promise<number | undefined> {
+  const gone = spawn(process.execPath, ['-e', '']);
+  await once(gone, 'exit');
+  return gone.pid;
+}
+
 test('a second open of the same data directory is refused, naming the process that holds it', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'ecf-lock-'));
   const pgdata = join(dataDir, 'pgdata');
@@ -47,83 +64,64 @@ test('a second open of the same data directory is refused, naming the process th
   }
 });
 
-test('a stale lock, left by a process that is gone, is taken over', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'ecf-lock-'));
+test('a stale lock, left by a process that is gone, is taken over', () => inTempDir(async (dataDir) => {
   const pgdata = join(dataDir, 'pgdata');
+  await mkdir(pgdata, { recursive: true });
+  await writeFile(`${pgdata}.lock`, `${await goneProcessPid()}\n`);
+  const db = await openEmbedded(pgdata, silent, await embeddedSeed());
   try {
-    const gone = spawn(process.execPath, ['-e', '']);
-    await once(gone, 'exit');
-    await mkdir(pgdata, { recursive: true });
-    await writeFile(`${pgdata}.lock`, `${gone.pid}\n`);
-    const db = await openEmbedded(pgdata, silent, await embeddedSeed());
-    try {
-      assert.equal(await readFile(`${pgdata}.lock`, 'utf8'), `${process.pid}\n`);
-      const [row] = await db.sql`select 1 as one`;
-      assert.equal(row?.one, 1);
-    } finally {
-      await db.close();
-    }
+    assert.equal(await readFile(`${pgdata}.lock`, 'utf8'), `${process.pid}\n`);
+    const [row] = await db.sql`select 1 as one`;
+    assert.equal(row?.one, 1);
   } finally {
-    await rm(dataDir, { recursive: true, force: true });
-  }
-});
-
-test('a lock naming this process\'s pid that this process never took is stale (a container restarted with the same pid)', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'ecf-lock-'));
-  const pgdata = join(dataDir, 'pgdata');
-  try {
-    await mkdir(pgdata, { recursive: true });
-    await writeFile(`${pgdata}.lock`, `${process.pid}\n`);
-    const db = await openEmbedded(pgdata, silent, await embeddedSeed());
     await db.close();
-  } finally {
-    await rm(dataDir, { recursive: true, force: true });
   }
-});
+}));
 
-test('processes racing to take over one stale lock: exactly one gets it', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'ecf-lock-'));
+test('a lock naming this process\'s pid that this process never took is stale (a container restarted with the same pid)', () => inTempDir(async (dataDir) => {
+  const pgdata = join(dataDir, 'pgdata');
+  await mkdir(pgdata, { recursive: true });
+  await writeFile(`${pgdata}.lock`, `${process.pid}\n`);
+  const db = await openEmbedded(pgdata, silent, await embeddedSeed());
+  await db.close();
+}));
+
+test('processes racing to take over one stale lock: exactly one gets it', () => inTempDir(async (dir) => {
   const lockFile = join(dir, 'pgdata.lock');
-  try {
-    const gone = spawn(process.execPath, ['-e', '']);
-    await once(gone, 'exit');
-    await writeFile(lockFile, `${gone.pid}\n`);
-    // All start together on a word from the test, and each holds what it got until every one
-    // has answered, so a winner is never mistaken for a stale owner.
-    const script = `
-      import { lockDataDir } from './src/db/data-dir-lock.ts';
-      const lines = process.stdin.setEncoding('utf8');
-      console.log('ready');
-      await new Promise((resolve) => lines.once('data', resolve));
-      const outcome = await lockDataDir(process.argv[1]).then(() => 'locked', (err) => err.name);
-      console.log(outcome);
-      await new Promise((resolve) => lines.once('end', resolve).resume());`;
-    const racers = Array.from({ length: 6 }, () => spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, lockFile], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] }));
-    const outputs = racers.map((child) => {
-      const lines: string[] = [];
-      let waiting: (() => void) | null = null;
-      let rest = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        const parts = (rest + chunk).split('\n');
-        rest = parts.pop() ?? '';
-        lines.push(...parts);
-        waiting?.();
-      });
-      return async (n: number): Promise<string> => {
-        while (lines.length < n) await new Promise<void>((resolve) => (waiting = resolve));
-        return lines[n - 1] ?? '';
-      };
+  await writeFile(lockFile, `${await goneProcessPid()}\n`);
+  // All start together on a word from the test, and each holds what it got until every one
+  // has answered, so a winner is never mistaken for a stale owner.
+  const script = `
+    import { lockDataDir } from './src/db/data-dir-lock.ts';
+    const lines = process.stdin.setEncoding('utf8');
+    console.log('ready');
+    await new Promise((resolve) => lines.once('data', resolve));
+    const outcome = await lockDataDir(process.argv[1]).then(() => 'locked', (err) => err.name);
+    console.log(outcome);
+    await new Promise((resolve) => lines.once('end', resolve).resume());`;
+  const racers = Array.from({ length: 6 }, () => spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, lockFile], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] }));
+  const outputs = racers.map((child) => {
+    const lines: string[] = [];
+    let waiting: (() => void) | null = null;
+    let rest = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      const parts = (rest + chunk).split('\n');
+      rest = parts.pop() ?? '';
+      lines.push(...parts);
+      waiting?.();
     });
-    assert.deepEqual(await Promise.all(outputs.map((line) => line(1))), Array(6).fill('ready'));
-    for (const child of racers) child.stdin.write('go\n');
-    const outcomes = await Promise.all(outputs.map((line) => line(2)));
-    const owner = Number((await readFile(lockFile, 'utf8')).trim());
-    for (const child of racers) child.stdin.end();
-    await Promise.all(racers.map((child) => (child.exitCode === null ? once(child, 'exit') : undefined)));
-    assert.deepEqual(outcomes.filter((o) => o === 'locked').length, 1, outcomes.join(', '));
-    assert.deepEqual(outcomes.filter((o) => o !== 'locked'), Array(5).fill('DataDirInUseError'));
-    assert.equal(racers[outcomes.indexOf('locked')]?.pid, owner, 'the lock names the one that got it');
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+    return async (n: number): Promise<string> => {
+      while (lines.length < n) await new Promise<void>((resolve) => (waiting = resolve));
+      return lines[n - 1] ?? '';
+    };
+  });
+  assert.deepEqual(await Promise.all(outputs.map((line) => line(1))), Array(6).fill('ready'));
+  for (const child of racers) child.stdin.write('go\n');
+  const outcomes = await Promise.all(outputs.map((line) => line(2)));
+  const owner = Number((await readFile(lockFile, 'utf8')).trim());
+  for (const child of racers) child.stdin.end();
+  await Promise.all(racers.map((child) => (child.exitCode === null ? once(child, 'exit') : undefined)));
+  assert.deepEqual(outcomes.filter((o) => o === 'locked').length, 1, outcomes.join(', '));
+  assert.deepEqual(outcomes.filter((o) => o !== 'locked'), Array(5).fill('DataDirInUseError'));
+  assert.equal(racers[outcomes.indexOf('locked')]?.pid, owner, 'the lock names the one that got it');
+}));
