@@ -39,6 +39,7 @@ import { WEBHOOK_SCHEMAS } from './webhooks/schemas.ts';
 import { WebhookService } from './webhooks/service.ts';
 import { WebhookSettings } from './webhooks/settings.ts';
 import { ServiceMetrics } from './metrics/metrics.ts';
+import { jobGauges } from './queue/gauges.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { receivedDocumentRoutes } from './receiver/listing-routes.ts';
 import { ReceivedDocuments } from './receiver/received-documents.ts';
@@ -96,10 +97,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
       : { authority: options.authority, simulator: null, close: async () => {} };
     const { authority, simulator } = dgii;
     const closeAuthority = dgii.close;
-    const documents = new DocumentService(db.sql, outbox, () => runtime.nudge());
+    const documents = new DocumentService(db.sql, outbox, () => runtime.nudge(), async (tenantId) => (await identity.tenant(tenantId))?.rnc);
     const runtime: WorkerRuntime = new WorkerRuntime(db.sql, log, config.queue, {
       ...documentJobs({ sql: db.sql, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, config: config.authority, log }),
-      'maintenance.purge': maintenanceJob(db.sql, log),
+      'maintenance.purge': maintenanceJob({ idempotencyKeys: (batch) => idempotency.purgeExpired(batch), sessions: () => identity.purgeExpiredSessions() }, log),
     });
     const webhookSettings = new WebhookSettings(db.sql, keys['webhook-secrets'], config.webhooks);
     const engine = new DeliveryEngine(db.sql, webhookSettings, config.webhooks, `ecf-service-webhooks/${VERSION}`, log);
@@ -112,7 +113,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     }, { 'webhook.deliver': engine.job() });
     const webhooks = new WebhookService(db.sql, outbox, webhookSettings, engine, config.webhooks.timeoutMs, () => deliveries.nudge());
 
-    const metrics = new ServiceMetrics(db.sql, rateLimits);
+    const metrics = new ServiceMetrics(rateLimits, [() => jobGauges(db.sql), () => webhooks.gauges()]);
     const router = new Router();
     let openapi: Record<string, unknown> | null = null;
     const routes = [

@@ -1,14 +1,12 @@
 import { resolve } from 'node:path';
-import { DGII_BASE_URLS, DGII_FC_BASE_URLS } from './dgii/protocol/paths.ts';
-import { ENVIRONMENTS, type Environment } from './environments.ts';
+import { LOG_LEVELS, type LogLevel } from './log.ts';
+import { DGII_BASE_URLS, DGII_FC_BASE_URLS, ENVIRONMENTS, type Environment } from './environments.ts';
 
 // Configuration is read once, here, from environment variables into a typed object.
 // Every variable is declared through the reader below, which records its default and
 // description (the README's configuration table is checked against VARIABLES by a test)
 // and collects every invalid value so that start-up reports all of them at once.
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const NODE_ENVS = ['development', 'production', 'test'] as const;
 export type NodeEnv = (typeof NODE_ENVS)[number];

@@ -9,3 +9,18 @@ const BY_LOWER = new Map<string, Environment>(ENVIRONMENTS.map((e) => [e.toLower
 export function parseEnvironment(value: string): Environment | null {
   return BY_LOWER.get(value.toLowerCase()) ?? null;
 }
+
+// DGII's service addresses ("Descripción Técnica de Facturación Electrónica" v1.6). Each
+// environment has its own base; type 32 summaries (RFCE) go to a separate host.
+
+export const DGII_BASE_URLS: Readonly<Record<Environment, string>> = {
+  TesteCF: 'https://ecf.dgii.gov.do/testecf',
+  CerteCF: 'https://ecf.dgii.gov.do/certecf',
+  eCF: 'https://ecf.dgii.gov.do/ecf',
+};
+
+export const DGII_FC_BASE_URLS: Readonly<Record<Environment, string>> = {
+  TesteCF: 'https://fc.dgii.gov.do/testecf',
+  CerteCF: 'https://fc.dgii.gov.do/certecf',
+  eCF: 'https://fc.dgii.gov.do/ecf',
+};

@@ -1,8 +1,10 @@
 import { writeSync } from 'node:fs';
-import type { LogLevel } from './config.ts';
 
 // One JSON object per line. Field values whose key looks like a credential are replaced
 // before serialisation, so a careless call site cannot leak a secret into the log.
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const LEVEL_RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 const SECRET_KEY = /pass(word)?|secret|token|authorization|api[-_]?key|cookie|private|signature|^key$/i;

@@ -15,7 +15,7 @@ import { startTestService, type TestService } from './helpers/service.ts';
 // against the simulator the service starts by default → verdict. The signed XML is checked
 // by two independent tools: xmllint against DGII's XSD, xmlsec1 for the signature.
 
-const XSD_DIR = fileURLToPath(new URL('../src/dgii/xsd/', import.meta.url));
+const XSD_DIR = fileURLToPath(new URL('../src/ecf/xsd/', import.meta.url));
 
 let t: TestService;
 let dir = '';

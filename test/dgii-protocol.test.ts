@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PermanentAuthorityError, TransientAuthorityError, type Submission } from '../src/dgii/authority.ts';
 import { DgiiAuthority, DgiiClient, NO_CERTIFICATE_MESSAGE, type DgiiCredentials } from '../src/dgii/protocol/index.ts';
 import { TokenCache, usableLifetimeMs } from '../src/dgii/protocol/tokens.ts';
-import { formatFechaHoraFirma, parseDgiiDateTime, securityCodeOf } from '../src/dgii/ecf-xml/index.ts';
+import { formatFechaHoraFirma, parseDgiiDateTime, securityCodeOf } from '../src/ecf/xml/index.ts';
 import type { Environment } from '../src/environments.ts';
 import { signXml } from '../src/xml/index.ts';
 import { CertificateFactory, EMISOR_RNC, EMISOR_SUBJECT, nextEncf, signedEcf, signedRfce, startSimulator, type RunningSimulator } from './helpers/dgii-protocol.ts';

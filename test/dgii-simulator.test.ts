@@ -6,7 +6,7 @@ import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeMultipartFile } from '../src/dgii/protocol/index.ts';
-import { securityCodeOf } from '../src/dgii/ecf-xml/index.ts';
+import { securityCodeOf } from '../src/ecf/xml/index.ts';
 import { runSimulatorFromArgs, SimulatorArgsError } from '../src/dgii/simulator/index.ts';
 import { createLogger } from '../src/log.ts';
 import { parseXml, signXml, textAt } from '../src/xml/index.ts';

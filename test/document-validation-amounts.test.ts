@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ECF_TYPES } from '../src/documents/validation/index.ts';
+import { ECF_TYPES } from '../src/ecf/validation/index.ts';
 import { sampleEcf, sampleEcfWithItems } from './fixtures/ecf.ts';
 import { applyChanges, assertError, assertValid, edited } from './fixtures/ecf-assert.ts';
 

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ECF_TIPOS, ECF_TYPES, MAX_ERRORS, validateEcf } from '../src/documents/validation/index.ts';
+import { ECF_TIPOS, ECF_TYPES, MAX_ERRORS, validateEcf } from '../src/ecf/validation/index.ts';
 import { sampleEcf } from './fixtures/ecf.ts';
 import { assertError, assertValid, documentOf, edited, errorsOf } from './fixtures/ecf-assert.ts';
 import type { JsonObject } from './fixtures/ecf.ts';

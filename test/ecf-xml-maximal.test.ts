@@ -3,10 +3,10 @@
 // the maximal type 32. The minimal samples elsewhere leave most of each schema unexercised.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ECF_TIPOS, ecfSchema, validateEcf } from '../src/documents/validation/index.ts';
-import { buildEcfXml, buildRfceXml, securityCodeOf } from '../src/dgii/ecf-xml/index.ts';
+import { ECF_TIPOS, ecfSchema, validateEcf } from '../src/ecf/validation/index.ts';
+import { buildEcfXml, buildRfceXml, securityCodeOf } from '../src/ecf/xml/index.ts';
 import { parseXml, textAt } from '../src/xml/index.ts';
-import type { EcfObject, EcfTipo } from '../src/documents/validation/index.ts';
+import type { EcfObject, EcfTipo } from '../src/ecf/validation/index.ts';
 import { documentPaths, maximalEcf, schemaPaths } from './fixtures/ecf-maximal.ts';
 import { XmlWorkspace } from './helpers/dgii-xml.ts';
 

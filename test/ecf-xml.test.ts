@@ -2,14 +2,14 @@
 // the security code and timbre URL, and reading a built e-CF back to JSON.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ECF_TIPOS, validateEcf } from '../src/documents/validation/index.ts';
+import { ECF_TIPOS, validateEcf } from '../src/ecf/validation/index.ts';
 import { childElement, elementChildren, parseXml, textAt, verifyXml } from '../src/xml/index.ts';
 import {
   buildArecfXml, buildEcfXml, buildRfceXml, ecfXmlToObject, formatFechaHoraFirma, securityCode, securityCodeOf, sentAsRfce, timbreUrl,
-} from '../src/dgii/ecf-xml/index.ts';
+} from '../src/ecf/xml/index.ts';
 import { sampleEcf, sampleEcfWithItems } from './fixtures/ecf.ts';
 import { XmlWorkspace } from './helpers/dgii-xml.ts';
-import type { EcfObject, EcfTipo, EcfValue } from '../src/documents/validation/index.ts';
+import type { EcfObject, EcfTipo, EcfValue } from '../src/ecf/validation/index.ts';
 import type { JsonObject } from './fixtures/ecf.ts';
 
 const FIRMA = '15-03-2025 10:30:00';

@@ -236,7 +236,10 @@ describe('Idempotency-Key', () => {
       from generate_series(1, 2500) as g`;
     await t.sql`update sessions set expires_at = now() - interval '2 days' where tenant_id = ${a.tenantId}`;
     const job = { id: '0', kind: 'maintenance.purge' as const, payload: {}, runAt: new Date(), attempts: 1, lastError: null };
-    const outcome = await maintenanceJob(t.sql, createLogger('silent')).run(job, { signal: new AbortController().signal, log: createLogger('silent') });
+    const { IdempotencyStore } = await import('../src/idempotency/idempotent.ts');
+    const store = new IdempotencyStore(t.sql, { ttlMs: 86_400_000, leaseMs: 60_000 }, createLogger('silent'));
+    const purges = { idempotencyKeys: (batch: number) => store.purgeExpired(batch), sessions: async () => (await t.sql`delete from sessions where expires_at < now()`).count };
+    const outcome = await maintenanceJob(purges, createLogger('silent')).run(job, { signal: new AbortController().signal, log: createLogger('silent') });
     assert.ok(outcome !== undefined && outcome.retryIn > 0, 'it reschedules itself');
     const keys = await t.sql<{ key: string }[]>`select key from idempotency_keys where tenant_id = ${a.tenantId} order by key`;
     assert.deepEqual(keys.map((k) => k.key), ['purge-live']);

@@ -8,7 +8,7 @@ import type { AuthMode, Headers } from '../http/types.ts';
 import { header } from '../http/types.ts';
 import { apiKeyPublicId, hashApiKey } from './api-keys.ts';
 import { verifyJwt, type Claims } from './jwt.ts';
-import type { Principal } from './principal.ts';
+import type { Principal } from '../http/principal.ts';
 import { findApiKeyByPublicId, findSession, touchApiKey } from './queries.ts';
 
 interface CachedKey {

@@ -7,7 +7,7 @@ import { generateApiKey, maskApiKey } from './api-keys.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { PasswordHasher } from './passwords.ts';
 import {
-  findTenant, findUser, findUserByEmail, insertApiKey, insertTenant, insertUser, listApiKeys, revokeApiKey,
+  deleteExpiredSessions, findTenant, findUser, findUserByEmail, insertApiKey, insertTenant, insertUser, listApiKeys, revokeApiKey,
   revokeSession, revokeUserSessions, updatePasswordHash, type ApiKeyRow, type TenantRow, type UserRow,
 } from './queries.ts';
 import type { TokenIssuer, TokenSet } from './tokens.ts';
@@ -91,6 +91,16 @@ export class IdentityService {
   }
 
   /** Revokes the session a bearer token belongs to (sign out). */
+  /** Deletes sessions past their lifetime; answers how many. */
+  purgeExpiredSessions(): Promise<number> {
+    return deleteExpiredSessions(this.sql);
+  }
+
+  /** The tenant with this id, or undefined. */
+  tenant(tenantId: number): Promise<TenantRow | undefined> {
+    return findTenant(this.sql, tenantId);
+  }
+
   async logout(sessionId: string): Promise<void> {
     await revokeSession(this.sql, sessionId, 'signed out');
     this.authenticator.forgetSessions([sessionId]);

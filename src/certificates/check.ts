@@ -158,3 +158,16 @@ export function checkSigningCertificate(p: SigningCredential, now: Date): Certif
   }
   return problems;
 }
+
+// The rules of checkSigningCertificate for a certificate seen without its key, as the authority
+// and a receiver see a sender's. verifyXml has already refused RSA keys under MIN_RSA_BITS; the
+// check stays here so the rule is visible where certificates are accepted.
+export function certificateProblem(certificate: X509Certificate, now: Date): string | null {
+  const key = certificate.publicKey;
+  const bits = key.asymmetricKeyType === 'rsa' ? (key.asymmetricKeyDetails?.modulusLength ?? 0) : 0;
+  if (bits < MIN_RSA_BITS) return `El certificado debe tener una llave RSA de al menos ${MIN_RSA_BITS} bits`;
+  const { validFrom, validTo } = describeCertificate(certificate);
+  if (validFrom > now) return `El certificado no es válido antes de ${validFrom.toISOString()}`;
+  if (validTo <= now) return `El certificado venció el ${validTo.toISOString()}`;
+  return null;
+}

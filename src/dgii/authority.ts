@@ -1,6 +1,6 @@
 import type { Environment } from '../environments.ts';
-import type { EcfObject } from '../documents/validation/types.ts';
-import type { FinalEstado } from '../documents/states.ts';
+import type { EcfObject } from '../ecf/types.ts';
+import type { FinalEstado } from '../ecf/states.ts';
 
 // The port through which documents reach the tax authority. One adapter: DGII's HTTP protocol
 // (protocol/dgii-authority.ts), spoken to DGII itself or to the simulator (tax-authority.ts).

@@ -8,7 +8,7 @@ import type { EventOutbox } from '../events/outbox.ts';
 import { insertJob } from '../queue/queries.ts';
 import { insertDocument, type DocumentRow } from './queries.ts';
 import { recordCreation } from './transitions.ts';
-import type { EcfDocument, EcfObject } from './validation/types.ts';
+import type { EcfDocument, EcfObject } from '../ecf/types.ts';
 import { dgiiToIsoDate } from './views.ts';
 
 const ENCF_CONSTRAINT = 'documents_encf_key';

@@ -3,7 +3,7 @@ import type { Sql } from '../db/connect.ts';
 import {
   PermanentAuthorityError, type PriorSubmission, type StatusResult, type Submission, type SubmitResult, type TaxAuthority, TransientAuthorityError, type Verdict,
 } from '../dgii/authority.ts';
-import { parseDgiiDateTime, securityCodeOf } from '../dgii/ecf-xml/index.ts';
+import { parseDgiiDateTime, securityCodeOf } from '../ecf/xml/index.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import { insertJob, type JobRow } from '../queue/queries.ts';

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/connect.ts';
 import type { Environment } from '../environments.ts';
-import type { EcfObject } from './validation/types.ts';
-import type { Estado } from './states.ts';
+import type { EcfObject } from '../ecf/types.ts';
+import type { Estado } from '../ecf/states.ts';
 
 export interface DocumentRow {
   id: string;

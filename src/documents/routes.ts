@@ -6,8 +6,8 @@ import { Query } from '../http/query.ts';
 import { ok } from '../http/reply.ts';
 import type { Route } from '../http/types.ts';
 import type { DocumentService } from './service.ts';
-import { ESTADO_NAMES } from './states.ts';
-import { ECF_TIPOS } from './validation/ecf-types.ts';
+import { ESTADO_NAMES } from '../ecf/states.ts';
+import { ECF_TIPOS } from '../ecf/ecf-types.ts';
 
 export interface DocumentRouteDeps {
   documents: DocumentService;

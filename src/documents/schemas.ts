@@ -1,6 +1,6 @@
 import { S, type Schema } from '../http/openapi.ts';
-import { ECF_TIPOS } from './validation/ecf-types.ts';
-import { ESTADO_NAMES } from './states.ts';
+import { ECF_TIPOS } from '../ecf/ecf-types.ts';
+import { ESTADO_NAMES } from '../ecf/states.ts';
 
 export const ESTADO: Schema = S.string({ enum: ESTADO_NAMES, description: 'recibido → en_proceso → aceptado | aceptado_condicional | rechazado; error when it could not be sent or no verdict came.' });
 

@@ -1,13 +1,12 @@
-import { findTenant } from '../auth/queries.ts';
 import type { Queryable, Sql } from '../db/connect.ts';
 import type { Environment } from '../environments.ts';
 import { AppError, notFound, validationError } from '../errors.ts';
 import type { EventOutbox } from '../events/outbox.ts';
-import { toPage } from '../http/paging.ts';
+import { toPage } from '../lib/page.ts';
 import { emitDocument } from './emit.ts';
 import { SequenceBatcher } from './numbering.ts';
 import { documentHistory, findDocument, findSignedXml, listDocuments, type DocumentRow, type ListFilter } from './queries.ts';
-import { validateEcf } from './validation/validate-ecf.ts';
+import { validateEcf } from '../ecf/validation/validate-ecf.ts';
 import { documentDetail, documentSummary, type DocumentSummary } from './views.ts';
 
 export interface EmitResult {
@@ -26,12 +25,18 @@ export class DocumentService {
   private readonly rncs = new Map<number, string>();
   private readonly batcher: SequenceBatcher;
 
-  constructor(
-    private readonly sql: Sql,
-    private readonly outbox: EventOutbox,
-    /** Called after an emit commits, to start its submission without waiting for the next poll. */
-    private readonly onQueued: () => void,
-  ) {
+  private readonly sql: Sql;
+  private readonly outbox: EventOutbox;
+  /** Called after an emit commits, to start its submission without waiting for the next poll. */
+  private readonly onQueued: () => void;
+  /** The tenant's RNC (the identity service's), read once per tenant. */
+  private readonly findRnc: (tenantId: number) => Promise<string | undefined>;
+
+  constructor(sql: Sql, outbox: EventOutbox, onQueued: () => void, findRnc: (tenantId: number) => Promise<string | undefined>) {
+    this.sql = sql;
+    this.outbox = outbox;
+    this.onQueued = onQueued;
+    this.findRnc = findRnc;
     this.batcher = new SequenceBatcher(sql);
   }
 
@@ -53,7 +58,7 @@ export class DocumentService {
   private async tenantRnc(tenantId: number): Promise<string> {
     let rnc = this.rncs.get(tenantId);
     if (rnc === undefined) {
-      rnc = (await findTenant(this.sql, tenantId))?.rnc ?? '';
+      rnc = (await this.findRnc(tenantId)) ?? '';
       this.rncs.set(tenantId, rnc);
     }
     return rnc;

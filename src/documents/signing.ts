@@ -1,12 +1,12 @@
 import type { Queryable } from '../db/connect.ts';
 import { PermanentAuthorityError } from '../dgii/authority.ts';
-import { buildEcfXml, buildRfceXml, formatFechaHoraFirma, securityCodeOf, sentAsRfce, timbreUrl } from '../dgii/ecf-xml/index.ts';
+import { buildEcfXml, buildRfceXml, formatFechaHoraFirma, securityCodeOf, sentAsRfce, timbreUrl } from '../ecf/xml/index.ts';
 import { NO_CERTIFICATE_MESSAGE } from '../dgii/protocol/client.ts';
 import { signXml } from '../xml/index.ts';
 import type { SigningCredential } from '../certificates/check.ts';
 import { type DocumentRow, type DocumentSignature, findSignedXml, type SignedXml, storeSignature } from './queries.ts';
-import { isEcfTipo } from './validation/ecf-types.ts';
-import type { EcfObject, EcfValue } from './validation/types.ts';
+import { isEcfTipo } from '../ecf/ecf-types.ts';
+import type { EcfObject, EcfValue } from '../ecf/types.ts';
 
 // A document is signed once, right before its first submission: FechaHoraFirma is the moment
 // of signing, and the security code and timbre URL follow from the signature. The signed

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/connect.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import { insertHistory, updateEstado, type DocumentRow } from './queries.ts';
-import { canTransition, type Estado } from './states.ts';
+import { canTransition, type Estado } from '../ecf/states.ts';
 
 export interface DgiiInfo {
   trackId?: string | null;

@@ -1,6 +1,6 @@
 import { ERROR_CODES } from '../errors.ts';
 import { ENVIRONMENTS } from '../environments.ts';
-import type { Route } from './types.ts';
+import { rateScopeOf, type Route } from './types.ts';
 
 // The OpenAPI 3.1 document is assembled from the route table, so an endpoint cannot exist
 // without being described: each route carries its operation, and the parts every route
@@ -90,11 +90,6 @@ function commonErrors(route: Route): Record<string, ResponseDoc> {
   out['500'] = errorResponse('INTERNAL: unexpected error (details are in the server log under the X-Request-Id).');
   out['503'] = errorResponse('SERVICE_UNAVAILABLE: the database is unreachable; retry later.');
   return out;
-}
-
-export function rateScopeOf(route: Route): string | null {
-  if (route.rateScope === 'none') return null;
-  return route.rateScope ?? (route.auth === 'none' ? null : 'default');
 }
 
 function security(route: Route): Record<string, string[]>[] | undefined {

@@ -1,5 +1,5 @@
 import { S, envelope, type ParamDoc, type ResponseDoc } from './openapi.ts';
-import { encodeCursor, type Query } from './query.ts';
+import type { Query } from './query.ts';
 
 // Keyset pagination shared by every list endpoint: newest first on an insertion sequence,
 // `pageSize` 1–500 (default 50), an opaque `cursor` naming the last row of the previous page.
@@ -21,11 +21,4 @@ export function pageResponse(itemSchema: string): ResponseDoc {
 
 export function readPage(q: Query): { pageSize: number; after: string | undefined } {
   return { pageSize: q.int('pageSize', 50, 1, 500), after: q.cursor('cursor') };
-}
-
-/** Queries ask for pageSize + 1 rows: the extra one only tells that another page exists. */
-export function toPage<R extends { seq: string }, V>(rows: readonly R[], pageSize: number, view: (row: R) => V): { items: V[]; nextCursor: string | null } {
-  const page = rows.slice(0, pageSize);
-  const last = page[page.length - 1];
-  return { items: page.map(view), nextCursor: rows.length > pageSize && last !== undefined ? encodeCursor(last.seq) : null };
 }

@@ -72,6 +72,4 @@ export class Query {
   }
 }
 
-export function encodeCursor(position: string): string {
-  return Buffer.from(`c1:${position}`, 'utf8').toString('base64url');
-}
+export { encodeCursor } from '../lib/page.ts';

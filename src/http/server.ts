@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from './principal.ts';
 import { isDatabaseUnavailable, isUnstorableText } from '../db/errors.ts';
 import { AppError, ERROR_CODES, errorEnvelope, type ErrorCode } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -12,9 +12,8 @@ import { ipRateKey } from '../ratelimit/client-key.ts';
 import { RATE_SCOPES, type RateScope } from '../ratelimit/scopes.ts';
 import { decodeBody, discardBody, readBody, RequestAborted } from './body.ts';
 import { clientIp, socketIp } from './client-ip.ts';
-import { rateScopeOf } from './openapi.ts';
 import { splitPath, type Router } from './router.ts';
-import type { AuthMode, Headers, Reply, RequestContext, Route } from './types.ts';
+import { rateScopeOf, type AuthMode, type Headers, type Reply, type RequestContext, type Route } from './types.ts';
 
 export interface RequestAuthenticator {
   authenticate(mode: Exclude<AuthMode, 'none'>, headers: Headers): Promise<Principal>;
@@ -107,7 +106,7 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
   }
 
   async function run(route: Route, ctx: RequestContext, req: IncomingMessage, res: ServerResponse, rate: { headers: Record<string, string> }): Promise<void> {
-    const scope = rateScopeOf(route) as RateScope | null;
+    const scope = rateScopeOf(route);
     if (scope !== null && RATE_SCOPES[scope].key === 'ip') rate.headers = limit(scope, route, ctx);
     if (route.auth !== 'none') ctx.principal = await authenticator.authenticate(route.auth, ctx.headers);
     if (scope !== null && RATE_SCOPES[scope].key === 'tenant') rate.headers = limit(scope, route, ctx);

@@ -1,6 +1,6 @@
 import type { Environment } from '../environments.ts';
 import type { Logger } from '../log.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from './principal.ts';
 import type { RateScope } from '../ratelimit/scopes.ts';
 import type { OperationDoc } from './openapi.ts';
 
@@ -70,6 +70,12 @@ export interface Route {
   bodyLimit?: number;
   handler: Handler;
   doc: OperationDoc;
+}
+
+/** The scope a route is limited under: authenticated routes default to `default`, public ones to none. */
+export function rateScopeOf(route: Route): RateScope | null {
+  if (route.rateScope === 'none') return null;
+  return route.rateScope ?? (route.auth === 'none' ? null : 'default');
 }
 
 export function header(headers: Headers, name: string): string | undefined {

@@ -5,7 +5,7 @@ import { tenantOf } from '../http/params.ts';
 import { header, type Handler, type Reply, type RequestContext } from '../http/types.ts';
 import type { Logger } from '../log.ts';
 import { requestFingerprint } from './canonical.ts';
-import { claimKey, findKey, releaseKey, storeResponse, type KeyScope, type StoredResponse } from './queries.ts';
+import { claimKey, findKey, purgeExpiredKeys, releaseKey, storeResponse, type KeyScope, type StoredResponse } from './queries.ts';
 
 // Idempotency-Key handling, as decisions.md states it:
 // - keys are 1–255 printable ASCII characters, scoped per tenant and environment;
@@ -77,6 +77,11 @@ export class IdempotencyStore {
     private readonly config: IdempotencyConfig,
     private readonly log: Logger,
   ) {}
+
+  /** Deletes up to `batch` records past their time to live; answers how many. */
+  purgeExpired(batch: number): Promise<number> {
+    return purgeExpiredKeys(this.sql, batch);
+  }
 
   /** Wraps a handler so that requests carrying Idempotency-Key follow the rules above. */
   wrap(handler: IdempotentHandler): Handler {

@@ -1,6 +1,4 @@
 import type { Sql } from '../db/connect.ts';
-import { deleteExpiredSessions } from '../auth/queries.ts';
-import { purgeExpiredKeys } from '../idempotency/queries.ts';
 import type { Logger } from '../log.ts';
 import { insertJob } from '../queue/queries.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
@@ -15,15 +13,23 @@ export async function scheduleMaintenance(sql: Sql): Promise<void> {
   await insertJob(sql, { kind: 'maintenance.purge', uniqueKey: UNIQUE_KEY });
 }
 
-export function maintenanceJob(sql: Sql, log: Logger): JobDefinition {
+/** What the purge deletes, each through the service that owns the records (app.ts wires them). */
+export interface Purges {
+  /** Deletes up to `batch` expired idempotency records; answers how many. */
+  idempotencyKeys(batch: number): Promise<number>;
+  /** Deletes expired sessions; answers how many. */
+  sessions(): Promise<number>;
+}
+
+export function maintenanceJob(purges: Purges, log: Logger): JobDefinition {
   return {
     async run(_job, ctx) {
       let keys = 0;
       for (let n = BATCH; n === BATCH && !ctx.signal.aborted; ) {
-        n = await purgeExpiredKeys(sql, BATCH);
+        n = await purges.idempotencyKeys(BATCH);
         keys += n;
       }
-      const sessions = await deleteExpiredSessions(sql);
+      const sessions = await purges.sessions();
       if (keys + sessions > 0) log.info('purged expired records', { idempotencyKeys: keys, sessions });
       return { retryIn: EVERY_MS };
     },

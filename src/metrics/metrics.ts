@@ -1,13 +1,9 @@
-import type { Sql } from '../db/connect.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 import type { CompletedRequest } from '../http/server.ts';
 import { DeadlineExceeded, within } from '../lib/deadline.ts';
-import { JOB_KIND_NAMES } from '../queue/kinds.ts';
-import { countJobs } from '../queue/queries.ts';
 import type { RateLimits } from '../ratelimit/limiter.ts';
 import { RATE_SCOPE_NAMES } from '../ratelimit/scopes.ts';
-import { DELIVERY_STATUSES, countDeliveriesByStatus } from '../webhooks/queries.ts';
-import { Counter, Histogram, gauge } from './registry.ts';
+import { Counter, Histogram, gauge, type GaugeFamily, type GaugeSource } from './registry.ts';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /**
@@ -22,10 +18,14 @@ export class ServiceMetrics {
   private readonly requests = new Counter('ecf_http_requests_total', 'HTTP requests by method, route pattern and status.');
   private readonly latency = new Histogram('ecf_http_request_duration_seconds', 'HTTP request duration by method and route pattern.', LATENCY_BUCKETS);
 
-  constructor(
-    private readonly sql: Sql,
-    private readonly rateLimits: RateLimits,
-  ) {}
+  private readonly rateLimits: RateLimits;
+  /** Each part of the service that keeps state in the database adds its gauges (app.ts wires them). */
+  private readonly sources: readonly GaugeSource[];
+
+  constructor(rateLimits: RateLimits, sources: readonly GaugeSource[]) {
+    this.rateLimits = rateLimits;
+    this.sources = sources;
+  }
 
   readonly onRequest = (r: CompletedRequest): void => {
     this.requests.inc({ method: r.method, route: r.route, status: String(r.status) });
@@ -57,19 +57,14 @@ export class ServiceMetrics {
 
   /** The gauges read from the database, or null when it cannot be reached or is too slow. */
   private async databaseGauges(): Promise<string[] | null> {
-    let jobs: Awaited<ReturnType<typeof countJobs>>;
-    let deliveries: Awaited<ReturnType<typeof countDeliveriesByStatus>>;
+    let families: GaugeFamily[][];
     try {
-      [jobs, deliveries] = await within(Promise.all([countJobs(this.sql), countDeliveriesByStatus(this.sql)]), DATABASE_DEADLINE_MS);
+      families = await within(Promise.all(this.sources.map((source) => source())), DATABASE_DEADLINE_MS);
     } catch (err) {
       // Anything else is a fault of the query itself: it should surface as a failed scrape.
       if (err instanceof DeadlineExceeded || isDatabaseUnavailable(err)) return null;
       throw err;
     }
-    return [
-      ...gauge('ecf_jobs_queued', 'Jobs waiting to run, by kind.', JOB_KIND_NAMES.map((kind) => ({ labels: { kind }, value: jobs.find((j) => j.kind === kind)?.queued ?? 0 }))),
-      ...gauge('ecf_jobs_running', 'Jobs claimed by a worker (lease held), by kind.', JOB_KIND_NAMES.map((kind) => ({ labels: { kind }, value: jobs.find((j) => j.kind === kind)?.running ?? 0 }))),
-      ...gauge('ecf_webhook_deliveries', 'Webhook deliveries by status.', DELIVERY_STATUSES.map((status) => ({ labels: { status }, value: deliveries.find((d) => d.status === status)?.n ?? 0 }))),
-    ];
+    return families.flat().flatMap((f) => gauge(f.name, f.help, f.samples));
   }
 }

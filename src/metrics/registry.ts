@@ -54,6 +54,16 @@ export class Histogram {
   }
 }
 
+/** A gauge read at scrape time; features hand /metrics functions that return these. */
+export interface GaugeFamily {
+  name: string;
+  help: string;
+  samples: { labels?: Labels; value: number }[];
+}
+
+/** The database-derived gauges of one part of the service, read at each scrape. */
+export type GaugeSource = () => Promise<GaugeFamily[]>;
+
 export function gauge(name: string, help: string, samples: { labels?: Labels; value: number }[]): string[] {
   return [`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, ...samples.map((s) => `${name}${labelText(s.labels ?? {})} ${s.value}`)];
 }

@@ -3,10 +3,9 @@
 // e-CF the tenant issued: it must be signed, valid against DGII's schema, name the tenant
 // as RNCEmisor, and agree with the issued document on buyer, date and amount. Only the buyer
 // speaks for the buyer: the signing certificate's RNC must be the RNCComprador it names.
-import { describeCertificate } from '../certificates/check.ts';
-import { certificateProblem } from '../dgii/simulator/auth.ts';
-import { validateAcecfXml } from '../dgii/ecf-xml/index.ts';
-import { compare, parseDecimal } from '../documents/validation/decimal.ts';
+import { certificateProblem, describeCertificate } from '../certificates/check.ts';
+import { validateAcecfXml } from '../ecf/xml/index.ts';
+import { compare, parseDecimal } from '../ecf/decimal.ts';
 import { textAt, verifyXml, type XmlElement } from '../xml/index.ts';
 import type { IssuedDocument } from './queries.ts';
 

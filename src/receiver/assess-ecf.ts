@@ -7,10 +7,9 @@
 // anyone with a certificate could otherwise issue e-CF in another taxpayer's name. So the
 // signer's RNC (serialNumber, else CN, as describeCertificate reads it) must be RNCEmisor, and
 // so must the holder of the certificate the sender authenticated with; otherwise motivo 2.
-import { describeCertificate } from '../certificates/check.ts';
-import { certificateProblem } from '../dgii/simulator/auth.ts';
-import { ecfXmlToObject, securityCode, validateEcfXml, type MotivoNoRecibido } from '../dgii/ecf-xml/index.ts';
-import type { EcfObject } from '../documents/validation/types.ts';
+import { certificateProblem, describeCertificate } from '../certificates/check.ts';
+import { ecfXmlToObject, securityCode, validateEcfXml, type MotivoNoRecibido } from '../ecf/xml/index.ts';
+import type { EcfObject } from '../ecf/types.ts';
 import { parseXml, textAt, verifyXml, XmlError, type XmlDocument, type XmlElement } from '../xml/index.ts';
 
 /** What an ARECF names; each value already fits the ARECF schema. */

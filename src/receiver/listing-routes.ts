@@ -1,4 +1,4 @@
-import { ECF_TIPOS } from '../documents/validation/ecf-types.ts';
+import { ECF_TIPOS } from '../ecf/ecf-types.ts';
 import { S, envelope } from '../http/openapi.ts';
 import { envOf, tenantOf, uuidParam } from '../http/params.ts';
 import { DATE_RANGE_QUERY_DOCS, PAGE_QUERY_DOCS, pageResponse, readPage } from '../http/paging.ts';

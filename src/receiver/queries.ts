@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/connect.ts';
 import type { Environment } from '../environments.ts';
-import type { EcfObject } from '../documents/validation/types.ts';
+import type { EcfObject } from '../ecf/types.ts';
 import type { ReceivedEcf } from './assess-ecf.ts';
 
 // Received e-CF and commercial approvals. Each function is one statement.

@@ -1,7 +1,7 @@
 import type { Sql } from '../db/connect.ts';
 import type { Environment } from '../environments.ts';
 import { notFound } from '../errors.ts';
-import { toPage } from '../http/paging.ts';
+import { toPage } from '../lib/page.ts';
 import { findReceived, findReceivedXml, listReceived, type ReceivedFilter } from './queries.ts';
 import { receivedDetail, receivedSummary, type ReceivedSummary } from './views.ts';
 

@@ -1,5 +1,5 @@
 import { S, type Schema } from '../http/openapi.ts';
-import { ECF_TIPOS } from '../documents/validation/ecf-types.ts';
+import { ECF_TIPOS } from '../ecf/ecf-types.ts';
 
 const RECEIVED_SUMMARY: Schema = S.object({
   id: S.uuid(),

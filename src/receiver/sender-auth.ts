@@ -1,9 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { bearerToken } from '../auth/authenticator.ts';
-import { describeCertificate } from '../certificates/check.ts';
+import { certificateProblem, describeCertificate } from '../certificates/check.ts';
 import type { Sql } from '../db/connect.ts';
-import { certificateProblem, seedModelXml } from '../dgii/simulator/auth.ts';
-import { SEED_TTL_MS } from '../dgii/simulator/state.ts';
+import { SEED_TTL_MS, seedModelXml } from '../ecf/xml/seed.ts';
 import type { Environment } from '../environments.ts';
 import { AppError } from '../errors.ts';
 import { textAt, verifyXml } from '../xml/index.ts';

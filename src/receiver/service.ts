@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SigningCredential } from '../certificates/check.ts';
 import type { Sql } from '../db/connect.ts';
-import { buildArecfXml, ESTADO_ACUSE, type MotivoNoRecibido } from '../dgii/ecf-xml/index.ts';
+import { buildArecfXml, ESTADO_ACUSE, type MotivoNoRecibido } from '../ecf/xml/index.ts';
 import type { Environment } from '../environments.ts';
 import { AppError } from '../errors.ts';
 import type { EventOutbox } from '../events/outbox.ts';

@@ -1,6 +1,6 @@
 import { EVENT_KINDS } from '../events/outbox.ts';
 import { S, type Schema } from '../http/openapi.ts';
-import { ESTADO_NAMES } from '../documents/states.ts';
+import { ESTADO_NAMES } from '../ecf/states.ts';
 import { DELIVERY_STATUSES } from './queries.ts';
 
 export const SETTINGS: Schema = S.object({

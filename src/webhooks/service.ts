@@ -1,10 +1,10 @@
 import type { Sql } from '../db/connect.ts';
 import { notFound } from '../errors.ts';
 import type { EventKind, EventOutbox } from '../events/outbox.ts';
-import { toPage } from '../http/paging.ts';
+import { toPage } from '../lib/page.ts';
 import { scheduleKeyedJob } from '../queue/queries.ts';
 import { deliveryJobKey, type DeliveryEngine } from './delivery.ts';
-import { deliveryAttempts, findTenantDelivery, listDeliveries, restartDelivery, type DeliveryStatus } from './queries.ts';
+import { DELIVERY_STATUSES, countDeliveriesByStatus, deliveryAttempts, findTenantDelivery, listDeliveries, restartDelivery, type DeliveryStatus } from './queries.ts';
 import { assertUrlConfigured, type WebhookSettings } from './settings.ts';
 import { attemptView, deliveryView, resultView, shownDeliveryView } from './views.ts';
 
@@ -73,5 +73,15 @@ export class WebhookService {
     if (row === undefined) throw notFound('Delivery');
     this.nudge();
     return shownDeliveryView(row);
+  }
+
+  /** Deliveries by status for /metrics. */
+  async gauges(): Promise<{ name: string; help: string; samples: { labels: { status: string }; value: number }[] }[]> {
+    const counts = await countDeliveriesByStatus(this.sql);
+    return [{
+      name: 'ecf_webhook_deliveries',
+      help: 'Webhook deliveries by status.',
+      samples: DELIVERY_STATUSES.map((status) => ({ labels: { status }, value: counts.find((d) => d.status === status)?.n ?? 0 })),
+    }];
   }
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signXml } from '../../src/xml/index.ts';
 
-export const XSD_DIR = fileURLToPath(new URL('../../src/dgii/xsd/', import.meta.url));
+export const XSD_DIR = fileURLToPath(new URL('../../src/ecf/xsd/', import.meta.url));
 
 export class XmlWorkspace {
   readonly dir: string;

@@ -1,4 +1,4 @@
-import type { EcfTipo } from '../../src/documents/validation/index.ts';
+import type { EcfTipo } from '../../src/ecf/validation/index.ts';
 import { sampleEcf, type JsonObject } from '../fixtures/ecf.ts';
 import { call, type ApiResponse, type Loose } from './http.ts';
 import { waitFor } from './wait.ts';

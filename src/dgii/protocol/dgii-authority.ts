@@ -1,7 +1,7 @@
-import type { FinalEstado } from '../../documents/states.ts';
+import type { FinalEstado } from '../../ecf/states.ts';
 import type { PriorSubmission, StatusQuery, StatusResult, Submission, SubmissionsQuery, SubmitResult, SummaryQuery, TaxAuthority, Verdict } from '../authority.ts';
 import { TransientAuthorityError } from '../authority.ts';
-import { parseDgiiDateTime } from '../ecf-xml/dgii-time.ts';
+import { parseDgiiDateTime } from '../../ecf/xml/dgii-time.ts';
 import type { RfceAnswer } from './answers.ts';
 import type { DgiiClient } from './client.ts';
 import { documentFileName, type EstadoCode } from './paths.ts';

@@ -1,21 +1,7 @@
-import type { Environment } from '../../environments.ts';
-
-// DGII's service addresses ("Descripción Técnica de Facturación Electrónica" v1.6). Each
-// environment has its own base; type 32 summaries (RFCE) go to a separate host. DGII's own
+// Each service's path below an environment's base URL (src/environments.ts). DGII's own
 // examples spell these paths with varying capitals, and its servers match them
 // case-insensitively, so the simulator does too.
-
-export const DGII_BASE_URLS: Readonly<Record<Environment, string>> = {
-  TesteCF: 'https://ecf.dgii.gov.do/testecf',
-  CerteCF: 'https://ecf.dgii.gov.do/certecf',
-  eCF: 'https://ecf.dgii.gov.do/ecf',
-};
-
-export const DGII_FC_BASE_URLS: Readonly<Record<Environment, string>> = {
-  TesteCF: 'https://fc.dgii.gov.do/testecf',
-  CerteCF: 'https://fc.dgii.gov.do/certecf',
-  eCF: 'https://fc.dgii.gov.do/ecf',
-};
+export { DGII_BASE_URLS, DGII_FC_BASE_URLS } from '../../environments.ts';
 
 /** Path of each service below an environment's base URL. */
 export const DGII_PATHS = {

@@ -1,9 +1,9 @@
 import type { FieldError } from '../../errors.ts';
 import { parseXml, textAt, textContent, verifyXml, XmlError, type XmlDocument, type XmlElement } from '../../xml/index.ts';
-import { validateEcfXml, validateRfceXml } from '../ecf-xml/index.ts';
+import { validateEcfXml, validateRfceXml } from '../../ecf/xml/index.ts';
 import { type Candidate, decide } from '../verdicts.ts';
 import type { Environment } from '../../environments.ts';
-import type { FinalEstado } from '../../documents/states.ts';
+import type { FinalEstado } from '../../ecf/states.ts';
 import type { SimulatorState, WireMessage } from './state.ts';
 
 // What the simulated DGII checks in an uploaded document, in DGII's order: it must be XML,

@@ -3,7 +3,7 @@ import { documentFileName, ESTADO_CODES } from '../protocol/paths.ts';
 import type { Handler, HandlerContext } from './context.ts';
 import { type DocumentKind, judge, parseUpload, type ReceivedDocument } from './documents.ts';
 import { bearerToken, errorReply, jsonReply, type Reply, UNAUTHORIZED, uploadedXml } from './http.ts';
-import { santoDomingoDateTime } from './time.ts';
+import { formatFechaHoraFirma } from '../../ecf/xml/dgii-time.ts';
 
 // Recepción (queued, followed by trackId), consulta de resultado, and the RFCE service that
 // decides at once. Every one requires a token; a document is received only from the holder
@@ -107,7 +107,7 @@ export const estadoHandler: Handler = (ctx) => {
     rnc: track.rncEmisor,
     encf: track.encf,
     secuenciaUtilizada: ready && track.secuenciaUtilizada,
-    fechaRecepcion: santoDomingoDateTime(track.receivedAt),
+    fechaRecepcion: formatFechaHoraFirma(new Date(track.receivedAt)),
     mensajes: ready ? track.mensajes : [],
   });
 };
@@ -165,7 +165,7 @@ export const trackIdsHandler: Handler = (ctx) => {
     200,
     tracks.map((t) => {
       const codigo = ctx.now >= t.readyAt ? t.codigo : 3;
-      return { trackId: t.trackId, estado: ESTADO_CODES[codigo], fechaRecepcion: santoDomingoDateTime(t.receivedAt) };
+      return { trackId: t.trackId, estado: ESTADO_CODES[codigo], fechaRecepcion: formatFechaHoraFirma(new Date(t.receivedAt)) };
     }),
   );
 };

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ENVIRONMENTS, type Environment, parseEnvironment } from '../../environments.ts';
+import { SEED_TTL_MS } from '../../ecf/xml/seed.ts';
 import { TtlCache } from '../../lib/ttl-cache.ts';
 import type { Ledger } from '../verdicts.ts';
 
@@ -7,7 +8,6 @@ import type { Ledger } from '../verdicts.ts';
 // handed out, tokens it issued, documents it received and the eNCFs it accepted. Every
 // collection is bounded, so a flood of requests cannot exhaust memory.
 
-export const SEED_TTL_MS = 5 * 60_000;
 const MAX_SEEDS = 10_000;
 const MAX_TOKENS = 10_000;
 const MAX_TRACKS = 100_000;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Sql } from '../../../src/db/connect.ts';
-import { canTransition, ESTADOS, isEstado } from '../../../src/documents/states.ts';
+import { canTransition, ESTADOS, isEstado } from '../../../src/ecf/states.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
 // What the database says about a tenant's documents and deliveries once the dust settles:

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ECF_TIPOS } from '../../../src/documents/validation/index.ts';
+import { ECF_TIPOS } from '../../../src/ecf/validation/index.ts';
 import { ecfFor } from '../../helpers/documents.ts';
 import { deepJson, exampleFor, hostileValue, mutate, serialize, type Json } from './json-mutations.ts';
 import type { Prng } from './prng.ts';

@@ -1,0 +1,35 @@
+// Access to the generated XSD table: the schema of a type and lookups by element path.
+import { ECF_XSD_SCHEMAS } from './schemas.data.ts';
+import { isGroup } from './schema-types.ts';
+import type { EcfTipo } from '../ecf-types.ts';
+import type { SchemaElement, XsdSchema } from './schema-types.ts';
+
+export function ecfSchema(tipo: EcfTipo): XsdSchema {
+  return ECF_XSD_SCHEMAS[tipo];
+}
+
+const indexes = new Map<EcfTipo, ReadonlyMap<string, SchemaElement>>();
+
+function index(tipo: EcfTipo): ReadonlyMap<string, SchemaElement> {
+  let map = indexes.get(tipo);
+  if (map === undefined) {
+    const built = new Map<string, SchemaElement>();
+    const visit = (element: SchemaElement, path: string): void => {
+      built.set(path, element);
+      if (isGroup(element)) for (const c of element.children) visit(c, `${path}.${c.name}`);
+    };
+    visit(ecfSchema(tipo).root, 'ECF');
+    map = built;
+    indexes.set(tipo, map);
+  }
+  return map;
+}
+
+/** The element at a dotted path without indexes, e.g. "ECF.Encabezado.Totales.ITBIS1". */
+export function schemaElement(tipo: EcfTipo, path: string): SchemaElement | undefined {
+  return index(tipo).get(path);
+}
+
+export function schemaHas(tipo: EcfTipo, path: string): boolean {
+  return index(tipo).has(path);
+}

@@ -1,0 +1,157 @@
+// Checks one leaf value from the JSON against its XSD simple type and returns the text the
+// XML will carry. JSON strings are kept verbatim and JSON numbers become their shortest exact
+// decimal text, except numeric codes, which become the XSD's literal (1 → "1.0" for Version).
+import { findIllegalChar } from '../../xml/chars.ts';
+import { compare, parseDecimal, significantDigits } from '../decimal.ts';
+import { LEAF_FORMATS } from './leaf-formats.ts';
+import { xsdPatternToRegExp } from './xsd-regex.ts';
+import type { SimpleTypeDef } from '../schema/schema-types.ts';
+
+export interface LeafResult {
+  readonly text: string | undefined;
+  readonly problems: readonly string[];
+}
+
+/** Digits a binary double reproduces exactly through a decimal round trip. */
+const MAX_NUMBER_DIGITS = 15;
+const MAX_LISTED_VALUES = 12;
+const INTEGER = /^[+-]?\d+$/;
+
+const regexCache = new Map<string, RegExp>();
+function regex(pattern: string): RegExp {
+  let compiled = regexCache.get(pattern);
+  if (compiled === undefined) {
+    compiled = xsdPatternToRegExp(pattern);
+    regexCache.set(pattern, compiled);
+  }
+  return compiled;
+}
+
+function numberText(value: number): { text?: string; problem?: string } {
+  if (!Number.isFinite(value)) return { problem: 'is not a finite number' };
+  const text = String(value);
+  if (/e/i.test(text)) return { problem: 'is too large or too small for a JSON number; send it as a string' };
+  if ((significantDigits(text)?.total ?? 0) > MAX_NUMBER_DIGITS) {
+    return { problem: `has more than ${MAX_NUMBER_DIGITS} significant digits, which a JSON number cannot carry exactly; send it as a string` };
+  }
+  return { text };
+}
+
+/** A numeric value's spelling-independent key: "007.50" and "7.5" both give "7.5". */
+function valueKey(text: string): string | undefined {
+  const value = parseDecimal(text);
+  if (value === undefined) return undefined;
+  const digits = (value.units < 0n ? -value.units : value.units).toString().padStart(value.scale + 1, '0');
+  const int = digits.slice(0, digits.length - value.scale);
+  const frac = digits.slice(digits.length - value.scale).replace(/0+$/, '');
+  const sign = value.units < 0n ? '-' : '';
+  return `${sign}${int}${frac === '' ? '' : `.${frac}`}`;
+}
+
+const enumerationIndexes = new WeakMap<SimpleTypeDef, ReadonlyMap<string, string>>();
+
+/** The enumeration literal equal to `text` (by value for numeric types), if any. */
+function enumerationLiteral(def: SimpleTypeDef, text: string): string | undefined {
+  if (def.enumeration === undefined) return undefined;
+  if (def.base === 'string') return def.enumeration.includes(text) ? text : undefined;
+  let index = enumerationIndexes.get(def);
+  if (index === undefined) {
+    index = new Map(def.enumeration.map((literal) => [valueKey(literal) ?? literal, literal]));
+    enumerationIndexes.set(def, index);
+  }
+  const key = valueKey(text);
+  return key === undefined ? undefined : index.get(key);
+}
+
+function describeValues(values: readonly string[], typeName: string): string {
+  if (values.length <= MAX_LISTED_VALUES) return `must be one of: ${values.join(', ')}`;
+  return `must be one of the ${values.length} codes DGII lists for ${typeName}`;
+}
+
+function valueProblems(text: string, def: SimpleTypeDef, typeName: string): string[] {
+  const problems: string[] = [];
+  if (def.base !== 'string') {
+    const lexicalOk = def.base === 'integer' ? INTEGER.test(text) : parseDecimal(text) !== undefined;
+    if (!lexicalOk) {
+      return [def.base === 'integer'
+        ? 'must be a whole number'
+        : 'must be a decimal number such as 1234.56 (dot as decimal separator, no thousands separator)'];
+    }
+  }
+  if (def.enumeration !== undefined && enumerationLiteral(def, text) === undefined) {
+    problems.push(describeValues(def.enumeration, typeName));
+  }
+  const length = [...text].length;
+  if (def.minLength !== undefined && length < def.minLength) {
+    problems.push(def.minLength === 1 ? 'must not be empty' : `must be at least ${def.minLength} characters long`);
+  }
+  if (def.maxLength !== undefined && length > def.maxLength) {
+    problems.push(`must be at most ${def.maxLength} characters long (has ${length})`);
+  }
+  if (def.base !== 'string') {
+    const digits = significantDigits(text);
+    const value = parseDecimal(text);
+    if (digits !== undefined && def.fractionDigits !== undefined && digits.fraction > def.fractionDigits) {
+      problems.push(`must have at most ${def.fractionDigits} decimal places`);
+    }
+    if (digits !== undefined && def.totalDigits !== undefined && digits.total > def.totalDigits) {
+      problems.push(`must have at most ${def.totalDigits} digits in total`);
+    }
+    const bound = (limit: string | undefined, failsWhen: (c: number) => boolean, message: string): void => {
+      const l = limit === undefined ? undefined : parseDecimal(limit);
+      if (l !== undefined && value !== undefined && failsWhen(compare(value, l))) problems.push(message);
+    };
+    bound(def.minInclusive, (c) => c < 0, `must be at least ${def.minInclusive ?? ''}`);
+    bound(def.maxInclusive, (c) => c > 0, `must be at most ${def.maxInclusive ?? ''}`);
+    bound(def.minExclusive, (c) => c <= 0, `must be greater than ${def.minExclusive ?? ''}`);
+    bound(def.maxExclusive, (c) => c >= 0, `must be less than ${def.maxExclusive ?? ''}`);
+  }
+  const format = LEAF_FORMATS[typeName];
+  if (format !== undefined && !format.test(text)) problems.push(format.message);
+  const patternFails = def.patterns !== undefined && !def.patterns.some((p) => regex(p).test(text));
+  // A specific message already explains the value; the raw XSD pattern would only repeat it.
+  if (patternFails && problems.length === 0) {
+    problems.push(`does not have the format DGII requires (XSD pattern ${(def.patterns ?? []).join(' | ')})`);
+  }
+  return problems;
+}
+
+/**
+ * The e-CF travels as XML 1.0, which cannot carry control characters, U+FFFE/U+FFFF or a lone
+ * UTF-16 surrogate; such a value would pass here and only fail at signing, with its eNCF spent.
+ */
+function illegalCharProblem(text: string): string | undefined {
+  const at = findIllegalChar(text);
+  if (at < 0) return undefined;
+  const code = text.charCodeAt(at);
+  const hex = code.toString(16).toUpperCase().padStart(4, '0');
+  return code >= 0xd800 && code <= 0xdfff
+    ? `contains a lone UTF-16 surrogate (\\u${hex} without its pair), which is not text`
+    : `contains the character U+${hex}, which XML (and so the e-CF) cannot carry`;
+}
+
+export function checkLeaf(raw: unknown, def: SimpleTypeDef, typeName: string): LeafResult {
+  let text: string;
+  if (typeof raw === 'string') {
+    text = raw;
+  } else if (typeof raw === 'number' && (def.base !== 'string' || def.enumeration !== undefined)) {
+    // A string type takes a number only when it is a code list (UnidadMedida in some XSDs):
+    // the code must then match exactly, so a lost leading zero cannot slip through. Free
+    // strings such as RNC or cédula must be JSON strings ("00112345678" as a number is 112345678).
+    const converted = numberText(raw);
+    if (converted.text === undefined) return { text: undefined, problems: [converted.problem ?? 'is not valid'] };
+    text = converted.text;
+  } else {
+    const expected = def.base === 'string' ? 'a JSON string' : 'a JSON number or a numeric string';
+    const got = raw === null ? 'null' : Array.isArray(raw) ? 'an array' : `a ${typeof raw}`;
+    const hint = typeof raw === 'number' ? ' (as a number, leading zeros would be lost)' : '';
+    return { text: undefined, problems: [`must be ${expected}, not ${got}${hint}`] };
+  }
+  const illegal = illegalCharProblem(text);
+  if (illegal !== undefined) return { text: undefined, problems: [illegal] };
+  const problems = valueProblems(text, def, typeName);
+  if (problems.length > 0) return { text: undefined, problems };
+  // Numeric codes are compared by value ("01" is IndicadorFacturacion 1), so later rules and
+  // the XML see the XSD's own literal rather than one of its many spellings.
+  return { text: enumerationLiteral(def, text) ?? text, problems };
+}

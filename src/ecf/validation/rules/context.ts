@@ -1,0 +1,98 @@
+// What a business rule sees: the normalised document, read through views that know each
+// element's path and whether the client's value for it was already refused by the XSD pass.
+import { parseDecimal } from '../../decimal.ts';
+import { schemaHas } from '../../schema/ecf-schema.ts';
+import type { Dec } from '../../decimal.ts';
+import type { EcfTipo } from '../../ecf-types.ts';
+import type { EcfObject, EcfValue } from '../../types.ts';
+
+export interface View {
+  readonly path: string;
+  readonly value: EcfObject | undefined;
+  group(name: string): View;
+  items(name: string): View[];
+  text(name: string): string | undefined;
+  amount(name: string): Dec | undefined;
+  /** The client sent the element but the structural pass refused it (or an ancestor). */
+  refused(name: string): boolean;
+  /** The client sent the element, valid or not. */
+  sent(name: string): boolean;
+  /** Path of a child element, for error reports. */
+  at(name: string): string;
+}
+
+export interface RuleContext {
+  readonly tipo: EcfTipo;
+  readonly root: View;
+  /** Whether this e-CF type's XSD has the element, by path from ECF, e.g. "Encabezado.Totales.ITBIS1". */
+  has(path: string): boolean;
+}
+
+/** A finding is where a rule failed and, optionally, the numbers that show why. */
+export interface Finding {
+  readonly path: string;
+  readonly detail?: string;
+}
+
+function isObject(value: EcfValue | undefined): value is EcfObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Views are created for every element a rule reads, so they are cheap class instances. */
+class ElementView implements View {
+  constructor(
+    readonly value: EcfObject | undefined,
+    readonly path: string,
+    private readonly isRefused: (path: string) => boolean,
+  ) {}
+
+  at(name: string): string {
+    return `${this.path}.${name}`;
+  }
+
+  text(name: string): string | undefined {
+    const v = this.value?.[name];
+    return typeof v === 'string' && !this.isRefused(this.at(name)) ? v : undefined;
+  }
+
+  group(name: string): View {
+    const v = this.value?.[name];
+    return new ElementView(isObject(v) ? v : undefined, this.at(name), this.isRefused);
+  }
+
+  items(name: string): View[] {
+    const v = this.value?.[name];
+    const list = Array.isArray(v) ? (v as readonly EcfValue[]) : [];
+    return list.map((item, i) => new ElementView(isObject(item) ? item : undefined, `${this.at(name)}[${i}]`, this.isRefused));
+  }
+
+  amount(name: string): Dec | undefined {
+    const t = this.text(name);
+    return t === undefined ? undefined : parseDecimal(t);
+  }
+
+  refused(name: string): boolean {
+    return this.isRefused(this.at(name));
+  }
+
+  sent(name: string): boolean {
+    return this.value?.[name] !== undefined || this.refused(name);
+  }
+}
+
+export function createContext(tipo: EcfTipo, ecf: EcfObject, invalid: ReadonlySet<string>): RuleContext {
+  // A value counts as refused when it, or any element containing it, failed the XSD pass.
+  const isRefused = (path: string): boolean => {
+    if (invalid.size === 0) return false;
+    for (let p = path; p !== ''; p = p.replace(/(\.[^.[\]]*|\[\d+\])$/, '')) {
+      if (invalid.has(p)) return true;
+      if (!/[.[]/.test(p)) break;
+    }
+    return false;
+  };
+  return {
+    tipo,
+    root: new ElementView(ecf, 'ECF', isRefused),
+    has: (path) => schemaHas(tipo, `ECF.${path}`),
+  };
+}
