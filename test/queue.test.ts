@@ -49,7 +49,7 @@ describe('jobs queue', () => {
     const runs = new Map<string, number>();
     const running = new Set<string>();
     let overlaps = 0;
-    const def: JobDefinition = {
+    const def: JobDefinition<'noop'> = {
       run: async (job) => {
         if (running.has(job.id)) overlaps++;
         running.add(job.id);
@@ -88,7 +88,7 @@ describe('jobs queue', () => {
   test('a job that outlasts its lease has it renewed and runs exactly once across two runtimes', async () => {
     let runs = 0;
     // Renewed every second: a busy machine delaying a renewal by a few hundred ms is fine.
-    const def: JobDefinition = { run: async () => { runs++; await sleep(4500); } };
+    const def: JobDefinition<'noop'> = { run: async () => { runs++; await sleep(4500); } };
     const short = { ...FAST, leaseMs: 3000 };
     const a = new WorkerRuntime(t.db.sql, log, short, { noop: def });
     const b = new WorkerRuntime(t.db.sql, log, short, { noop: def });

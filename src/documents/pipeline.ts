@@ -6,7 +6,8 @@ import {
 import { parseDgiiDateTime, securityCodeOf } from '../ecf/xml/index.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
-import { insertJob, type JobRow } from '../queue/queries.ts';
+import { insertJob } from '../queue/queries.ts';
+import type { JobPayloads } from '../queue/kinds.ts';
 import type { JobContext, JobDefinition } from '../queue/runtime.ts';
 import { findDocumentById, type DocumentRow, type SignedXml } from './queries.ts';
 import { type CredentialsOf, ensureSigned } from './signing.ts';
@@ -41,14 +42,7 @@ export interface PipelineDeps {
   log: Logger;
 }
 
-interface PollPayload {
-  documentId: string;
-  trackId: string;
-  since: number;
-  interval: number;
-  /** When DGII first answered "No encontrado" in the current run of such answers. */
-  notFoundSince?: number;
-}
+type PollPayload = JobPayloads['document.poll'];
 
 function toSubmission(doc: DocumentRow, signed: SignedXml): Submission {
   return {
@@ -75,7 +69,7 @@ function message(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).slice(0, 1000);
 }
 
-export function documentJobs(deps: PipelineDeps): Record<'document.submit' | 'document.poll', JobDefinition> {
+export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefinition<'document.submit'>; 'document.poll': JobDefinition<'document.poll'> } {
   const { sql, authority, credentials, outbox, config, log } = deps;
 
   async function finish(doc: DocumentRow, verdict: Verdict, trackId?: string | null): Promise<void> {
@@ -95,7 +89,7 @@ export function documentJobs(deps: PipelineDeps): Record<'document.submit' | 'do
       const moved = await transition(tx, outbox, doc, 'en_proceso', { trackId, dgiiCode: null, dgiiMessage: null });
       if (moved === undefined) return;
       const payload: PollPayload = { documentId: doc.id, trackId, since: Date.now(), interval: config.pollIntervalMs };
-      await insertJob(tx, { kind: 'document.poll', payload: { ...payload }, delayMs: config.pollIntervalMs, uniqueKey: `poll:${doc.id}` });
+      await insertJob(tx, { kind: 'document.poll', payload, delayMs: config.pollIntervalMs, uniqueKey: `poll:${doc.id}` });
     });
   }
 
@@ -138,14 +132,13 @@ export function documentJobs(deps: PipelineDeps): Record<'document.submit' | 'do
     return null;
   }
 
-  const pollPayload = (job: JobRow): PollPayload => job.payload as unknown as PollPayload;
   const policy = { maxAttempts: config.submitMaxAttempts, backoffBaseMs: config.retryBaseMs, backoffMaxMs: config.retryMaxMs };
 
   return {
     'document.submit': {
       policy,
       async run(job, ctx) {
-        const documentId = String(job.payload.documentId);
+        const documentId = job.payload.documentId;
         const doc = await findDocumentById(sql, documentId);
         if (doc === undefined || doc.estado !== 'recibido') return;
         // A retry may follow an upload whose answer was lost. So may a first attempt that finds
@@ -181,13 +174,13 @@ export function documentJobs(deps: PipelineDeps): Record<'document.submit' | 'do
         await queued(doc, result.trackId);
       },
       async exhausted(job, err) {
-        await fail(String(job.payload.documentId), null, `Could not be sent after ${job.attempts} attempts: ${message(err)}`);
+        await fail(job.payload.documentId, null, `Could not be sent after ${job.attempts} attempts: ${message(err)}`);
       },
     },
     'document.poll': {
       policy: { ...policy, maxAttempts: policy.maxAttempts * 2 },
       async run(job, ctx) {
-        const p = pollPayload(job);
+        const p = job.payload;
         const doc = await findDocumentById(sql, p.documentId);
         if (doc === undefined || doc.estado !== 'en_proceso') return;
         const status = await authority.status({ tenantId: doc.tenantId, environment: doc.environment, trackId: p.trackId }, ctx.signal);
@@ -211,7 +204,7 @@ export function documentJobs(deps: PipelineDeps): Record<'document.submit' | 'do
         return { retryIn: p.interval, payload: { ...next } };
       },
       async exhausted(job, err) {
-        await fail(pollPayload(job).documentId, null, `The status could not be obtained: ${message(err)}`);
+        await fail(job.payload.documentId, null, `The status could not be obtained: ${message(err)}`);
       },
     },
   };

@@ -21,7 +21,7 @@ export interface Purges {
   sessions(): Promise<number>;
 }
 
-export function maintenanceJob(purges: Purges, log: Logger): JobDefinition {
+export function maintenanceJob(purges: Purges, log: Logger): JobDefinition<'maintenance.purge'> {
   return {
     async run(_job, ctx) {
       let keys = 0;

@@ -1,13 +1,32 @@
-// Every kind of background job, with its retry policy: the single table the runtime
-// and the enqueueing code agree on.
+// Every kind of background job, with its payload and its retry policy: the single table the
+// runtime, the enqueueing code and each kind's handler agree on.
+
+/** The payload of each kind: what insertJob takes and what the kind's handler is given. */
+export interface JobPayloads {
+  'document.submit': { documentId: string };
+  'document.poll': {
+    documentId: string;
+    trackId: string;
+    /** When polling started (epoch ms). */
+    since: number;
+    /** The current wait between polls (ms). */
+    interval: number;
+    /** When DGII first answered "No encontrado" in the current run of such answers. */
+    notFoundSince?: number;
+  };
+  'webhook.deliver': { deliveryId: string; tenantId: number };
+  'maintenance.purge': Record<string, never>;
+  /** Does nothing: used by the queue's tests and benchmark, whose fields tell jobs apart. */
+  noop: Record<string, string | number>;
+}
+
 export const JOB_KINDS = {
   'document.submit': { maxAttempts: 8, backoffBaseMs: 2_000, backoffMaxMs: 300_000 },
   'document.poll': { maxAttempts: 20, backoffBaseMs: 2_000, backoffMaxMs: 300_000 },
   'webhook.deliver': { maxAttempts: 50, backoffBaseMs: 1_000, backoffMaxMs: 60_000 },
   'maintenance.purge': { maxAttempts: 1_000_000, backoffBaseMs: 60_000, backoffMaxMs: 3_600_000 },
-  // Does nothing: used by the queue's tests and benchmark.
   noop: { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 100 },
-} as const satisfies Record<string, { maxAttempts: number; backoffBaseMs: number; backoffMaxMs: number }>;
+} as const satisfies Record<keyof JobPayloads, { maxAttempts: number; backoffBaseMs: number; backoffMaxMs: number }>;
 
 export type JobKind = keyof typeof JOB_KINDS;
 export interface RetryPolicy {

@@ -1,23 +1,28 @@
 import type { Queryable } from '../db/connect.ts';
-import type { JobKind } from './kinds.ts';
+import type { JobKind, JobPayloads } from './kinds.ts';
 
-export interface JobRow {
+export interface JobRow<K extends JobKind = JobKind> {
   id: string;
-  kind: JobKind;
-  payload: Record<string, unknown>;
+  kind: K;
+  payload: JobPayloads[K];
   runAt: Date;
   attempts: number;
   lastError: string | null;
 }
 
-export interface NewJob {
-  kind: JobKind;
-  payload?: Record<string, unknown>;
-  /** Delay before the job may run. */
-  delayMs?: number;
-  /** A job with this key is not added while another with the same key is pending. */
-  uniqueKey?: string;
-}
+/** A payload with no required field may be left out. */
+type PayloadOf<K extends JobKind> = {} extends JobPayloads[K] ? { payload?: JobPayloads[K] } : { payload: JobPayloads[K] };
+
+/** A job to enqueue: its payload is the one its kind declares in JobPayloads. */
+export type NewJob = {
+  [K in JobKind]: {
+    kind: K;
+    /** Delay before the job may run. */
+    delayMs?: number;
+    /** A job with this key is not added while another with the same key is pending. */
+    uniqueKey?: string;
+  } & PayloadOf<K>;
+}[JobKind];
 
 export async function insertJob(sql: Queryable, job: NewJob): Promise<string | null> {
   const delay = job.delayMs ?? 0;
@@ -82,7 +87,7 @@ export async function rescheduleJob(
   sql: Queryable,
   id: string,
   owner: string,
-  r: { delayMs: number; error: string | null; countAttempt: boolean; payload?: Record<string, unknown> },
+  r: { delayMs: number; error: string | null; countAttempt: boolean; payload?: JobPayloads[JobKind] | undefined },
 ): Promise<boolean> {
   const rows = await sql`
     update jobs set

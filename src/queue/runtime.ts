@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log.ts';
-import { JOB_KINDS, backoffMs, type JobKind, type RetryPolicy } from './kinds.ts';
+import { JOB_KINDS, backoffMs, type JobKind, type JobPayloads, type RetryPolicy } from './kinds.ts';
 import { claimJobs, completeJob, releaseJobs, renewLeases, rescheduleJob, type JobRow } from './queries.ts';
 
 /** A planned wait (e.g. the authority still processing): not a failure, attempts reset. */
-export interface Reschedule {
+export interface Reschedule<K extends JobKind = JobKind> {
   retryIn: number;
-  payload?: Record<string, unknown>;
+  /** Replaces the job's payload for its next run. */
+  payload?: JobPayloads[K];
 }
 
 export interface JobContext {
@@ -16,13 +17,17 @@ export interface JobContext {
   log: Logger;
 }
 
-export interface JobDefinition {
-  run(job: JobRow, ctx: JobContext): Promise<Reschedule | void>;
+/** The handler of one kind: it is given that kind's payload, typed (JobPayloads). */
+export interface JobDefinition<K extends JobKind = JobKind> {
+  run(job: JobRow<K>, ctx: JobContext): Promise<Reschedule<K> | void>;
   /** Called once when the job has failed maxAttempts times, before it is deleted. */
-  exhausted?(job: JobRow, error: unknown): Promise<void>;
+  exhausted?(job: JobRow<K>, error: unknown): Promise<void>;
   /** Overrides the kind's default retry policy (from configuration). */
   policy?: Partial<RetryPolicy>;
 }
+
+/** The handlers a runtime runs, each typed by its kind. */
+export type JobDefinitions = { [K in JobKind]?: JobDefinition<K> };
 
 export interface RuntimeOptions {
   pollIntervalMs: number;
@@ -71,7 +76,7 @@ export class WorkerRuntime {
     private readonly sql: Sql,
     private readonly log: Logger,
     private readonly options: RuntimeOptions,
-    private readonly definitions: Partial<Record<JobKind, JobDefinition>>,
+    private readonly definitions: JobDefinitions,
   ) {
     this.kinds = Object.keys(definitions) as JobKind[];
   }
@@ -202,7 +207,7 @@ export class WorkerRuntime {
   }
 
   private async execute(job: JobRow, entry: ActiveJob): Promise<void> {
-    const definition = this.definitions[job.kind];
+    const definition = this.definitions[job.kind] as JobDefinition | undefined;
     const log = this.log.child({ job: job.id, kind: job.kind });
     const signal = entry.controller.signal;
     try {

@@ -126,16 +126,16 @@ export class DeliveryEngine {
   }
 
   /** The `webhook.deliver` job: one attempt per run, then a planned wait until the next. */
-  job(): JobDefinition {
+  job(): JobDefinition<'webhook.deliver'> {
     return {
       run: async (job, { signal }) => {
-        const tenantId = Number(job.payload.tenantId);
+        const tenantId = job.payload.tenantId;
         const running = this.inFlight.get(tenantId) ?? 0;
         // A slow receiver may hold only so many slots; its other deliveries wait a moment.
         if (running >= this.config.maxInFlightPerTenant) return { retryIn: 100 + Math.floor(Math.random() * 200) };
         this.inFlight.set(tenantId, running + 1);
         try {
-          const outcome = await this.attempt(String(job.payload.deliveryId), signal);
+          const outcome = await this.attempt(job.payload.deliveryId, signal);
           if (outcome?.retryInMs != null) return { retryIn: outcome.retryInMs };
         } finally {
           const left = (this.inFlight.get(tenantId) ?? 1) - 1;
@@ -147,7 +147,7 @@ export class DeliveryEngine {
       exhausted: async (job, error) => {
         const message = error instanceof Error ? error.message : String(error);
         const reason = storableText(`abandoned after ${job.attempts} failed runs of its delivery job: ${message}`.slice(0, 2000));
-        const abandoned = await abandonDelivery(this.sql, String(job.payload.deliveryId), reason);
+        const abandoned = await abandonDelivery(this.sql, job.payload.deliveryId, reason);
         if (abandoned !== undefined) this.log.warn('webhook delivery abandoned: its job kept failing', { tenant: abandoned.tenantId, delivery: abandoned.id, error: reason });
       },
     };
