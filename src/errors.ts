@@ -69,3 +69,8 @@ export function validationError(details: FieldError[], message = 'The request is
 export function notFound(what = 'Resource'): AppError {
   return new AppError('NOT_FOUND', `${what} not found`);
 }
+
+/** The message of anything thrown: an Error's message, else its string form. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -8,6 +8,7 @@ import { deriveKeys } from '../src/crypto/master-key.ts';
 import { createLogger } from '../src/log.ts';
 import { call, client, newTenant } from './helpers/http.ts';
 import { startTestService, TEST_MASTER_KEY, type TestService } from './helpers/service.ts';
+import { waitFor } from './helpers/wait.ts';
 
 let t: TestService;
 const jwtKey = deriveKeys(Buffer.from(TEST_MASTER_KEY, 'hex'))['jwt-signing'];
@@ -277,8 +278,7 @@ describe('API keys', () => {
     assert.equal(await lastUsed(), null, 'registering and signing in do not use the key');
     assert.equal((await call(t.url, 'GET', '/api/whoami', { headers: { 'x-api-key': a.apiKey } })).status, 200);
     // Written in the background, so the request is not held up by it.
-    let first: Date | null = null;
-    for (const until = Date.now() + 5_000; first === null && Date.now() < until; first = await lastUsed()) await new Promise((resolve) => setTimeout(resolve, 20));
+    const first = await waitFor(async () => (await lastUsed()) ?? undefined, 5_000, 'last_used_at set');
     assert.ok(first instanceof Date, 'last_used_at is set');
     for (let i = 0; i < 3; i++) assert.equal((await call(t.url, 'GET', '/api/whoami', { headers: { 'x-api-key': a.apiKey } })).status, 200);
     await new Promise((resolve) => setTimeout(resolve, 300));

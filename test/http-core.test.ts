@@ -10,6 +10,7 @@ import { createLogger } from '../src/log.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { call } from './helpers/http.ts';
 import { TEST_MASTER_KEY } from './helpers/service.ts';
+import { waitFor } from './helpers/wait.ts';
 
 // The HTTP core in isolation: a router with test routes, a stub authenticator.
 const logLines: string[] = [];
@@ -28,14 +29,6 @@ function rawRequest(port: number, payload: string, halfClose = false): Promise<s
     socket.on('end', () => resolve(data));
     socket.on('error', reject);
   });
-}
-
-async function waitFor(condition: () => boolean, ms = 5_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 before(async () => {

@@ -5,6 +5,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { createLogger } from '../src/log.ts';
 import { JOB_KINDS, backoffMs } from '../src/queue/kinds.ts';
 import { claimJobs, completeJob, countJobs, insertJob, rescheduleJob, scheduleKeyedJob } from '../src/queue/queries.ts';
+import { waitFor } from './helpers/wait.ts';
 import { WorkerRuntime, type JobDefinition } from '../src/queue/runtime.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 
@@ -21,14 +22,6 @@ beforeEach(async () => {
 
 const FAST = { pollIntervalMs: 20, batchSize: 10, concurrency: 10, leaseMs: 30_000 };
 
-async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await sleep(20);
-  }
-}
-
 async function remaining(): Promise<number> {
   const [row] = await t.db.sql<{ n: number }[]>`select count(*)::int as n from jobs`;
   return row?.n ?? -1;
@@ -40,7 +33,7 @@ describe('jobs queue', () => {
     const rt = new WorkerRuntime(t.db.sql, log, FAST, { noop: { run: async (job) => void seen.push(job.payload.n as number) } });
     for (let n = 0; n < 50; n++) await insertJob(t.db.sql, { kind: 'noop', payload: { n } });
     rt.start();
-    await until(async () => (await remaining()) === 0);
+    await waitFor(async () => (await remaining()) === 0);
     await rt.stop(1000);
     assert.deepEqual([...seen].sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i));
   });
@@ -63,7 +56,7 @@ describe('jobs queue', () => {
     for (let n = 0; n < 200; n++) await insertJob(t.db.sql, { kind: 'noop', payload: { n } });
     a.start();
     b.start();
-    await until(async () => (await remaining()) === 0);
+    await waitFor(async () => (await remaining()) === 0);
     await Promise.all([a.stop(1000), b.stop(1000)]);
     assert.equal(runs.size, 200);
     assert.deepEqual([...new Set(runs.values())], [1]);
@@ -79,7 +72,7 @@ describe('jobs queue', () => {
     rt.start();
     await sleep(150);
     assert.deepEqual(ran, [], 'not while the lease holds');
-    await until(async () => ran.length === 1);
+    await waitFor(async () => ran.length === 1);
     await rt.stop(1000);
     assert.equal(ran[0], stolen.id);
     assert.equal(await completeJob(t.db.sql, stolen.id, 'crashed-worker'), false);
@@ -96,7 +89,7 @@ describe('jobs queue', () => {
     a.start();
     b.start();
     try {
-      await until(async () => (await remaining()) === 0, 15_000);
+      await waitFor(async () => (await remaining()) === 0, 15_000);
     } finally {
       await Promise.all([a.stop(6000), b.stop(6000)]);
     }
@@ -122,11 +115,11 @@ describe('jobs queue', () => {
     await insertJob(t.db.sql, { kind: 'noop' });
     rt.start();
     try {
-      await until(async () => rt.activeCount === 1);
+      await waitFor(async () => rt.activeCount === 1);
       await sleep(500);
       assert.equal(abortedAfterMs, -1, 'not aborted while its lease is renewed');
       await t.db.sql`update jobs set locked_by = 'another-worker', locked_until = now() + interval '1 minute'`;
-      await until(async () => abortedAfterMs >= 0, 6000);
+      await waitFor(async () => abortedAfterMs >= 0, 6000);
     } finally {
       await rt.stop(100);
     }
@@ -154,10 +147,10 @@ describe('jobs queue', () => {
     await insertJob(t.db.sql, { kind: 'noop' });
     rt.start();
     try {
-      await until(async () => rt.activeCount === 1);
+      await waitFor(async () => rt.activeCount === 1);
       await t.db.sql`update jobs set locked_by = 'another-worker', locked_until = now() + interval '1 minute'`;
-      await until(async () => aborted, 6000);
-      await until(async () => rt.activeCount === 0, 6000);
+      await waitFor(async () => aborted, 6000);
+      await waitFor(async () => rt.activeCount === 0, 6000);
     } finally {
       await rt.stop(100);
     }
@@ -185,13 +178,13 @@ describe('jobs queue', () => {
     await insertJob(t.db.sql, { kind: 'noop' });
     rt.start();
     try {
-      await until(async () => rt.activeCount === 1);
+      await waitFor(async () => rt.activeCount === 1);
       // As if this process had stalled past its lease: the job looks claimable again.
       await t.db.sql`update jobs set locked_until = now() - interval '1 second'`;
       await sleep(300); // 15 polls
       assert.equal(runs, 1, 'not started a second time in the same process');
       release();
-      await until(async () => (await remaining()) === 0);
+      await waitFor(async () => (await remaining()) === 0);
     } finally {
       await rt.stop(1000);
     }
@@ -245,7 +238,7 @@ describe('jobs queue', () => {
     });
     await insertJob(t.db.sql, { kind: 'noop' });
     rt.start();
-    await until(async () => exhaustedWith !== null && (await remaining()) === 0);
+    await waitFor(async () => exhaustedWith !== null && (await remaining()) === 0);
     await rt.stop(1000);
     assert.equal(attempts, 3, 'maxAttempts of noop');
     assert.match((exhaustedWith as Error).message, /boom 3/);
@@ -264,7 +257,7 @@ describe('jobs queue', () => {
     });
     await insertJob(t.db.sql, { kind: 'noop', payload: { n: 0 } });
     rt.start();
-    await until(async () => (await remaining()) === 0);
+    await waitFor(async () => (await remaining()) === 0);
     await rt.stop(1000);
     assert.deepEqual(polls, [1, 1, 1, 1, 1, 1]);
   });
@@ -275,7 +268,7 @@ describe('jobs queue', () => {
     for (let n = 0; n < 40; n++) await insertJob(t.db.sql, { kind: 'noop' });
     const started = Date.now();
     rt.start();
-    await until(async () => done === 40, 15_000);
+    await waitFor(async () => done === 40, 15_000);
     await rt.stop(1000);
     assert.ok(Date.now() - started < 15_000);
   });
@@ -287,7 +280,7 @@ describe('jobs queue', () => {
     await sleep(100);
     await insertJob(t.db.sql, { kind: 'noop' });
     rt.nudge();
-    await until(async () => done === 1, 5_000);
+    await waitFor(async () => done === 1, 5_000);
     await rt.stop(1000);
   });
 
@@ -297,7 +290,7 @@ describe('jobs queue', () => {
     });
     await insertJob(t.db.sql, { kind: 'noop' });
     rt.start();
-    await until(async () => rt.activeCount === 1);
+    await waitFor(async () => rt.activeCount === 1);
     await rt.stop(100);
     const [row] = await t.db.sql`select attempts, locked_by from jobs`;
     assert.equal(row?.attempts, 0);

@@ -7,7 +7,7 @@ import { TokenIssuer } from '../auth/tokens.ts';
 import { deriveKeys, loadMasterKey } from '../crypto/master-key.ts';
 import { openDatabase } from '../db/connect.ts';
 import { migrate } from '../db/migrate.ts';
-import { AppError } from '../errors.ts';
+import { AppError, errorMessage } from '../errors.ts';
 import { EMAIL, RNC } from '../lib/input.ts';
 import { createLogger } from '../log.ts';
 import { configOrExit, exitWithError } from './exit.ts';
@@ -29,7 +29,7 @@ function readArgs() {
       options: { name: { type: 'string' }, rnc: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
     });
   } catch (err) {
-    return fail(err instanceof Error ? err.message : String(err));
+    return fail(errorMessage(err));
   }
 }
 

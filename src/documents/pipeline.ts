@@ -12,6 +12,7 @@ import type { JobContext, JobDefinition } from '../queue/runtime.ts';
 import { findDocumentById, type DocumentRow, type SignedXml } from './queries.ts';
 import { type CredentialsOf, ensureSigned } from './signing.ts';
 import { transition } from './transitions.ts';
+import { errorMessage } from '../errors.ts';
 
 // Background submission: `document.submit` signs a `recibido` document (once: retries resend
 // the stored bytes), sends it and moves it to en_proceso (or straight to a verdict);
@@ -66,7 +67,7 @@ export function latestOwn(found: PriorSubmission[], signedAt: Date): PriorSubmis
 }
 
 function message(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).slice(0, 1000);
+  return errorMessage(err).slice(0, 1000);
 }
 
 export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefinition<'document.submit'>; 'document.poll': JobDefinition<'document.poll'> } {

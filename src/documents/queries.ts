@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/connect.ts';
+import { issuedPage, whereEqual } from '../db/keyset.ts';
 import type { Environment } from '../environments.ts';
 import type { EcfObject } from '../ecf/types.ts';
 import type { Estado } from '../ecf/states.ts';
@@ -178,16 +179,9 @@ export interface ListFilter {
 
 /** Newest first, keyset-paginated on seq; every filter is optional. */
 export async function listDocuments(sql: Queryable, f: ListFilter): Promise<DocumentRow[]> {
-  const no = sql``;
   return sql<DocumentRow[]>`
     select ${sql.unsafe(COLUMNS)} from documents
     where tenant_id = ${f.tenantId} and environment = ${f.environment}
-      ${f.estado === undefined ? no : sql`and estado = ${f.estado}`}
-      ${f.tipo === undefined ? no : sql`and tipo = ${f.tipo}`}
-      ${f.encf === undefined ? no : sql`and encf = ${f.encf}`}
-      ${f.desde === undefined ? no : sql`and fecha_emision >= ${f.desde}::date`}
-      ${f.hasta === undefined ? no : sql`and fecha_emision <= ${f.hasta}::date`}
-      ${f.after === undefined ? no : sql`and seq < ${f.after}::bigint`}
-    order by seq desc
-    limit ${f.limit}`;
+      ${whereEqual(sql, { estado: f.estado, tipo: f.tipo, encf: f.encf })}
+      ${issuedPage(sql, f)}`;
 }

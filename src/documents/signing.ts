@@ -7,6 +7,7 @@ import type { SigningCredential } from '../certificates/check.ts';
 import { type DocumentRow, type DocumentSignature, findSignedXml, type SignedXml, storeSignature } from './queries.ts';
 import { isEcfTipo } from '../ecf/ecf-types.ts';
 import type { EcfObject, EcfValue } from '../ecf/types.ts';
+import { errorMessage } from '../errors.ts';
 
 // A document is signed once, right before its first submission: FechaHoraFirma is the moment
 // of signing, and the security code and timbre URL follow from the signature. The signed
@@ -67,7 +68,7 @@ export async function ensureSigned(sql: Queryable, credentials: CredentialsOf, d
   try {
     signature = signDocument(doc, credential, now);
   } catch (err) {
-    throw new PermanentAuthorityError(`The document could not be signed: ${err instanceof Error ? err.message : String(err)}`);
+    throw new PermanentAuthorityError(`The document could not be signed: ${errorMessage(err)}`);
   }
   const stored = await storeSignature(sql, doc.id, signature);
   if (stored === undefined) throw new Error(`document ${doc.id} disappeared while it was being signed`);

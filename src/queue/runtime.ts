@@ -4,6 +4,7 @@ import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log.ts';
 import { JOB_KINDS, backoffMs, type JobKind, type JobPayloads, type RetryPolicy } from './kinds.ts';
 import { claimJobs, completeJob, releaseJobs, renewLeases, rescheduleJob, type JobRow } from './queries.ts';
+import { errorMessage } from '../errors.ts';
 
 /** A planned wait (e.g. the authority still processing): not a failure, attempts reset. */
 export interface Reschedule<K extends JobKind = JobKind> {
@@ -44,7 +45,7 @@ interface ActiveJob {
 }
 
 function describe(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).slice(0, 2000);
+  return errorMessage(err).slice(0, 2000);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/connect.ts';
+import { issuedPage, whereEqual } from '../db/keyset.ts';
 import type { Environment } from '../environments.ts';
 import type { EcfObject } from '../ecf/types.ts';
 import type { ReceivedEcf } from './assess-ecf.ts';
@@ -71,18 +72,11 @@ export interface ReceivedFilter {
 
 /** Newest first, keyset-paginated on seq; every filter is optional. */
 export async function listReceived(sql: Queryable, f: ReceivedFilter): Promise<ReceivedRow[]> {
-  const no = sql``;
   return sql<ReceivedRow[]>`
     select ${sql.unsafe(COLUMNS)} from received_documents
     where tenant_id = ${f.tenantId} and environment = ${f.environment}
-      ${f.rncEmisor === undefined ? no : sql`and rnc_emisor = ${f.rncEmisor}`}
-      ${f.tipo === undefined ? no : sql`and tipo = ${f.tipo}`}
-      ${f.encf === undefined ? no : sql`and encf = ${f.encf}`}
-      ${f.desde === undefined ? no : sql`and fecha_emision >= ${f.desde}::date`}
-      ${f.hasta === undefined ? no : sql`and fecha_emision <= ${f.hasta}::date`}
-      ${f.after === undefined ? no : sql`and seq < ${f.after}::bigint`}
-    order by seq desc
-    limit ${f.limit}`;
+      ${whereEqual(sql, { rnc_emisor: f.rncEmisor, tipo: f.tipo, encf: f.encf })}
+      ${issuedPage(sql, f)}`;
 }
 
 /** An e-CF the tenant issued, as an ACECF names it. */

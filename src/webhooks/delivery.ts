@@ -10,6 +10,7 @@ import type { JobDefinition } from '../queue/runtime.ts';
 import { abandonDelivery, findDeliveryToSend, findSettings, insertDelivery, recordAttempt, type DeliveryRow, type DeliveryStatus, type DeliveryToSend } from './queries.ts';
 import { postWebhook, type AttemptResult } from './sender.ts';
 import { signatureHeader, type WebhookSettings } from './settings.ts';
+import { errorMessage } from '../errors.ts';
 
 // A delivery is one event sent to one tenant's URL:
 //
@@ -120,7 +121,7 @@ export class DeliveryEngine {
       const result = await postWebhook(url, d.body, headers, { timeoutMs: this.config.timeoutMs, allowPrivate: this.config.allowPrivateNetworks, signal });
       return { url, result: storable(result) };
     } catch (err) {
-      const error = storableText(err instanceof Error ? err.message : String(err));
+      const error = storableText(errorMessage(err));
       return { url, result: { ok: false, statusCode: null, durationMs: Math.round(performance.now() - started), error, responseBody: '' } };
     }
   }
@@ -145,7 +146,7 @@ export class DeliveryEngine {
       },
       // The job is deleted after this: a delivery still pending would never be attempted again.
       exhausted: async (job, error) => {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         const reason = storableText(`abandoned after ${job.attempts} failed runs of its delivery job: ${message}`.slice(0, 2000));
         const abandoned = await abandonDelivery(this.sql, job.payload.deliveryId, reason);
         if (abandoned !== undefined) this.log.warn('webhook delivery abandoned: its job kept failing', { tenant: abandoned.tenantId, delivery: abandoned.id, error: reason });

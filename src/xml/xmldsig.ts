@@ -9,6 +9,7 @@ import { childElement, elementChildren } from './tree.ts';
 import type { XmlDocument, XmlLimits } from './types.ts';
 import { DEFAULT_XML_LIMITS } from './types.ts';
 import { countSignatures, MIN_RSA_BITS, readSignature, SignatureProfileError, signatureFragment, XMLDSIG } from './xmldsig-profile.ts';
+import { errorMessage } from '../errors.ts';
 
 export { XMLDSIG, MIN_RSA_BITS } from './xmldsig-profile.ts';
 
@@ -103,6 +104,6 @@ export function verifyXml(xml: string | Uint8Array, limits: Partial<XmlLimits> =
   } catch (error) {
     if (error instanceof XmlError) return { valid: false, reason: `XML rejected (${error.code}): ${error.message}` };
     if (error instanceof SignatureProfileError) return { valid: false, reason: `signature profile: ${error.message}` };
-    return { valid: false, reason: `verification failed: ${error instanceof Error ? error.message : String(error)}` };
+    return { valid: false, reason: `verification failed: ${errorMessage(error)}` };
   }
 }

@@ -19,6 +19,7 @@ import { exchange, type HttpAnswer, type HttpRequest } from './http.ts';
 import { encodeMultipartFile } from './multipart.ts';
 import { DGII_PATHS, type EcfService, type FcService, XML_FIELD } from './paths.ts';
 import { TokenCache } from './tokens.ts';
+import { errorMessage } from '../../errors.ts';
 
 // The DGII HTTP protocol: seed → signed seed → token, then uploads and status queries with
 // that token. Transport failures and 5xx are transient; DGII refusing a request is
@@ -111,7 +112,7 @@ export class DgiiClient {
       signed = signXml(seed, credentials.privateKey, credentials.certificate);
     } catch (err) {
       if (err instanceof XmlError && err.code === XML_ERROR.SIGNING_KEY) throw new PermanentAuthorityError(`The certificate cannot sign: ${err.message}`);
-      throw new TransientAuthorityError(`DGII sent a seed that could not be signed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new TransientAuthorityError(`DGII sent a seed that could not be signed: ${errorMessage(err)}`, { cause: err });
     }
     const purpose = 'validating the signed seed';
     const { body, contentType } = encodeMultipartFile({ field: XML_FIELD, filename: 'semilla.xml', content: signed });
@@ -156,6 +157,18 @@ export class DgiiClient {
     return answer;
   }
 
+  /** An authorised GET of a query service; anything but a 200 is a failure of `purpose`. */
+  private async query(tenantId: number, environment: Environment, url: string, purpose: string, signal: AbortSignal): Promise<HttpAnswer> {
+    const answer = await this.authorized(tenantId, environment, signal, (token) => ({
+      method: 'GET',
+      url,
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      purpose,
+    }));
+    if (answer.status !== 200) throw failure(answer, purpose);
+    return answer;
+  }
+
   private upload(url: string, purpose: string, file: XmlUpload): (token: string) => HttpRequest {
     const { body, contentType } = encodeMultipartFile({ field: XML_FIELD, filename: file.fileName, content: file.xml });
     return (token) => ({ method: 'POST', url, headers: { authorization: `Bearer ${token}`, 'content-type': contentType, accept: 'application/json' }, body, purpose });
@@ -192,13 +205,7 @@ export class DgiiClient {
     const purpose = `querying the summary of ${q.encf}`;
     const params = new URLSearchParams({ RNC_Emisor: q.rncEmisor, ENCF: q.encf, Cod_Seguridad_eCF: q.securityCode });
     const url = `${this.fcUrl(environment, 'rfceStatus')}?${params.toString()}`;
-    const answer = await this.authorized(tenantId, environment, signal, (token) => ({
-      method: 'GET',
-      url,
-      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-      purpose,
-    }));
-    if (answer.status !== 200) throw failure(answer, purpose);
+    const answer = await this.query(tenantId, environment, url, purpose, signal);
     const result = readRfceAnswer(answer.json);
     if (result === null) throw new TransientAuthorityError(`DGII's answer while ${purpose} carries no status`);
     return result;
@@ -211,13 +218,7 @@ export class DgiiClient {
   async trackIds(tenantId: number, environment: Environment, rncEmisor: string, encf: string, signal: AbortSignal): Promise<TrackIdEntry[]> {
     const purpose = `querying the trackIds of ${encf}`;
     const url = `${this.url(environment, 'trackIds')}?rncemisor=${encodeURIComponent(rncEmisor)}&encf=${encodeURIComponent(encf)}`;
-    const answer = await this.authorized(tenantId, environment, signal, (token) => ({
-      method: 'GET',
-      url,
-      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-      purpose,
-    }));
-    if (answer.status !== 200) throw failure(answer, purpose);
+    const answer = await this.query(tenantId, environment, url, purpose, signal);
     const result = readTrackIdsAnswer(answer.json);
     if ('problem' in result) throw new TransientAuthorityError(`DGII's answer while ${purpose} is not a list of submissions: ${result.problem}`);
     return result.entries;
@@ -227,13 +228,7 @@ export class DgiiClient {
   async trackStatus(tenantId: number, environment: Environment, trackId: string, signal: AbortSignal): Promise<EstadoAnswer> {
     const purpose = `querying trackId ${trackId}`;
     const url = `${this.url(environment, 'estado')}?trackid=${encodeURIComponent(trackId)}`;
-    const answer = await this.authorized(tenantId, environment, signal, (token) => ({
-      method: 'GET',
-      url,
-      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-      purpose,
-    }));
-    if (answer.status !== 200) throw failure(answer, purpose);
+    const answer = await this.query(tenantId, environment, url, purpose, signal);
     const result = readEstadoAnswer(answer.json);
     if (result === null) throw new TransientAuthorityError(`DGII's answer while ${purpose} carries no status`);
     return result;

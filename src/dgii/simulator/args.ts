@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createLogger, type Logger } from '../../log.ts';
 import { createDgiiSimulator, type DgiiSimulator } from './server.ts';
+import { errorMessage } from '../../errors.ts';
 
 // The command line of the runnable simulator. Options come from arguments, not the
 // environment: only src/config.ts reads environment variables.
@@ -40,7 +41,7 @@ export async function runSimulatorFromArgs(argv: string[], log: Logger = createL
       allowPositionals: false,
     }));
   } catch (err) {
-    throw new SimulatorArgsError(`${err instanceof Error ? err.message : String(err)}\n${SIMULATOR_USAGE}`);
+    throw new SimulatorArgsError(`${errorMessage(err)}\n${SIMULATOR_USAGE}`);
   }
   const port = integer('port', values.port ?? DEFAULTS.port, 0, 65_535);
   const processingMs = integer('processing-ms', values['processing-ms'] ?? DEFAULTS['processing-ms'], 0, 3_600_000);
