@@ -1,26 +1,16 @@
 import type { Environment } from '../environments.ts';
-import type { EcfObject } from '../ecf/types.ts';
+import type { IssuedEcf } from '../ecf/types.ts';
 import type { FinalEstado } from '../ecf/states.ts';
 
 // The port through which documents reach the tax authority. One adapter: DGII's HTTP protocol
 // (protocol/dgii-authority.ts), spoken to DGII itself or to the simulator (tax-authority.ts).
 
-export interface Submission {
+export interface Submission extends IssuedEcf {
   documentId: string;
   /** The signed e-CF XML, built and signed once by the pipeline and resent as is on retries. */
   signedXml: string;
   /** For type 32 under RD$250,000: the signed RFCE summary, sent instead of the e-CF. */
   signedRfceXml: string | null;
-  tenantId: number;
-  environment: Environment;
-  tipo: number;
-  encf: string;
-  rncEmisor: string;
-  rncComprador: string | null;
-  /** yyyy-MM-dd */
-  fechaEmision: string;
-  montoTotal: string;
-  ecf: EcfObject;
 }
 
 export interface Verdict {

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/connect.ts';
-import { issuedPage, whereEqual } from '../db/keyset.ts';
+import { issuedPage, whereEqual, type IssuedPageFilter } from '../db/keyset.ts';
 import type { Environment } from '../environments.ts';
-import type { EcfObject } from '../ecf/types.ts';
+import type { EcfObject, IssuedEcf } from '../ecf/types.ts';
 import type { Estado } from '../ecf/states.ts';
 
 export interface DocumentRow {
@@ -52,18 +52,8 @@ export interface HistoryRow {
   at: Date;
 }
 
-export interface NewDocument {
+export interface NewDocument extends IssuedEcf {
   id: string;
-  tenantId: number;
-  environment: Environment;
-  tipo: number;
-  encf: string;
-  rncEmisor: string;
-  rncComprador: string | null;
-  /** yyyy-MM-dd */
-  fechaEmision: string;
-  montoTotal: string;
-  ecf: EcfObject;
 }
 
 // Columns every document query returns; fecha_emision as ISO text to avoid time zones.
@@ -163,18 +153,12 @@ export async function insertHistory(sql: Queryable, documentId: string, h: Omit<
     values (${documentId}, ${h.estado}, ${h.dgiiCode}, ${h.dgiiMessage}, ${h.trackId}, ${h.detail})`;
 }
 
-export interface ListFilter {
+export interface ListFilter extends IssuedPageFilter {
   tenantId: number;
   environment: Environment;
   estado?: Estado;
   tipo?: number;
   encf?: string;
-  /** yyyy-MM-dd, inclusive */
-  desde?: string;
-  hasta?: string;
-  /** The seq of the last row of the previous page. */
-  after?: string;
-  limit: number;
 }
 
 /** Newest first, keyset-paginated on seq; every filter is optional. */

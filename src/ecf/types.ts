@@ -1,3 +1,4 @@
+import type { Environment } from '../environments.ts';
 // Public shapes of the e-CF validation API.
 import type { EcfTipo } from './ecf-types.ts';
 
@@ -31,3 +32,17 @@ export interface EcfDocument {
 export type ValidationResult =
   | { ok: true; document: EcfDocument }
   | { ok: false; errors: FieldError[] };
+
+/** What every stored e-CF of a tenant carries beside its XML: who, which number, when, how much. */
+export interface IssuedEcf {
+  tenantId: number;
+  environment: Environment;
+  tipo: number;
+  encf: string;
+  rncEmisor: string;
+  rncComprador: string | null;
+  /** yyyy-MM-dd */
+  fechaEmision: string;
+  montoTotal: string;
+  ecf: EcfObject;
+}

@@ -1,27 +1,15 @@
 import type { Queryable } from '../db/connect.ts';
-import { issuedPage, whereEqual } from '../db/keyset.ts';
+import { issuedPage, whereEqual, type IssuedPageFilter } from '../db/keyset.ts';
 import type { Environment } from '../environments.ts';
-import type { EcfObject } from '../ecf/types.ts';
 import type { ReceivedEcf } from './assess-ecf.ts';
 
 // Received e-CF and commercial approvals. Each function is one statement.
 
-export interface ReceivedRow {
+export interface ReceivedRow extends Omit<ReceivedEcf, 'xml'> {
   id: string;
   seq: string;
   tenantId: number;
   environment: Environment;
-  tipo: number;
-  encf: string;
-  rncEmisor: string;
-  razonSocialEmisor: string;
-  rncComprador: string;
-  /** yyyy-MM-dd */
-  fechaEmision: string;
-  montoTotal: string;
-  securityCode: string;
-  signerSubject: string;
-  ecf: EcfObject;
   receivedAt: Date;
 }
 
@@ -56,18 +44,12 @@ export async function findReceivedXml(sql: Queryable, tenantId: number, environm
   return row;
 }
 
-export interface ReceivedFilter {
+export interface ReceivedFilter extends IssuedPageFilter {
   tenantId: number;
   environment: Environment;
   rncEmisor?: string;
   tipo?: number;
   encf?: string;
-  /** yyyy-MM-dd, inclusive */
-  desde?: string;
-  hasta?: string;
-  /** The seq of the last row of the previous page. */
-  after?: string;
-  limit: number;
 }
 
 /** Newest first, keyset-paginated on seq; every filter is optional. */
