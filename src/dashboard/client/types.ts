@@ -1,11 +1,9 @@
-import type { ApiKeyView, NewTenant } from '../../auth/identity.ts';
-import type { TenantRow, UserRow } from '../../auth/queries.ts';
+import type { ApiKeyView, IdentityService, NewTenant } from '../../auth/identity.ts';
 import type { TokenSet as ServerTokenSet } from '../../auth/tokens.ts';
 import type { CertificateView } from '../../certificates/store.ts';
 import type { documentDetail, DocumentSummary as ServerDocumentSummary } from '../../documents/views.ts';
 import type { FieldError as ServerFieldError } from '../../errors.ts';
 import type { Page as ServerPage } from '../../lib/page.ts';
-import type { DeliveryStatus as ServerDeliveryStatus } from '../../webhooks/queries.ts';
 import type { WebhookService } from '../../webhooks/service.ts';
 import type { SettingsView } from '../../webhooks/settings.ts';
 import type { attemptView, deliveryView, DeliverySubject as ServerDeliverySubject } from '../../webhooks/views.ts';
@@ -25,7 +23,7 @@ type Wire<T> = T extends Date
 export type FieldError = ServerFieldError;
 export type PublicConfig = { registrationEnabled: boolean };
 export type TokenSet = Wire<ServerTokenSet>;
-export type Account = Wire<{ user: Omit<UserRow, 'passwordHash'>; tenant: TenantRow }>;
+export type Account = Wire<Awaited<ReturnType<IdentityService['account']>>>;
 export type ApiKey = Wire<ApiKeyView>;
 export type NewApiKey = ApiKey & { key: string };
 export type Registration = Wire<NewTenant>;
@@ -34,10 +32,10 @@ export type DocumentSummary = Wire<ServerDocumentSummary>;
 export type DocumentDetail = Wire<ReturnType<typeof documentDetail>>;
 export type HistoryEntry = DocumentDetail['history'][number];
 export type WebhookSettings = Wire<SettingsView>;
-export type DeliveryStatus = ServerDeliveryStatus;
 /** What a delivery is about, from its event: null for webhook.test. */
 export type DeliverySubject = ServerDeliverySubject;
 export type Delivery = Wire<ReturnType<typeof deliveryView>>;
+export type DeliveryStatus = Delivery['status'];
 export type Attempt = Wire<ReturnType<typeof attemptView>>;
 export type DeliveryDetail = Delivery & { attempts: Attempt[]; body: string };
 export type TestResult = Wire<Awaited<ReturnType<WebhookService['sendTest']>>>;
