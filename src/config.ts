@@ -1,7 +1,6 @@
 import type { X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseTrustBundle } from './crypto/x509/trust-store.ts';
+import { loadTrustBundle } from './crypto/x509/trust-store.ts';
 import { DGII_BASE_URLS, DGII_FC_BASE_URLS } from './dgii/protocol/paths.ts';
 import { ENVIRONMENTS, type Environment } from './environments.ts';
 
@@ -258,15 +257,8 @@ function parseDgiiUrls(r: Reader, nodeEnv: NodeEnv, prefix: string, defaults: Re
 // than meant would refuse honest senders, and with a wrong file would trust the wrong CAs.
 function readTrustedCas(r: Reader, file: string | null): readonly X509Certificate[] | null {
   if (file === null) return null;
-  let text: string;
   try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    r.problem(`RECEIVER_TRUSTED_CA_FILE cannot be read (${file}): ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-    return null;
-  }
-  try {
-    return parseTrustBundle(text);
+    return loadTrustBundle(file);
   } catch (e) {
     r.problem(`RECEIVER_TRUSTED_CA_FILE (${file}) is not a usable PEM bundle of CA certificates: ${e instanceof Error ? e.message : String(e)}`);
     return null;

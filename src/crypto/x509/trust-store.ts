@@ -2,6 +2,7 @@
 // intermediates) may sign what the service receives. DGII publishes the providers it
 // authorises; their CA certificates, concatenated in PEM, make the bundle.
 import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { basicConstraints, readCertificateFields } from './certificate-fields.ts';
 
 /** More than any real list of national CAs; bounds the work of path building. */
@@ -46,6 +47,17 @@ export function parseTrustBundle(pem: string): X509Certificate[] {
   }
   if (anchors.length === 0) throw new TrustBundleError('no PEM certificate (-----BEGIN CERTIFICATE-----) found');
   return anchors;
+}
+
+/** parseTrustBundle of a file; TrustBundleError when it cannot be read either. */
+export function loadTrustBundle(file: string): X509Certificate[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new TrustBundleError(`cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  return parseTrustBundle(text);
 }
 
 export function oneLine(name: string): string {
