@@ -47,6 +47,7 @@ import { receiverRoutes } from './receiver/routes.ts';
 import { RECEIVER_SCHEMAS } from './receiver/schemas.ts';
 import { SenderAuth } from './receiver/sender-auth.ts';
 import { ReceiverService } from './receiver/service.ts';
+import { signerTrustPolicy } from './receiver/signer-trust.ts';
 
 export interface Service {
   url: string;
@@ -113,6 +114,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     }, { 'webhook.deliver': engine.job() });
     const webhooks = new WebhookService(db.sql, outbox, webhookSettings, engine, config.webhooks.timeoutMs, () => deliveries.nudge());
 
+    const signerTrust = signerTrustPolicy(config.receiver, log);
     const metrics = new ServiceMetrics(rateLimits, [() => jobGauges(db.sql), () => webhooks.gauges()]);
     const router = new Router();
     let openapi: Record<string, unknown> | null = null;
@@ -127,7 +129,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...dashboardRoutes({ assets: new DashboardAssets(log), registrationEnabled: config.registrationEnabled }),
       ...webhookRoutes({ settings: webhookSettings, webhooks }),
       ...metricsRoutes({ metrics, token: config.metricsToken }),
-      ...receiverRoutes({ receiver: new ReceiverService(db.sql, outbox, certificates, log), auth: new SenderAuth(db.sql) }),
+      ...receiverRoutes({ receiver: new ReceiverService(db.sql, outbox, certificates, log, signerTrust), auth: new SenderAuth(db.sql, signerTrust) }),
       ...receivedDocumentRoutes(new ReceivedDocuments(db.sql)),
     ];
     for (const route of routes) router.add(route);
@@ -141,6 +143,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const { url, port } = await http.listen();
     log.info('listening', { url, database: db.kind, version: VERSION, workers: config.queue.workersEnabled, taxAuthority: options.authority === undefined ? config.authority.kind : 'custom' });
     if (config.authority.kind === 'simulator' && config.nodeEnv === 'production') log.warn('TAX_AUTHORITY=simulator: documents go to the built-in DGII simulator, not to DGII');
+    if (config.receiver.trustedCas === null) log.warn('RECEIVER_TRUSTED_CA_FILE is not set: the receiver refuses every sender in eCF, and accepts any signer in TesteCF and CerteCF marked untrusted');
+    else log.info('receiver trust anchors loaded', { file: config.receiver.trustedCaFile, certificates: config.receiver.trustedCas.length });
     return {
       url, port, db, router, rateLimits, runtime, deliveries, outbox, certificateParsers, simulator,
       close: async () => {

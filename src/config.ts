@@ -1,4 +1,6 @@
+import type { X509Certificate } from 'node:crypto';
 import { resolve } from 'node:path';
+import { loadTrustBundle } from './crypto/x509/trust-store.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
 import { DGII_BASE_URLS, DGII_FC_BASE_URLS, ENVIRONMENTS, type Environment } from './environments.ts';
 
@@ -93,6 +95,15 @@ export interface Config {
     publicAuthPerMinute: number;
     receiverPerMinute: number;
     maxKeys: number;
+  };
+  receiver: {
+    /** RECEIVER_TRUSTED_CA_FILE, resolved; null when unset. */
+    trustedCaFile: string | null;
+    /** The CA certificates of that file, read and checked at start; null when unset. */
+    trustedCas: readonly X509Certificate[] | null;
+    crlTimeoutMs: number;
+    crlMaxBytes: number;
+    crlAllowPrivateNetworks: boolean;
   };
 }
 
@@ -240,6 +251,30 @@ function parseDgiiUrls(r: Reader, nodeEnv: NodeEnv, prefix: string, defaults: Re
   return urls;
 }
 
+// A bad bundle is refused at start like any other bad value: running with fewer anchors
+// than meant would refuse honest senders, and with a wrong file would trust the wrong CAs.
+function readTrustedCas(r: Reader, file: string | null): readonly X509Certificate[] | null {
+  if (file === null) return null;
+  try {
+    return loadTrustBundle(file);
+  } catch (e) {
+    r.problem(`RECEIVER_TRUSTED_CA_FILE (${file}) is not a usable PEM bundle of CA certificates: ${e instanceof Error ? e.message : String(e)}`);
+    return null;
+  }
+}
+
+function readReceiver(r: Reader): Config['receiver'] {
+  const file = r.optional('RECEIVER_TRUSTED_CA_FILE', 'PEM bundle of the certification authorities (DGII\'s authorised providers) whose certificates may sign what the receiver accepts (seeds, e-CF, ACECF); read at start. Unset: eCF refuses every sender, TesteCF and CerteCF accept any and mark it untrusted.');
+  const trustedCaFile = file === null ? null : resolve(file);
+  return {
+    trustedCaFile,
+    trustedCas: readTrustedCas(r, trustedCaFile),
+    crlTimeoutMs: r.int('RECEIVER_CRL_TIMEOUT_MS', 5000, 100, 120_000, 'Deadline of each CRL download named by a sender\'s certificate chain.'),
+    crlMaxBytes: r.int('RECEIVER_CRL_MAX_BYTES', 20 * 1024 * 1024, 1024, 512 * 1024 * 1024, 'Largest CRL downloaded; a larger one counts as unavailable.'),
+    crlAllowPrivateNetworks: r.bool('RECEIVER_CRL_ALLOW_PRIVATE_NETWORKS', false, 'Allow CRL URLs that resolve to loopback, private, link-local or reserved addresses (tests and closed networks only).'),
+  };
+}
+
 function read(env: Env): { config: Config; r: Reader } {
   const r = new Reader(env);
   const nodeEnv = r.oneOf('NODE_ENV', NODE_ENVS, 'development', 'Deployment mode; production requires ECF_MASTER_KEY.');
@@ -314,6 +349,7 @@ function read(env: Env): { config: Config; r: Reader } {
       receiverPerMinute: r.int('RATE_LIMIT_RECEIVER_PER_MINUTE', 600, 1, 1_000_000, 'Receiver group /fe/*, per tenant.'),
       maxKeys: r.int('RATE_LIMIT_MAX_KEYS', 100_000, 100, 10_000_000, 'Most buckets each rate-limit scope keeps in memory per instance; on reaching it the least recently used half is dropped.'),
     },
+    receiver: readReceiver(r),
   };
   config.masterKey = parseMasterKey(r, r.optional('ECF_MASTER_KEY', 'Master secret (≥32 bytes, hex or base64) from which signing and encryption keys are derived. Required in production; in development one is generated under DATA_DIR.'), nodeEnv);
   return { config, r };

@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   INVALID_API_KEY: { status: 403, message: 'Invalid API key' },
   FORBIDDEN: { status: 403, message: 'Forbidden' },
   REGISTRATION_DISABLED: { status: 403, message: 'Public registration is disabled on this server' },
+  SIGNER_NOT_TRUSTED: { status: 403, message: 'The signer\'s certificate does not chain to a trusted certification authority' },
   NOT_FOUND: { status: 404, message: 'Not found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
   REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time' },
@@ -27,6 +28,7 @@ export const ERROR_CODES = {
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large' },
   INTERNAL: { status: 500, message: 'Internal server error' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is temporarily unavailable; retry later' },
+  CERTIFICATE_REVOCATION_UNKNOWN: { status: 503, message: 'The revocation status of the signer\'s certificate cannot be established now; retry later' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -19,9 +19,9 @@ const RANKS: Readonly<Record<string, number>> = {
   'xml/': 1,
   'log.ts': 2,
   'environments.ts': 2,
-  'config.ts': 3,
-  'crypto/': 4,
-  'db/': 4,
+  'crypto/': 3,
+  'config.ts': 4,
+  'db/': 5,
   // infrastructure
   'ratelimit/': 10,
   'queue/': 10,
@@ -47,7 +47,7 @@ const RANKS: Readonly<Record<string, number>> = {
   'main.ts': 41,
 };
 
-const FOUNDATION_MAX = 4;
+const FOUNDATION_MAX = 5;
 const INFRASTRUCTURE_MAX = 12;
 const FEATURE = 30;
 

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { postWebhook } from '../src/webhooks/sender.ts';
-import { forbiddenReason, guardedLookup, type Resolver } from '../src/webhooks/ssrf.ts';
+import { forbiddenReason, guardedLookup, type Resolver } from '../src/lib/egress-guard.ts';
 import { client, newTenant } from './helpers/http.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
 import { startTestService, type TestService } from './helpers/service.ts';

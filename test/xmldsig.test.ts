@@ -267,7 +267,7 @@ describe('verifyXml refuses other signature profiles', () => {
     ['a Signature that is not a child of the root', (x) => x.replace(/(<Signature[^]*<\/Signature>)<\/ECF>/, '<Wrap>$1</Wrap></ECF>')],
     ['a second Signature hidden in the content', (x) => x.replace('<Encabezado>', `<Encabezado><Signature xmlns="${XMLDSIG.namespace}"></Signature>`)],
     ['a Signature in another namespace', (x) => x.replace(`<Signature xmlns="${XMLDSIG.namespace}">`, '<Signature xmlns="urn:other">')],
-    ['two certificates', (x) => x.replace(/(<X509Certificate>[^<]*<\/X509Certificate>)/, '$1$1')],
+    ['the same certificate twice', (x) => x.replace(/(<X509Certificate>[^<]*<\/X509Certificate>)/, '$1$1')],
     ['a certificate that is not base64', (x) => x.replace(/<X509Certificate>[^<]*</, '<X509Certificate>not*base64<')],
     ['no KeyInfo', (x) => x.replace(/<KeyInfo>[^]*<\/KeyInfo>/, '')],
   ];

@@ -1,7 +1,7 @@
 // RFC 7292 §4.2: SafeContents and the bags in it. Keys and certificates are collected with the
 // attributes that pair them; CRL, secret and unknown bags are skipped.
 import { type KeyObject, X509Certificate, createPrivateKey } from 'node:crypto';
-import { type DerNode, decodeDer, explicit, readOctets, readOid, readString, sequence, setOf } from './der.ts';
+import { type DerNode, decodeDer, explicit, readOctets, readOid, readString, sequence, setOf } from '../crypto/der.ts';
 import { malformed } from './errors.ts';
 import { OID } from './oids.ts';
 import { type PbeContext, decryptThen } from './pbe.ts';

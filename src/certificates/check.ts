@@ -1,6 +1,6 @@
 // Whether a parsed credential can sign DGII documents, and a summary of a certificate for listings.
 import type { KeyObject, X509Certificate } from 'node:crypto';
-import { type DerNode, decodeDer, isContext, readOid, readString, readTime, sequence, setOf } from './der.ts';
+import { type DerNode, decodeDer, isContext, readOid, readString, readTime, sequence, setOf } from '../crypto/der.ts';
 import { OID } from './oids.ts';
 
 export interface SigningCredential {

@@ -1,7 +1,7 @@
 // RFC 7292 §4 / appendix B: the password-integrity MAC over the authenticated safe. Checked before
 // any decryption so that a wrong password is reported as such rather than as a corrupt file.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { type DerNode, readOctets, readOid, readUint, sequence } from './der.ts';
+import { type DerNode, readOctets, readOid, readUint, sequence } from '../crypto/der.ts';
 import { Pkcs12Error, malformed } from './errors.ts';
 import { DIGESTS } from './oids.ts';
 import { type PasswordForms, unsupported } from './pbe.ts';

@@ -1,7 +1,7 @@
 // Password-based decryption for the two families PKCS#12 files use: PBES2 (RFC 8018) and the
 // legacy PKCS#12 PBE schemes (RFC 7292 appendix C) keyed through the appendix-B KDF.
 import { type Decipher, createDecipheriv, getCiphers, pbkdf2Sync } from 'node:crypto';
-import { type DerNode, TAG, isUniversal, readOctets, readOid, readUint, sequence } from './der.ts';
+import { type DerNode, TAG, isUniversal, readOctets, readOid, readUint, sequence } from '../crypto/der.ts';
 import { Pkcs12Error, malformed } from './errors.ts';
 import { KNOWN_UNSUPPORTED, OID } from './oids.ts';
 import { KDF_COST, KDF_PURPOSE, MAX_ITERATIONS, type WorkBudget, pkcs12Kdf } from './pkcs12-kdf.ts';

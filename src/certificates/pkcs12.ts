@@ -4,8 +4,8 @@
 import type { KeyObject, X509Certificate } from 'node:crypto';
 import { type BagCollection, type CertEntry, type KeyEntry, readSafeContents } from './bags.ts';
 import {
-  type DerNode, decodeDer, explicit, isContext, isOneSequence, octetsOf, readOctets, readOid, readUint, sequence,
-} from './der.ts';
+  type DerNode, DerError, decodeDer, explicit, isContext, isOneSequence, octetsOf, readOctets, readOid, readUint, sequence,
+} from '../crypto/der.ts';
 import { Pkcs12Error, malformed } from './errors.ts';
 import { verifyMac } from './mac.ts';
 import { OID } from './oids.ts';
@@ -150,6 +150,8 @@ export function parsePkcs12(file: Buffer, password: string): Pkcs12Contents {
     return parse(file, password);
   } catch (e) {
     if (e instanceof Pkcs12Error) throw e;
+    // The DER reader is shared with X.509 and CRL parsing, so it has its own error type.
+    if (e instanceof DerError) throw malformed(e.message);
     throw new Pkcs12Error('MALFORMED', undefined, e);
   }
 }

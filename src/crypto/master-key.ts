@@ -1,7 +1,6 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 
 // Every key the service uses is derived from one master secret with HKDF-SHA256 and a
@@ -24,7 +23,7 @@ export function deriveKeys(master: Buffer): DerivedKeys {
  * The configured master key, or in development one generated once under DATA_DIR
  * (mode 0600) so that tokens and encrypted secrets survive restarts.
  */
-export async function loadMasterKey(config: Config, log: Logger): Promise<Buffer> {
+export async function loadMasterKey(config: { masterKey: Buffer | null; dataDir: string }, log: Logger): Promise<Buffer> {
   if (config.masterKey !== null) return config.masterKey;
   const file = join(config.dataDir, 'master.key');
   try {

@@ -2,7 +2,9 @@
 // to accept or reject it commercially. Arriving at a tenant's receiver, it concerns an
 // e-CF the tenant issued: it must be signed, valid against DGII's schema, name the tenant
 // as RNCEmisor, and agree with the issued document on buyer, date and amount. Only the buyer
-// speaks for the buyer: the signing certificate's RNC must be the RNCComprador it names.
+// speaks for the buyer: the signing certificate's RNC must be the RNCComprador it names, and
+// (judged by the service, signer-trust.ts) a trusted CA must vouch for that certificate.
+import type { X509Certificate } from 'node:crypto';
 import { certificateProblem, describeCertificate } from '../certificates/check.ts';
 import { validateAcecfXml } from '../ecf/xml/index.ts';
 import { compare, parseDecimal } from '../ecf/decimal.ts';
@@ -29,8 +31,14 @@ function leaf(root: XmlElement, name: string): string {
   return (textAt(root, [...DETALLE, name]) ?? '').trim();
 }
 
+/** Whose certificate signed it, and the others its KeyInfo offers as issuers. */
+export interface ApprovalSigner {
+  certificate: X509Certificate;
+  chain: readonly X509Certificate[];
+}
+
 /** The ACECF read and checked on its own; a message for the sender when it is refused. Never throws. */
-export function assessAcecf(data: Buffer, now: Date, maxBytes: number): { approval: Approval } | { problem: string } {
+export function assessAcecf(data: Buffer, now: Date, maxBytes: number): { approval: Approval; signer: ApprovalSigner } | { problem: string } {
   const verified = verifyXml(data, { maxBytes });
   if (!verified.valid) return { problem: `La firma de la aprobación comercial no es válida: ${verified.reason}` };
   const certificate = certificateProblem(verified.certificate, now);
@@ -58,6 +66,7 @@ export function assessAcecf(data: Buffer, now: Date, maxBytes: number): { approv
       fechaHoraAprobacion: leaf(root, 'FechaHoraAprobacionComercial'),
       xml: data.toString('utf8'),
     },
+    signer: { certificate: verified.certificate, chain: verified.chain },
   };
 }
 

@@ -7,10 +7,14 @@
 // anyone with a certificate could otherwise issue e-CF in another taxpayer's name. So the
 // signer's RNC (serialNumber, else CN, as describeCertificate reads it) must be RNCEmisor, and
 // so must the holder of the certificate the sender authenticated with; otherwise motivo 2.
+// And the signer's certificate must be one a trusted CA vouches for (signer-trust.ts), judged
+// at the document's FechaHoraFirma: also motivo 2.
+import type { X509Certificate } from 'node:crypto';
 import { certificateProblem, describeCertificate } from '../certificates/check.ts';
-import { ecfXmlToObject, securityCode, validateEcfXml, type MotivoNoRecibido } from '../ecf/xml/index.ts';
+import { ecfXmlToObject, parseDgiiDateTime, securityCode, validateEcfXml, type MotivoNoRecibido } from '../ecf/xml/index.ts';
 import type { EcfObject } from '../ecf/types.ts';
 import { parseXml, textAt, verifyXml, XmlError, type XmlDocument, type XmlElement } from '../xml/index.ts';
+import type { SignerTrust, SignerVerdict } from './signer-trust.ts';
 
 /** What an ARECF names; each value already fits the ARECF schema. */
 export interface AcknowledgedIds {
@@ -30,6 +34,7 @@ export interface ReceivedEcf {
   montoTotal: string;
   securityCode: string;
   signerSubject: string;
+  signerTrust: SignerTrust;
   ecf: EcfObject;
   xml: string;
 }
@@ -82,11 +87,21 @@ function identityProblem(rncEmisor: string, signerId: string | null, senderHolde
   return null;
 }
 
+/** The signer's verdict, from its certificate, the others KeyInfo offers and the signing time. */
+export type JudgeSigner = (leaf: X509Certificate, offered: readonly X509Certificate[], signedAt: Date) => Promise<SignerVerdict>;
+
+/** FechaHoraFirma when it is readable and not in the future, else now. */
+function signingTime(root: XmlElement, now: Date): Date {
+  const written = parseDgiiDateTime(leaf(root, ['FechaHoraFirma']));
+  return written === null || written > now ? now : written;
+}
+
 /**
- * Never throws: every input maps to one of the three outcomes. `senderHolderId` is the RNC or
+ * Every input maps to one of the three outcomes; the only throw is the AppError of a signer
+ * verdict that refuses all senders (see signer-trust.ts). `senderHolderId` is the RNC or
  * cédula of the certificate the sender's token was obtained with (null when it names none).
  */
-export function assessEcf(data: Buffer, tenantRnc: string, senderHolderId: string | null, now: Date, maxBytes: number): Assessment {
+export async function assessEcf(data: Buffer, tenantRnc: string, senderHolderId: string | null, now: Date, maxBytes: number, judge: JudgeSigner): Promise<Assessment> {
   const verified = verifyXml(data, { maxBytes });
   let doc: XmlDocument;
   if (verified.valid) {
@@ -104,8 +119,12 @@ export function assessEcf(data: Buffer, tenantRnc: string, senderHolderId: strin
     return { kind: 'unreadable', message: 'El documento no es un e-CF (<ECF>) con RNCEmisor y eNCF legibles; no se puede emitir acuse de recibo' };
   }
   if (!verified.valid) return { kind: 'refused', ids, motivo: 2, detail: verified.reason };
-  const problem = certificateProblem(verified.certificate, now) ?? identityProblem(ids.rncEmisor, describeCertificate(verified.certificate).holderId, senderHolderId);
+  const signedAt = signingTime(doc.root, now);
+  const problem = certificateProblem(verified.certificate, signedAt) ?? identityProblem(ids.rncEmisor, describeCertificate(verified.certificate).holderId, senderHolderId);
   if (problem !== null) return { kind: 'refused', ids, motivo: 2, detail: problem };
+  const verdict = await judge(verified.certificate, verified.chain, signedAt);
+  if (verdict.kind === 'error') throw verdict.error;
+  if (verdict.kind === 'refused') return { kind: 'refused', ids, motivo: 2, detail: `El certificado del firmante no es de confianza: ${verdict.reason}` };
 
   const errors = validateEcfXml(doc);
   if (errors.length > 0) {
@@ -132,6 +151,7 @@ export function assessEcf(data: Buffer, tenantRnc: string, senderHolderId: strin
       montoTotal: leaf(doc.root, PATHS.montoTotal),
       securityCode: securityCode(verified.signatureValue),
       signerSubject: verified.certificate.subject.split('\n').join(', '),
+      signerTrust: verdict.trust,
       ecf: ecfXmlToObject(doc.root),
       xml: data.toString('utf8'),
     },

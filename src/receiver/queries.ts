@@ -2,19 +2,22 @@ import type { Queryable } from '../db/connect.ts';
 import { issuedPage, whereEqual, type IssuedPageFilter } from '../db/keyset.ts';
 import type { Environment } from '../environments.ts';
 import type { ReceivedEcf } from './assess-ecf.ts';
+import type { SignerTrust } from './signer-trust.ts';
 
 // Received e-CF and commercial approvals. Each function is one statement.
 
-export interface ReceivedRow extends Omit<ReceivedEcf, 'xml'> {
+export interface ReceivedRow extends Omit<ReceivedEcf, 'xml' | 'signerTrust'> {
   id: string;
   seq: string;
   tenantId: number;
   environment: Environment;
+  /** 'unverified': received before signers were checked. */
+  signerTrust: SignerTrust | 'unverified';
   receivedAt: Date;
 }
 
 // Every column but the two XML texts, which only their own endpoint reads.
-const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, rnc_emisor, razon_social_emisor, rnc_comprador, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, monto_total, security_code, signer_subject, ecf, received_at';
+const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, rnc_emisor, razon_social_emisor, rnc_comprador, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, monto_total, security_code, signer_subject, signer_trust, ecf, received_at';
 
 /** Stores a received e-CF; undefined when the same emisor and eNCF were already received. */
 export async function insertReceived(
@@ -24,9 +27,9 @@ export async function insertReceived(
   const d = r.document;
   const [row] = await sql<ReceivedRow[]>`
     insert into received_documents (id, tenant_id, environment, tipo, encf, rnc_emisor, razon_social_emisor, rnc_comprador,
-      fecha_emision, monto_total, security_code, signer_subject, ecf, xml, arecf_xml)
+      fecha_emision, monto_total, security_code, signer_subject, signer_trust, ecf, xml, arecf_xml)
     values (${r.id}, ${r.tenantId}, ${r.environment}, ${d.tipo}, ${d.encf}, ${d.rncEmisor}, ${d.razonSocialEmisor}, ${d.rncComprador},
-      ${d.fechaEmision}::date, ${d.montoTotal}::numeric, ${d.securityCode}, ${d.signerSubject}, ${sql.json(d.ecf as never)}, ${d.xml}, ${r.arecfXml})
+      ${d.fechaEmision}::date, ${d.montoTotal}::numeric, ${d.securityCode}, ${d.signerSubject}, ${d.signerTrust}, ${sql.json(d.ecf as never)}, ${d.xml}, ${r.arecfXml})
     on conflict (tenant_id, environment, rnc_emisor, encf) do nothing
     returning ${sql.unsafe(COLUMNS)}`;
   return row;
@@ -86,13 +89,14 @@ export interface NewApproval {
   detalleMotivoRechazo: string | null;
   fechaHoraAprobacion: string;
   xml: string;
+  signerTrust: SignerTrust;
 }
 
 /** Stores the approval; the XML of the one already stored when the document has one. */
 export async function insertApproval(sql: Queryable, a: NewApproval): Promise<{ inserted: true } | { inserted: false; existingXml: string }> {
   const rows = await sql`
-    insert into commercial_approvals (id, tenant_id, document_id, rnc_comprador, estado, detalle_motivo_rechazo, fecha_hora_aprobacion, xml)
-    values (${a.id}, ${a.tenantId}, ${a.documentId}, ${a.rncComprador}, ${a.estado}, ${a.detalleMotivoRechazo}, ${a.fechaHoraAprobacion}, ${a.xml})
+    insert into commercial_approvals (id, tenant_id, document_id, rnc_comprador, estado, detalle_motivo_rechazo, fecha_hora_aprobacion, xml, signer_trust)
+    values (${a.id}, ${a.tenantId}, ${a.documentId}, ${a.rncComprador}, ${a.estado}, ${a.detalleMotivoRechazo}, ${a.fechaHoraAprobacion}, ${a.xml}, ${a.signerTrust})
     on conflict (document_id) do nothing
     returning 1`;
   if (rows.count > 0) return { inserted: true };

@@ -24,6 +24,8 @@ const ERR = (description: string): ResponseDoc => ({ description, schema: S.ref(
 const BEARER = { Authorization: { description: 'Bearer <token> from POST …/fe/autenticacion/api/validacioncertificado.', schema: S.string(), required: true } };
 const NO_RECEIVER = ERR('NOT_FOUND: unknown environment, or no tenant has this RNC.');
 const TOO_LARGE = (bytes: number) => ERR(`PAYLOAD_TOO_LARGE: the body exceeds ${bytes / 1024 >= 1024 ? `${bytes / 1024 / 1024} MiB` : `${bytes / 1024} KiB`}.`);
+const UNTRUSTED = (what: string) => ERR(`SIGNER_NOT_TRUSTED: ${what}; in eCF without RECEIVER_TRUSTED_CA_FILE, every sender.`);
+const REVOCATION_UNKNOWN = ERR('CERTIFICATE_REVOCATION_UNKNOWN (eCF only): a CRL the signer\'s chain names could not be fetched or used, so its revocation status is unknown; retry later (Retry-After). In TesteCF and CerteCF such a signer is accepted and marked untrusted.');
 const UPLOAD = (what: string) => ({ schema: S.ref('ReceiverUpload'), contentType: 'multipart/form-data', description: `${what} in the field "xml".` });
 
 // Shared by every /fe/* route: the receiver scope, keyed on the tenant the path names.
@@ -57,14 +59,16 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
       ...GROUP, method: 'POST', path: `${BASE}/autenticacion/api/validacioncertificado`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.signedSeed,
       doc: {
         operationId: 'receiverValidateCertificate', tags: TAGS, summary: 'Exchange a signed seed for a token (step 2)',
-        description: 'The seed must have been issued by this receiver for this environment, unused and unexpired; the signature must verify with a certificate (in the signature) that is valid now, RSA of at least 2048 bits. The token is valid for one hour, for this receiver and environment only.',
+        description: 'The seed must have been issued by this receiver for this environment, unused and unexpired; the signature must verify with a certificate (in the signature) that is valid now, RSA of at least 2048 bits. With RECEIVER_TRUSTED_CA_FILE that certificate must chain (through any intermediates in X509Data) to one of its CAs, with a signing KeyUsage and not revoked; without it, eCF refuses every sender and TesteCF/CerteCF accept any. The token is valid for one hour, for this receiver and environment only.',
         requestBody: UPLOAD('The signed seed'),
         responses: {
           '200': { description: 'A token (DGII\'s shape, no envelope).', schema: S.ref('ReceiverToken') },
           '400': ERR('INVALID_REQUEST: not multipart, no "xml" part, a bad signature, or a seed that is unknown, expired or used.'),
           '401': ERR('UNAUTHORIZED: the certificate is expired, not yet valid or too weak.'),
+          '403': UNTRUSTED('the certificate does not chain to a trusted CA, is revoked, or its chain is invalid'),
           '404': NO_RECEIVER,
           '413': TOO_LARGE(RECEIVER_BODY_LIMITS.signedSeed),
+          '503': REVOCATION_UNKNOWN,
         },
       },
       handler: async (ctx) => {
@@ -77,7 +81,7 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
       ...GROUP, method: 'POST', path: `${BASE}/recepcion/api/ecf`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.ecf,
       doc: {
         operationId: 'receiverReceiveEcf', tags: TAGS, summary: 'Receive an e-CF from another taxpayer',
-        description: 'Answers an ARECF signed with this tenant\'s certificate: Estado 0 (recibido; stored, listed under documentos-recibidos, ecf.received event) or Estado 1 (no recibido) with CodigoMotivoNoRecibido 1 specification (XSD), 2 signature (or the signer\'s certificate: not valid now, or not of RNCEmisor; or a token obtained with a certificate not of RNCEmisor), 3 duplicate (same RNCEmisor and eNCF already received), 4 RNCComprador is not this tenant. Checked in the order 2, 1, 4, 3.',
+        description: 'Answers an ARECF signed with this tenant\'s certificate: Estado 0 (recibido; stored, listed under documentos-recibidos, ecf.received event) or Estado 1 (no recibido) with CodigoMotivoNoRecibido 1 specification (XSD), 2 signature (or the signer\'s certificate: not valid at FechaHoraFirma, not of RNCEmisor, not chained to a trusted CA or revoked; or a token obtained with a certificate not of RNCEmisor), 3 duplicate (same RNCEmisor and eNCF already received), 4 RNCComprador is not this tenant. Checked in the order 2, 1, 4, 3.',
         headers: BEARER,
         requestBody: UPLOAD('The signed e-CF'),
         responses: {
@@ -85,8 +89,10 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
           '400': ERR('INVALID_REQUEST: not multipart or no "xml" part, or a document that cannot be acknowledged (not XML, not an <ECF>, or without a readable RNCEmisor and eNCF).'),
           '401': ERR('UNAUTHORIZED: no token, or one that is expired or was issued by another receiver or environment.'),
           '404': NO_RECEIVER,
+          '403': ERR('SIGNER_NOT_TRUSTED: eCF without RECEIVER_TRUSTED_CA_FILE refuses every sender (otherwise an untrusted signer gets an ARECF with motivo 2).'),
           '409': ERR('CONFLICT: this tenant has no valid certificate to sign the ARECF; nothing was received. Retrying will not help until the tenant uploads one.'),
           '413': TOO_LARGE(RECEIVER_BODY_LIMITS.ecf),
+          '503': REVOCATION_UNKNOWN,
         },
       },
       handler: async (ctx) => {
@@ -106,8 +112,10 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
           '200': { description: 'Stored.', schema: envelope(S.object({ encf: S.string(), estado: S.int({ enum: [1, 2] }) })) },
           '400': ERR('INVALID_REQUEST: with a message saying why the approval was not taken.'),
           '401': ERR('UNAUTHORIZED: no token, or one that is expired or was issued by another receiver or environment.'),
+          '403': UNTRUSTED('the certificate that signed the ACECF does not chain to a trusted CA or is revoked'),
           '404': NO_RECEIVER,
           '413': TOO_LARGE(RECEIVER_BODY_LIMITS.acecf),
+          '503': REVOCATION_UNKNOWN,
         },
       },
       handler: async (ctx) => {

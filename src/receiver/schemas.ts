@@ -12,6 +12,7 @@ const RECEIVED_SUMMARY: Schema = S.object({
   fechaEmision: S.string({ description: 'dd-MM-yyyy' }),
   montoTotal: S.string({ description: 'Decimal text as the emisor wrote it.' }),
   codigoSeguridad: S.string({ description: 'The first six characters of the e-CF\'s SignatureValue.' }),
+  signerTrusted: { ...S.bool(), description: 'True when the certificate that signed the e-CF chains to a certification authority of RECEIVER_TRUSTED_CA_FILE and no CRL lists it. False when it was accepted without that proof (TesteCF and CerteCF with no trust bundle, or a CRL that could not be had there) or was received before signers were checked: the emisor named in the document is then unproven.' },
   receivedAt: S.dateTime(),
 });
 

@@ -7,6 +7,7 @@ import type { Environment } from '../environments.ts';
 import { AppError } from '../errors.ts';
 import { textAt, verifyXml } from '../xml/index.ts';
 import { consumeSeed, findLiveToken, insertSeed, insertToken, type ReceiverTenant, type TokenRow } from './auth-queries.ts';
+import { acceptedOrThrow, type SignerTrustPolicy } from './signer-trust.ts';
 
 // How another taxpayer authenticates to a tenant's receiver, as DGII's own services do: a
 // random single-use seed of this tenant and environment, signed by the sender with its
@@ -32,7 +33,10 @@ function refused(message: string): AppError {
 }
 
 export class SenderAuth {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly trust: SignerTrustPolicy,
+  ) {}
 
   /** DGII's seed document, with a fresh seed for this tenant and environment. */
   async seed(tenant: ReceiverTenant, environment: Environment, now = new Date()): Promise<string> {
@@ -41,7 +45,11 @@ export class SenderAuth {
     return seedModelXml(value, now.getTime());
   }
 
-  /** A token for a signed seed this tenant issued; 400 for the seed or signature, 401 for the certificate. */
+  /**
+   * A token for a signed seed this tenant issued; 400 for the seed or signature, 401 for the
+   * certificate's dates or key, 403 SIGNER_NOT_TRUSTED when no trusted CA vouches for it (503
+   * CERTIFICATE_REVOCATION_UNKNOWN in eCF when its revocation cannot be checked).
+   */
   async validate(tenant: ReceiverTenant, environment: Environment, signedSeed: Buffer, maxBytes: number, now = new Date()): Promise<IssuedToken> {
     const verified = verifyXml(signedSeed, { maxBytes });
     if (!verified.valid) throw refused(`La firma de la semilla no es válida: ${verified.reason}`);
@@ -54,6 +62,8 @@ export class SenderAuth {
     }
     const problem = certificateProblem(verified.certificate, now);
     if (problem !== null) throw new AppError('UNAUTHORIZED', problem, { headers: WWW_AUTHENTICATE });
+    // The token only carries the holder's RNC: whether it was trusted is judged again on each document.
+    acceptedOrThrow(await this.trust.judge(environment, verified.certificate, verified.chain, now, now));
 
     const token = randomBytes(32).toString('base64url');
     const { issuedAt, expiresAt } = await insertToken(this.sql, {

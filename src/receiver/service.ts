@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type X509Certificate } from 'node:crypto';
 import type { SigningCredential } from '../certificates/check.ts';
 import type { Sql } from '../db/connect.ts';
 import { buildArecfXml, ESTADO_ACUSE, type MotivoNoRecibido } from '../ecf/xml/index.ts';
@@ -12,6 +12,7 @@ import { assessAcecf, mismatch } from './assess-acecf.ts';
 import { assessEcf, type AcknowledgedIds } from './assess-ecf.ts';
 import { findTenantByRnc, type ReceiverTenant } from './auth-queries.ts';
 import { findIssued, insertApproval, insertReceived } from './queries.ts';
+import { acceptedOrThrow, type SignerTrustPolicy } from './signer-trust.ts';
 import { receivedEventPayload } from './views.ts';
 
 /** Where the tenant's own signing certificate comes from (the CertificateStore). */
@@ -39,6 +40,7 @@ export class ReceiverService {
     private readonly outbox: EventOutbox,
     private readonly certificates: CredentialSource,
     private readonly log: Logger,
+    private readonly trust: SignerTrustPolicy,
   ) {}
 
   /** The tenant whose receiver base names this RNC; 404 when there is none. */
@@ -56,8 +58,11 @@ export class ReceiverService {
    * its motivo. `senderHolderId`: whose certificate the sender's token was obtained with.
    */
   async receiveEcf(tenant: ReceiverTenant, environment: Environment, upload: Buffer, senderHolderId: string | null, now = new Date()): Promise<string> {
+    const everyone = this.trust.refusalFor(environment);
+    if (everyone !== null) throw everyone;
     const credential = await this.signingCredential(tenant, now);
-    const assessment = assessEcf(upload, tenant.rnc, senderHolderId, now, RECEIVER_BODY_LIMITS.ecf);
+    const judge = (leaf: X509Certificate, offered: readonly X509Certificate[], signedAt: Date) => this.trust.judge(environment, leaf, offered, signedAt, now);
+    const assessment = await assessEcf(upload, tenant.rnc, senderHolderId, now, RECEIVER_BODY_LIMITS.ecf, judge);
     if (assessment.kind === 'unreadable') throw new AppError('INVALID_REQUEST', assessment.message);
     if (assessment.kind === 'refused') {
       this.log.info('e-CF not received', { tenant: tenant.id, environment, encf: assessment.ids.encf, motivo: assessment.motivo, detail: assessment.detail });
@@ -74,14 +79,18 @@ export class ReceiverService {
       this.log.info('e-CF not received', { tenant: tenant.id, environment, encf: ids.encf, motivo: 3 });
       return acknowledge(credential, ids, 3, now);
     }
-    this.log.info('e-CF received', { tenant: tenant.id, environment, encf: ids.encf, rncEmisor: ids.rncEmisor });
+    this.log.info('e-CF received', { tenant: tenant.id, environment, encf: ids.encf, rncEmisor: ids.rncEmisor, signerTrust: document.signerTrust });
     return arecf;
   }
 
   /** Stores a commercial approval of an e-CF the tenant issued; 400 with the reason when it cannot. */
   async receiveApproval(tenant: ReceiverTenant, environment: Environment, upload: Buffer, now = new Date()): Promise<{ encf: string; estado: 1 | 2 }> {
+    const everyone = this.trust.refusalFor(environment);
+    if (everyone !== null) throw everyone;
     const assessed = assessAcecf(upload, now, RECEIVER_BODY_LIMITS.acecf);
     if ('problem' in assessed) throw new AppError('INVALID_REQUEST', assessed.problem);
+    // Before any lookup: an untrusted signer learns nothing about the tenant's documents.
+    const signerTrust = acceptedOrThrow(await this.trust.judge(environment, assessed.signer.certificate, assessed.signer.chain, now, now));
     const approval = assessed.approval;
     if (approval.rncEmisor !== tenant.rnc) {
       throw new AppError('INVALID_REQUEST', `El RNCEmisor ${approval.rncEmisor} de la aprobación comercial no es el RNC ${tenant.rnc} de este receptor`);
@@ -99,12 +108,13 @@ export class ReceiverService {
       detalleMotivoRechazo: approval.detalleMotivoRechazo,
       fechaHoraAprobacion: approval.fechaHoraAprobacion,
       xml: approval.xml,
+      signerTrust,
     });
     // The same approval sent again (a retry) is answered as the first; a different one is not taken.
     if (!result.inserted && result.existingXml !== approval.xml) {
       throw new AppError('INVALID_REQUEST', `Ya se recibió una aprobación comercial para el e-CF ${approval.encf}`);
     }
-    this.log.info('commercial approval received', { tenant: tenant.id, environment, encf: approval.encf, estado: approval.estado });
+    this.log.info('commercial approval received', { tenant: tenant.id, environment, encf: approval.encf, estado: approval.estado, signerTrust });
     return { encf: approval.encf, estado: approval.estado };
   }
 

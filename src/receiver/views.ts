@@ -16,6 +16,7 @@ export function receivedSummary(row: ReceivedRow) {
     fechaEmision: isoToDgiiDate(row.fechaEmision),
     montoTotal: row.montoTotal,
     codigoSeguridad: row.securityCode,
+    signerTrusted: row.signerTrust === 'trusted',
     receivedAt: row.receivedAt.toISOString(),
   };
 }

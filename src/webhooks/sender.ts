@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { guardedLookup, literalHostReason, type Resolver } from './ssrf.ts';
+import { guardedLookup, literalHostReason, type Resolver } from '../lib/egress-guard.ts';
 
 export interface AttemptResult {
   ok: boolean;

@@ -5,7 +5,7 @@ import { open, seal } from '../crypto/aead.ts';
 import { validationError, type FieldError } from '../errors.ts';
 import { Input } from '../lib/input.ts';
 import { findSettings, upsertSettings, type SettingsRow } from './queries.ts';
-import { literalHostReason } from './ssrf.ts';
+import { literalHostReason } from '../lib/egress-guard.ts';
 
 export interface SettingsView {
   webhookUrl: string | null;

@@ -66,7 +66,7 @@ const RULES: Readonly<Record<string, ElementRule>> = {
   X509Certificate: { attributes: [], content: 'text' },
 };
 
-/** KeyInfo may carry descriptive extras from other signers' tools; only the one certificate is used. */
+/** KeyInfo may carry descriptive extras from other signers' tools; only the certificates are used. */
 const KEY_INFO_EXTRAS = ['KeyName', 'KeyValue'] as const;
 const X509_DATA_EXTRAS = ['X509IssuerSerial', 'X509SubjectName', 'X509SKI'] as const;
 
@@ -77,8 +77,14 @@ export interface SignatureParts {
   readonly signatureValue: Buffer;
   /** SignatureValue as base64 without whitespace (DGII derives the security code from it). */
   readonly signatureValueBase64: string;
+  /** The signer's certificate: the first X509Certificate. */
   readonly certificate: Buffer;
+  /** The other X509Certificate elements, in document order: the signer's issuers, for path building. */
+  readonly chain: readonly Buffer[];
 }
+
+/** The signer's certificate and a few issuers; more is not a chain but work for the verifier. */
+export const MAX_KEYINFO_CERTIFICATES = 6;
 
 function fail(message: string): never {
   throw new SignatureProfileError(message);
@@ -146,7 +152,7 @@ function onlyOne(elements: readonly XmlElement[], what: string): XmlElement {
   return first;
 }
 
-function readCertificate(keyInfo: XmlElement): Buffer {
+function readCertificates(keyInfo: XmlElement): Buffer[] {
   checkAttributes(keyInfo, ['Id'], undefined);
   const keyInfoChildren = dsigChildren(keyInfo);
   const x509Data = onlyOne(keyInfoChildren.filter((c) => c.localName === 'X509Data'), 'X509Data in KeyInfo');
@@ -154,11 +160,17 @@ function readCertificate(keyInfo: XmlElement): Buffer {
   if (strayKeyInfo !== undefined) fail(`unexpected ${strayKeyInfo.localName} in KeyInfo`);
   checkAttributes(x509Data, [], undefined);
   const dataChildren = dsigChildren(x509Data);
-  const certificate = onlyOne(dataChildren.filter((c) => c.localName === 'X509Certificate'), 'X509Certificate');
+  const elements = dataChildren.filter((c) => c.localName === 'X509Certificate');
+  if (elements.length === 0) fail('expected an X509Certificate in X509Data, found none');
+  if (elements.length > MAX_KEYINFO_CERTIFICATES) fail(`X509Data holds ${elements.length} certificates; at most ${MAX_KEYINFO_CERTIFICATES} are accepted`);
   const strayData = dataChildren.find((c) => c.localName !== 'X509Certificate' && !(X509_DATA_EXTRAS as readonly string[]).includes(c.localName));
   if (strayData !== undefined) fail(`unexpected ${strayData.localName} in X509Data`);
-  checkElement(certificate, 'X509Certificate');
-  return base64Content(certificate);
+  const certificates = elements.map((element) => {
+    checkElement(element, 'X509Certificate');
+    return base64Content(element);
+  });
+  if (new Set(certificates.map((c) => c.toString('base64'))).size !== certificates.length) fail('X509Data holds the same certificate twice');
+  return certificates;
 }
 
 /** XMLDSig Signature elements anywhere in the document. */
@@ -201,12 +213,14 @@ export function readSignature(doc: XmlDocument): SignatureParts {
   checkElement(digestValue, 'DigestValue');
   checkElement(signatureValue, 'SignatureValue');
   const signatureBytes = base64Content(signatureValue);
+  const certificates = readCertificates(keyInfo);
   return {
     signature,
     signedInfo,
     digestValue: base64Content(digestValue),
     signatureValue: signatureBytes,
     signatureValueBase64: signatureBytes.toString('base64'),
-    certificate: readCertificate(keyInfo),
+    certificate: certificates[0] as Buffer,
+    chain: certificates.slice(1),
   };
 }

@@ -17,6 +17,8 @@ export type VerifyResult =
   | {
       readonly valid: true;
       readonly certificate: X509Certificate;
+      /** The other certificates of KeyInfo (the signer's issuers, as the signer offers them); not verified. */
+      readonly chain: readonly X509Certificate[];
       /** Base64 without whitespace; DGII's security code is its first six characters. */
       readonly signatureValue: string;
       /** The tree that was verified: read the document's data from it, not from a second parse. */
@@ -73,8 +75,9 @@ export function signXml(xml: string, key: KeyObject, certificate: X509Certificat
 }
 
 /**
- * Verifies an enveloped signature of exactly the DGII profile with the certificate it carries.
- * Whether that certificate is trusted is the caller's decision. Never throws.
+ * Verifies an enveloped signature of exactly the DGII profile with the certificate it carries
+ * (the first of X509Data; any others are offered as its issuers). Whether that certificate is
+ * trusted is the caller's decision. Never throws.
  */
 export function verifyXml(xml: string | Uint8Array, limits: Partial<XmlLimits> = {}): VerifyResult {
   try {
@@ -87,8 +90,10 @@ export function verifyXml(xml: string | Uint8Array, limits: Partial<XmlLimits> =
     }
 
     let certificate: X509Certificate;
+    let chain: X509Certificate[];
     try {
       certificate = new X509Certificate(parts.certificate);
+      chain = parts.chain.map((der) => new X509Certificate(der));
     } catch {
       return { valid: false, reason: 'X509Certificate is not a readable certificate' };
     }
@@ -100,7 +105,7 @@ export function verifyXml(xml: string | Uint8Array, limits: Partial<XmlLimits> =
     const signedInfo = Buffer.from(canonicalizeElement(parts.signedInfo), 'utf8');
     const ok = verify('sha256', signedInfo, { key: publicKey, padding: constants.RSA_PKCS1_PADDING }, parts.signatureValue);
     if (!ok) return { valid: false, reason: 'signature value does not match SignedInfo for the certificate key' };
-    return { valid: true, certificate, signatureValue: parts.signatureValueBase64, document: doc };
+    return { valid: true, certificate, chain, signatureValue: parts.signatureValueBase64, document: doc };
   } catch (error) {
     if (error instanceof XmlError) return { valid: false, reason: `XML rejected (${error.code}): ${error.message}` };
     if (error instanceof SignatureProfileError) return { valid: false, reason: `signature profile: ${error.message}` };

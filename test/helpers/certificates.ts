@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeDer, explicit, readOctets, sequence } from '../../src/certificates/der.ts';
+import { decodeDer, explicit, readOctets, sequence } from '../../src/crypto/der.ts';
 import { call, newTenant, type ApiResponse, type Loose } from './http.ts';
 
 export const TEST_P12_PASSWORD = 'Clave-de-prueba-1';

@@ -1,6 +1,7 @@
 // Another taxpayer talking to a tenant's receiver (/fe/*) over real HTTP: it authenticates
 // with a seed signed by its own certificate, and sends signed e-CF and ACECF documents.
 import { spawnSync } from 'node:child_process';
+import type { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,6 +71,16 @@ export function signedAcecf(credentials: DgiiCredentials, f: AcecfFields): strin
   return signXml(xml, credentials.privateKey, credentials.certificate);
 }
 
+/**
+ * A signed document whose X509Data also carries `issuers` after the signer's certificate, as
+ * signers whose CA is an intermediate send it. KeyInfo is outside what the signature covers.
+ */
+export function withIssuers(signedXml: string, issuers: readonly X509Certificate[]): string {
+  if (issuers.length === 0) return signedXml;
+  const extra = issuers.map((c) => `<X509Certificate>${c.raw.toString('base64')}</X509Certificate>`).join('');
+  return signedXml.replace(/<X509Certificate>[^<]*<\/X509Certificate>/, (signer) => `${signer}${extra}`);
+}
+
 /** Estado and CodigoMotivoNoRecibido of an ARECF. */
 export function arecfOutcome(xml: string): { estado: string | undefined; motivo: string | undefined; encf: string | undefined; rncEmisor: string | undefined; rncComprador: string | undefined } {
   const root = parseXml(xml).root;
@@ -96,6 +107,8 @@ export class FeSender {
     readonly url: string,
     readonly base: string,
     readonly credentials: DgiiCredentials,
+    /** Intermediate certificates sent with the signer's in every seed it signs. */
+    readonly issuers: readonly X509Certificate[] = [],
   ) {}
 
   seed(): Promise<ApiResponse<Loose>> {
@@ -104,7 +117,7 @@ export class FeSender {
 
   /** Signs a seed's XML with this sender's certificate. */
   sign(seedXml: string): string {
-    return signXml(seedXml, this.credentials.privateKey, this.credentials.certificate);
+    return withIssuers(signXml(seedXml, this.credentials.privateKey, this.credentials.certificate), this.issuers);
   }
 
   validate(signedSeed: string | Buffer): Promise<ApiResponse<Loose>> {

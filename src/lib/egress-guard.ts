@@ -1,8 +1,9 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
-// Destinations a webhook may not reach unless WEBHOOK_ALLOW_PRIVATE_NETWORKS is set:
-// a tenant's URL must not become a way into the service's own network. The IPv6 part covers
+// Destinations the service may not reach on behalf of others (webhooks, CRLs named in
+// certificates) unless the feature allows private networks (WEBHOOK_ALLOW_PRIVATE_NETWORKS, …):
+// a URL someone else chose must not become a way into the service's own network. The IPv6 part covers
 // every block IANA's IPv6 Special-Purpose Address Registry marks not globally reachable, and
 // refuses whole blocks where only some sub-blocks are reachable (2001::/23) or that embed an
 // IPv4 address (NAT64, 6to4, IPv4-compatible). IPv4-mapped addresses (::ffff:0:0/96) are

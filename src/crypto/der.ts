@@ -1,8 +1,16 @@
-// A strict DER reader (ITU-T X.690) for the handful of ASN.1 shapes PKCS#12 needs. Input is hostile
-// (uploaded by tenants), so every byte access is bounds-checked and every failure is a
-// Pkcs12Error('MALFORMED'); nesting depth and header sizes are capped so no input can recurse deeply
-// or describe lengths that do not fit the buffer.
-import { malformed } from './errors.ts';
+// A strict DER reader (ITU-T X.690) for the ASN.1 shapes PKCS#12, X.509 certificates and CRLs
+// need. Input is hostile (uploaded by tenants, sent by other taxpayers, fetched from CAs), so
+// every byte access is bounds-checked and every failure is a DerError; nesting depth and header
+// sizes are capped so no input can recurse deeply or describe lengths that do not fit the buffer.
+// Callers translate DerError into their own error (PKCS#12 files: Pkcs12Error('MALFORMED')).
+
+export class DerError extends Error {
+  override readonly name = 'DerError';
+}
+
+function malformed(detail: string): DerError {
+  return new DerError(detail);
+}
 
 export const TAG = {
   BOOLEAN: 1,
@@ -73,9 +81,11 @@ function readLength(buf: Buffer, pos: number, end: number, start: number): { len
   return { length, next: pos };
 }
 
-function decodeOne(state: DecodeState, start: number, end: number, depth: number): DerNode {
-  const { buf } = state;
-  if (++state.nodes > MAX_NODES) throw malformed(`more than ${MAX_NODES} elements`);
+/** An element read by its header alone. */
+export type DerHeader = Omit<DerNode, 'children'>;
+
+/** One element's tag and length, bounds-checked; its content is not looked into. */
+function readHeader(buf: Buffer, start: number, end: number): DerHeader {
   let pos = start;
   const first = byteAt(buf, pos++, end, 'tag');
   const cls = CLASSES[first >> 6] ?? 'universal';
@@ -95,15 +105,20 @@ function decodeOne(state: DecodeState, start: number, end: number, depth: number
   const { length, next } = readLength(buf, pos, end, start);
   pos = next;
   if (length > end - pos) throw malformed(`length at byte ${start} runs past the end of the data`);
-
   const contentEnd = pos + length;
-  const content = buf.subarray(pos, contentEnd);
+  return { cls, constructed, tag, offset: start, raw: buf.subarray(start, contentEnd), content: buf.subarray(pos, contentEnd) };
+}
+
+function decodeOne(state: DecodeState, start: number, end: number, depth: number): DerNode {
+  if (++state.nodes > MAX_NODES) throw malformed(`more than ${MAX_NODES} elements`);
+  const header = readHeader(state.buf, start, end);
   let children: DerNode[] = [];
-  if (constructed) {
+  if (header.constructed) {
     if (depth >= MAX_DEPTH) throw malformed(`nesting deeper than ${MAX_DEPTH} levels`);
-    children = decodeRange(state, pos, contentEnd, depth + 1);
+    const contentStart = header.offset + header.raw.length - header.content.length;
+    children = decodeRange(state, contentStart, contentStart + header.content.length, depth + 1);
   }
-  return { cls, constructed, tag, offset: start, raw: buf.subarray(start, contentEnd), content, children };
+  return { ...header, children };
 }
 
 function decodeRange(state: DecodeState, start: number, end: number, depth: number): DerNode[] {
@@ -130,6 +145,24 @@ export function isOneSequence(buf: Buffer): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The elements inside a constructed encoding, read by header only: for structures too large to decode whole, such as a CRL's list of revoked
+ * certificates, whose entries are then decoded one by one. `buf` must be one element.
+ */
+export function shallowChildren(buf: Buffer, what: string): DerHeader[] {
+  const outer = readHeader(buf, 0, buf.length);
+  if (outer.raw.length !== buf.length) throw malformed(`trailing bytes after ${what}`);
+  if (!outer.constructed) throw malformed(`expected a constructed ${what}`);
+  const start = buf.length - outer.content.length;
+  const out: DerHeader[] = [];
+  for (let pos = start; pos < buf.length;) {
+    const header = readHeader(buf, pos, buf.length);
+    out.push(header);
+    pos = header.offset + header.raw.length;
+  }
+  return out;
 }
 
 /** Decodes exactly one element that must span the whole buffer. */
