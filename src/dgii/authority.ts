@@ -91,10 +91,13 @@ export class TransientAuthorityError extends Error {
 /** Retrying cannot help (no valid certificate, the authority refused the request itself). */
 export class PermanentAuthorityError extends Error {
   override name = 'PermanentAuthorityError';
+  readonly dgiiCode: string | null;
+
   constructor(
     message: string,
-    readonly dgiiCode: string | null = null,
+    dgiiCode: string | null = null,
   ) {
     super(message);
+    this.dgiiCode = dgiiCode;
   }
 }

@@ -25,13 +25,19 @@ export class DocumentService {
   /** A tenant's RNC never changes, so it is looked up once per process. */
   private readonly rncs = new Map<number, string>();
   private readonly batcher: SequenceBatcher;
+  private readonly sql: Sql;
+  private readonly outbox: EventOutbox;
+  private readonly onQueued: () => void;
 
   constructor(
-    private readonly sql: Sql,
-    private readonly outbox: EventOutbox,
+    sql: Sql,
+    outbox: EventOutbox,
     /** Called after an emit commits, to start its submission without waiting for the next poll. */
-    private readonly onQueued: () => void,
+    onQueued: () => void,
   ) {
+    this.sql = sql;
+    this.outbox = outbox;
+    this.onQueued = onQueued;
     this.batcher = new SequenceBatcher(sql);
   }
 

@@ -72,11 +72,19 @@ function replay(row: StoredResponse): Reply {
 }
 
 export class IdempotencyStore {
+  private readonly sql: Sql;
+  private readonly config: IdempotencyConfig;
+  private readonly log: Logger;
+
   constructor(
-    private readonly sql: Sql,
-    private readonly config: IdempotencyConfig,
-    private readonly log: Logger,
-  ) {}
+    sql: Sql,
+    config: IdempotencyConfig,
+    log: Logger,
+  ) {
+    this.sql = sql;
+    this.config = config;
+    this.log = log;
+  }
 
   /** Wraps a handler so that requests carrying Idempotency-Key follow the rules above. */
   wrap(handler: IdempotentHandler): Handler {

@@ -21,11 +21,16 @@ const DATABASE_DEADLINE_MS = 2_000;
 export class ServiceMetrics {
   private readonly requests = new Counter('ecf_http_requests_total', 'HTTP requests by method, route pattern and status.');
   private readonly latency = new Histogram('ecf_http_request_duration_seconds', 'HTTP request duration by method and route pattern.', LATENCY_BUCKETS);
+  private readonly sql: Sql;
+  private readonly rateLimits: RateLimits;
 
   constructor(
-    private readonly sql: Sql,
-    private readonly rateLimits: RateLimits,
-  ) {}
+    sql: Sql,
+    rateLimits: RateLimits,
+  ) {
+    this.sql = sql;
+    this.rateLimits = rateLimits;
+  }
 
   readonly onRequest = (r: CompletedRequest): void => {
     this.requests.inc({ method: r.method, route: r.route, status: String(r.status) });

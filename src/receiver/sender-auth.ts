@@ -33,7 +33,11 @@ function refused(message: string): AppError {
 }
 
 export class SenderAuth {
-  constructor(private readonly sql: Sql) {}
+  private readonly sql: Sql;
+
+  constructor(sql: Sql) {
+    this.sql = sql;
+  }
 
   /** DGII's seed document, with a fresh seed for this tenant and environment. */
   async seed(tenant: ReceiverTenant, environment: Environment, now = new Date()): Promise<string> {

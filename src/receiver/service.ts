@@ -33,13 +33,22 @@ const TENANT_CACHE_MS = 60_000;
 export class ReceiverService {
   // A tenant's RNC never changes, so a found tenant may be remembered a while.
   private readonly tenants = new TtlCache<ReceiverTenant>(TENANT_CACHE_MS, 10_000);
+  private readonly sql: Sql;
+  private readonly outbox: EventOutbox;
+  private readonly certificates: CredentialSource;
+  private readonly log: Logger;
 
   constructor(
-    private readonly sql: Sql,
-    private readonly outbox: EventOutbox,
-    private readonly certificates: CredentialSource,
-    private readonly log: Logger,
-  ) {}
+    sql: Sql,
+    outbox: EventOutbox,
+    certificates: CredentialSource,
+    log: Logger,
+  ) {
+    this.sql = sql;
+    this.outbox = outbox;
+    this.certificates = certificates;
+    this.log = log;
+  }
 
   /** The tenant whose receiver base names this RNC; 404 when there is none. */
   async tenant(rnc: string): Promise<ReceiverTenant> {

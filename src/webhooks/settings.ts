@@ -32,11 +32,19 @@ function view(row: SettingsRow | undefined): SettingsView {
  * after the answer that generated it.
  */
 export class WebhookSettings {
+  private readonly sql: Sql;
+  private readonly key: Buffer;
+  private readonly config: Config['webhooks'];
+
   constructor(
-    private readonly sql: Sql,
-    private readonly key: Buffer,
-    private readonly config: Config['webhooks'],
-  ) {}
+    sql: Sql,
+    key: Buffer,
+    config: Config['webhooks'],
+  ) {
+    this.sql = sql;
+    this.key = key;
+    this.config = config;
+  }
 
   private context(tenantId: number): string {
     return `webhook-secret:${tenantId}`;

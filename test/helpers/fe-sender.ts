@@ -92,11 +92,19 @@ export function xmllintValidates(xsdFile: string, xml: string): { ok: boolean; o
 
 /** A sender with its own certificate, pointed at one receiver base (`/{env}/receptor/{rnc}/fe`). */
 export class FeSender {
+  readonly url: string;
+  readonly base: string;
+  readonly credentials: DgiiCredentials;
+
   constructor(
-    readonly url: string,
-    readonly base: string,
-    readonly credentials: DgiiCredentials,
-  ) {}
+    url: string,
+    base: string,
+    credentials: DgiiCredentials,
+  ) {
+    this.url = url;
+    this.base = base;
+    this.credentials = credentials;
+  }
 
   seed(): Promise<ApiResponse<Loose>> {
     return call(this.url, 'GET', `${this.base}/autenticacion/api/semilla`);
