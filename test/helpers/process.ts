@@ -16,7 +16,7 @@ export interface ServiceProcess {
  * kills the child: an orphan would keep its test file (and so the whole run) alive forever.
  */
 export async function spawnService(env: Record<string, string>, timeoutMs = 90_000): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['src/main.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
