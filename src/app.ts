@@ -138,8 +138,20 @@ export async function startService(config: Config, options: StartOptions = {}): 
       deliveries.start();
     }
     const { url, port } = await http.listen();
-    log.info('listening', { url, database: db.kind, version: VERSION, workers: config.queue.workersEnabled, taxAuthority: options.authority === undefined ? config.authority.kind : 'custom' });
+    log.info('listening', {
+      url,
+      dashboard: `${config.publicUrl ?? url}/dashboard/`,
+      database: db.kind,
+      version: VERSION,
+      node: process.version,
+      pid: process.pid,
+      workers: config.queue.workersEnabled,
+      taxAuthority: options.authority === undefined ? config.authority.kind : 'custom',
+    });
     if (config.authority.kind === 'simulator' && config.nodeEnv === 'production') log.warn('TAX_AUTHORITY=simulator: documents go to the built-in DGII simulator, not to DGII');
+    if (config.webhooks.allowPrivateNetworks && config.nodeEnv === 'production') {
+      log.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may be sent to loopback, private and link-local addresses, this host and its network included; leave it unset in production');
+    }
     return {
       url, port, db, router, rateLimits, runtime, deliveries, outbox, certificateParsers, simulator,
       close: async () => {
