@@ -69,8 +69,8 @@ before(async () => {
     WEBHOOK_TIMEOUT_MS: '1000',
     NODE_OPTIONS: `--import ${fileURLToPath(new URL('./helpers/gc-probe.ts', import.meta.url))}`,
   }));
-  // The dashboard compiles its assets on first use, which takes seconds on a busy machine:
-  // done here, so that the "no hang" bound below measures answers, not start-up.
+  // The dashboard reads its assets on first use: done here, so that the "no hang" bound below
+  // measures answers, not start-up.
   assert.equal((await fetch(`${instance.url}/dashboard/main.js`)).status, 200);
   const tenant = await newTenantWithCertificate(instance.url);
   const bearer = { authorization: `Bearer ${tenant.accessToken}` };
