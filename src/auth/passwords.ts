@@ -41,11 +41,7 @@ export class PasswordHasher {
   private readonly dummy: string;
   private readonly logN: number;
 
-  constructor(
-    logN: number,
-    maxConcurrent: number,
-    maxQueue: number,
-  ) {
+  constructor(logN: number, maxConcurrent: number, maxQueue: number) {
     this.logN = logN;
     this.gate = new Semaphore(maxConcurrent, maxQueue);
     this.dummy = format({ logN, r: R, p: P }, randomBytes(16), randomBytes(KEY_LENGTH));

@@ -32,13 +32,7 @@ export class TokenIssuer {
   private readonly log: Logger;
   private readonly sessions: SessionCache;
 
-  constructor(
-    sql: Sql,
-    key: Buffer,
-    config: Config['auth'],
-    log: Logger,
-    sessions: SessionCache,
-  ) {
+  constructor(sql: Sql, key: Buffer, config: Config['auth'], log: Logger, sessions: SessionCache) {
     this.sql = sql;
     this.key = key;
     this.config = config;

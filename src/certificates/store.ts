@@ -73,12 +73,7 @@ export class CertificateStore {
   private readonly key: Buffer;
   private readonly parse: Pkcs12Parser;
 
-  constructor(
-    sql: Sql,
-    key: Buffer,
-    parse: Pkcs12Parser,
-    options: CertificateStoreOptions = {},
-  ) {
+  constructor(sql: Sql, key: Buffer, parse: Pkcs12Parser, options: CertificateStoreOptions = {}) {
     this.sql = sql;
     this.key = key;
     this.parse = parse;

@@ -13,10 +13,7 @@ export class DataDirInUseError extends Error {
   readonly lockFile: string;
   readonly pid: number;
 
-  constructor(
-    lockFile: string,
-    pid: number,
-  ) {
+  constructor(lockFile: string, pid: number) {
     super(
       `The embedded database in ${lockFile.replace(/\.lock$/, '')} is in use by process ${pid} ` +
       '(a running service or `npm run tenant`): stop it first, or point both at PostgreSQL with DATABASE_URL. ' +

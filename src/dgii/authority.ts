@@ -93,10 +93,7 @@ export class PermanentAuthorityError extends Error {
   override name = 'PermanentAuthorityError';
   readonly dgiiCode: string | null;
 
-  constructor(
-    message: string,
-    dgiiCode: string | null = null,
-  ) {
+  constructor(message: string, dgiiCode: string | null = null) {
     super(message);
     this.dgiiCode = dgiiCode;
   }

@@ -44,10 +44,7 @@ export class SequenceBatcher {
   private readonly sql: Sql;
   private readonly maxBatch: number;
 
-  constructor(
-    sql: Sql,
-    maxBatch = 64,
-  ) {
+  constructor(sql: Sql, maxBatch = 64) {
     this.sql = sql;
     this.maxBatch = maxBatch;
   }

@@ -76,11 +76,7 @@ export class IdempotencyStore {
   private readonly config: IdempotencyConfig;
   private readonly log: Logger;
 
-  constructor(
-    sql: Sql,
-    config: IdempotencyConfig,
-    log: Logger,
-  ) {
+  constructor(sql: Sql, config: IdempotencyConfig, log: Logger) {
     this.sql = sql;
     this.config = config;
     this.log = log;

@@ -18,10 +18,7 @@ export class Input {
   private readonly seen = new Set<string>();
   private readonly prefix: string;
 
-  constructor(
-    body: unknown,
-    prefix = '',
-  ) {
+  constructor(body: unknown, prefix = '') {
     this.prefix = prefix;
     if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
       this.obj = body as Record<string, unknown>;

@@ -5,10 +5,7 @@ export class Semaphore {
   private readonly max: number;
   private readonly maxQueue: number;
 
-  constructor(
-    max: number,
-    maxQueue: number,
-  ) {
+  constructor(max: number, maxQueue: number) {
     this.max = max;
     this.maxQueue = maxQueue;
   }

@@ -9,10 +9,7 @@ export class TtlCache<V> {
   private readonly generationSize: number;
   private readonly ttlMs: number;
 
-  constructor(
-    ttlMs: number,
-    max: number,
-  ) {
+  constructor(ttlMs: number, max: number) {
     this.ttlMs = ttlMs;
     this.generationSize = Math.max(1, Math.floor(max / 2));
   }

@@ -24,10 +24,7 @@ export class ServiceMetrics {
   private readonly sql: Sql;
   private readonly rateLimits: RateLimits;
 
-  constructor(
-    sql: Sql,
-    rateLimits: RateLimits,
-  ) {
+  constructor(sql: Sql, rateLimits: RateLimits) {
     this.sql = sql;
     this.rateLimits = rateLimits;
   }

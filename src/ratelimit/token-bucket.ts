@@ -33,11 +33,7 @@ export class TokenBucketLimiter {
   readonly capacity: number;
   readonly windowMs: number;
 
-  constructor(
-    capacity: number,
-    windowMs: number,
-    maxKeys: number,
-  ) {
+  constructor(capacity: number, windowMs: number, maxKeys: number) {
     this.capacity = capacity;
     this.windowMs = windowMs;
     this.perMs = capacity / windowMs;

@@ -38,12 +38,7 @@ export class ReceiverService {
   private readonly certificates: CredentialSource;
   private readonly log: Logger;
 
-  constructor(
-    sql: Sql,
-    outbox: EventOutbox,
-    certificates: CredentialSource,
-    log: Logger,
-  ) {
+  constructor(sql: Sql, outbox: EventOutbox, certificates: CredentialSource, log: Logger) {
     this.sql = sql;
     this.outbox = outbox;
     this.certificates = certificates;

@@ -36,11 +36,7 @@ export class WebhookSettings {
   private readonly key: Buffer;
   private readonly config: Config['webhooks'];
 
-  constructor(
-    sql: Sql,
-    key: Buffer,
-    config: Config['webhooks'],
-  ) {
+  constructor(sql: Sql, key: Buffer, config: Config['webhooks']) {
     this.sql = sql;
     this.key = key;
     this.config = config;

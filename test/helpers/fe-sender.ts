@@ -96,11 +96,7 @@ export class FeSender {
   readonly base: string;
   readonly credentials: DgiiCredentials;
 
-  constructor(
-    url: string,
-    base: string,
-    credentials: DgiiCredentials,
-  ) {
+  constructor(url: string, base: string, credentials: DgiiCredentials) {
     this.url = url;
     this.base = base;
     this.credentials = credentials;

@@ -11,12 +11,7 @@ export class ApiError extends Error {
   readonly code: string;
   readonly details: readonly FieldError[];
 
-  constructor(
-    status: number,
-    code: string,
-    message: string,
-    details: readonly FieldError[] = [],
-  ) {
+  constructor(status: number, code: string, message: string, details: readonly FieldError[] = []) {
     super(message);
     this.status = status;
     this.code = code;

@@ -37,11 +37,7 @@ const RESET = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 class ConnectionError extends TransientAuthorityError {
   readonly code: string | null;
 
-  constructor(
-    message: string,
-    code: string | null,
-    cause: unknown,
-  ) {
+  constructor(message: string, code: string | null, cause: unknown) {
     super(message, { cause });
     this.code = code;
   }

@@ -14,11 +14,7 @@ export class TcpProxy {
   private readonly targetPort: number;
   public port: number;
 
-  private constructor(
-    targetHost: string,
-    targetPort: number,
-    port: number,
-  ) {
+  private constructor(targetHost: string, targetPort: number, port: number) {
     this.targetHost = targetHost;
     this.targetPort = targetPort;
     this.port = port;

@@ -44,11 +44,7 @@ class ElementView implements View {
   readonly path: string;
   private readonly isRefused: (path: string) => boolean;
 
-  constructor(
-    value: EcfObject | undefined,
-    path: string,
-    isRefused: (path: string) => boolean,
-  ) {
+  constructor(value: EcfObject | undefined, path: string, isRefused: (path: string) => boolean) {
     this.value = value;
     this.path = path;
     this.isRefused = isRefused;
