@@ -1,5 +1,5 @@
 // Rewrites the configuration table in README.md from src/config.ts.
-// Usage: npx tsx scripts/update-readme-config.ts
+// Usage: node scripts/update-readme-config.ts
 import { readFileSync, writeFileSync } from 'node:fs';
 import { VARIABLES } from '../src/config.ts';
 

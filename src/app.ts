@@ -141,10 +141,22 @@ export async function startService(config: Config, options: StartOptions = {}): 
       deliveries.start();
     }
     const { url, port } = await http.listen();
-    log.info('listening', { url, database: db.kind, version: VERSION, workers: config.queue.workersEnabled, taxAuthority: options.authority === undefined ? config.authority.kind : 'custom' });
+    log.info('listening', {
+      url,
+      dashboard: `${config.publicUrl ?? url}/dashboard/`,
+      database: db.kind,
+      version: VERSION,
+      node: process.version,
+      pid: process.pid,
+      workers: config.queue.workersEnabled,
+      taxAuthority: options.authority === undefined ? config.authority.kind : 'custom',
+    });
     if (config.authority.kind === 'simulator' && config.nodeEnv === 'production') log.warn('TAX_AUTHORITY=simulator: documents go to the built-in DGII simulator, not to DGII');
     if (config.receiver.trustedCas === null) log.warn('RECEIVER_TRUSTED_CA_FILE is not set: the receiver refuses every sender in eCF, and accepts any signer in TesteCF and CerteCF marked untrusted');
     else log.info('receiver trust anchors loaded', { file: config.receiver.trustedCaFile, certificates: config.receiver.trustedCas.length });
+    if (config.webhooks.allowPrivateNetworks && config.nodeEnv === 'production') {
+      log.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may be sent to loopback, private and link-local addresses, this host and its network included; leave it unset in production');
+    }
     return {
       url, port, db, router, rateLimits, runtime, deliveries, outbox, certificateParsers, simulator,
       close: async () => {

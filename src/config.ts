@@ -114,8 +114,11 @@ export interface VariableDoc {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
+  readonly problems: string[];
+
+  constructor(problems: string[]) {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.problems = problems;
     this.name = 'ConfigError';
   }
 }
@@ -125,7 +128,11 @@ type Env = Record<string, string | undefined>;
 class Reader {
   readonly problems: string[] = [];
   readonly docs: VariableDoc[] = [];
-  constructor(private readonly env: Env) {}
+  private readonly env: Env;
+
+  constructor(env: Env) {
+    this.env = env;
+  }
 
   private raw(name: string, def: string, description: string): string | undefined {
     this.docs.push({ name, default: def, description });
@@ -162,8 +169,9 @@ class Reader {
     return parts.map(Number);
   }
 
-  bool(name: string, def: boolean, description: string): boolean {
-    const v = this.raw(name, String(def), description);
+  /** `shown` is the default as documented, when it depends on other settings. */
+  bool(name: string, def: boolean, description: string, shown = String(def)): boolean {
+    const v = this.raw(name, shown, description);
     if (v === undefined) return def;
     if (/^(true|1|yes|on)$/i.test(v)) return true;
     if (/^(false|0|no|off)$/i.test(v)) return false;
@@ -289,7 +297,8 @@ function read(env: Env): { config: Config; r: Reader } {
     masterKey: null,
     logLevel: r.oneOf('LOG_LEVEL', LOG_LEVELS, 'info', 'Minimum level of the JSON log lines written to stdout.'),
     trustProxy: r.int('TRUST_PROXY', 0, 0, 10, 'Number of reverse-proxy hops whose X-Forwarded-For is trusted for the client IP (0: use the socket address).'),
-    registrationEnabled: r.bool('REGISTRATION_ENABLED', true, 'Allow public sign-up through POST /{env}/customer/register.'),
+    // Closed by default in production: an operator opens public sign-up on purpose.
+    registrationEnabled: r.bool('REGISTRATION_ENABLED', nodeEnv !== 'production', 'Allow public sign-up through POST /{env}/customer/register.', 'true; false when NODE_ENV=production'),
     metricsToken: r.optional('METRICS_TOKEN', 'Bearer token that GET /metrics requires; unset: /metrics answers loopback clients only.'),
     http: {
       bodyLimitBytes: r.int('HTTP_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024, 'Largest accepted request body (413 above it).'),
@@ -339,7 +348,7 @@ function read(env: Env): { config: Config; r: Reader } {
       pollIntervalMs: r.int('WEBHOOK_POLL_INTERVAL_MS', 1000, 5, 60_000, 'How often idle delivery workers look for due deliveries.'),
       concurrency: r.int('WEBHOOK_CONCURRENCY', 100, 1, 10_000, 'Deliveries in flight at once in this instance.'),
       maxInFlightPerTenant: r.int('WEBHOOK_MAX_IN_FLIGHT_PER_TENANT', 10, 1, 10_000, 'Deliveries in flight at once to one tenant, so a slow receiver cannot take every slot.'),
-      allowPrivateNetworks: r.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false, 'Allow webhook URLs that resolve to loopback, private, link-local or reserved addresses (development and tests only).'),
+      allowPrivateNetworks: r.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false, 'Allow webhook URLs that resolve to loopback, private, link-local or reserved addresses (development and tests only; under NODE_ENV=production the service warns at start).'),
     },
     rateLimits: {
       defaultPerMinute: r.int('RATE_LIMIT_DEFAULT_PER_MINUTE', 120, 1, 1_000_000, 'Default API scope, per tenant.'),

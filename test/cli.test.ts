@@ -20,7 +20,7 @@ test('npm run tenant -- create makes a tenant, user and working API key without 
   // On a server each test file has its own database; embedded, the CLI writes under DATA_DIR.
   const server = SERVER_URL === null ? null : await createTestDatabase();
   const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, ECF_MASTER_KEY: TEST_MASTER_KEY, SCRYPT_LOG_N: '12', LOG_LEVEL: 'error', ...(server === null ? {} : { DATABASE_URL: server.url }) };
-  const args = ['--import', 'tsx', 'src/cli/tenant.ts', 'create', '--name', 'Operadora SRL', '--rnc', '40212345678', '--email', 'Ops@Example.com'];
+  const args = ['src/cli/tenant.ts', 'create', '--name', 'Operadora SRL', '--rnc', '40212345678', '--email', 'Ops@Example.com'];
   let db: Database | null = null;
   try {
     const { stdout } = await run(process.execPath, args, { cwd: ROOT, env });
@@ -45,7 +45,7 @@ test('the operator commands report a bad configuration variable like the service
   const env = { PATH: process.env.PATH ?? '', PORT: 'eighty', ECF_MASTER_KEY: TEST_MASTER_KEY };
   const commands = [['src/cli/migrate.ts'], ['src/cli/tenant.ts', 'create', '--name', 'X SRL', '--rnc', '131880681', '--email', 'x@example.com'], ['src/main.ts']];
   for (const command of commands) {
-    const failure = await run(process.execPath, ['--import', 'tsx', ...command], { cwd: ROOT, env }).then(() => null, (err: { code: number; stderr: string }) => err);
+    const failure = await run(process.execPath, [...command], { cwd: ROOT, env }).then(() => null, (err: { code: number; stderr: string }) => err);
     assert.ok(failure !== null, `${command[0]} must fail`);
     assert.equal(failure.code, 2, command[0]);
     assert.match(failure.stderr, /Invalid configuration:\n {2}- PORT must be an integer from 0 to 65535 \(got "eighty"\)/);
@@ -58,7 +58,7 @@ test('npm run migrate applies every migration to a fresh database, and a second 
   const server = SERVER_URL === null ? null : await createTestDatabase();
   const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, ECF_MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'info', ...(server === null ? {} : { DATABASE_URL: server.url }) };
   const migrateOnce = async () => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/migrate.ts'], { cwd: ROOT, env });
+    const { stdout } = await run(process.execPath, ['src/cli/migrate.ts'], { cwd: ROOT, env });
     return stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l)).filter((l) => /^(migrations applied|database is up to date)$/.test(l.msg));
   };
   try {

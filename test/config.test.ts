@@ -37,6 +37,16 @@ test('production refuses to start without ECF_MASTER_KEY', () => {
   assert.equal(loadConfig({ NODE_ENV: 'production', ECF_MASTER_KEY: 'ff'.repeat(32) }).masterKey?.length, 32);
 });
 
+test('public registration is closed by default in production only, and either default can be overridden', () => {
+  const key = { ECF_MASTER_KEY: 'ff'.repeat(32) };
+  assert.equal(loadConfig({}).registrationEnabled, true);
+  assert.equal(loadConfig({ NODE_ENV: 'test' }).registrationEnabled, true);
+  assert.equal(loadConfig({ NODE_ENV: 'production', ...key }).registrationEnabled, false);
+  assert.equal(loadConfig({ NODE_ENV: 'production', REGISTRATION_ENABLED: 'true', ...key }).registrationEnabled, true);
+  assert.equal(loadConfig({ REGISTRATION_ENABLED: 'false' }).registrationEnabled, false);
+  assert.equal(VARIABLES.find((v) => v.name === 'REGISTRATION_ENABLED')?.default, 'true; false when NODE_ENV=production');
+});
+
 test('the README documents every configuration variable', async () => {
   const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
   const missing = VARIABLES.filter((v) => !readme.includes(`\`${v.name}\``)).map((v) => v.name);

@@ -1,12 +1,12 @@
-// The dashboard as files: how the service serves and compiles them (headers, ETag,
+// The dashboard as files: how the service serves them and proves its built scripts current (headers, ETag,
 // 404s, OpenAPI), and the page's Spanish tables kept equal to the service's own.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildAssets, DashboardAssets } from '../src/dashboard/assets.ts';
+import { BUILT_DIR, DashboardAssets, loadAssets } from '../src/dashboard/assets.ts';
 import { ENVIRONMENTS as CLIENT_ENVIRONMENTS, ESTADOS as CLIENT_ESTADOS, EVENTS, DELIVERY_STATUSES, TIPOS } from '../src/dashboard/client/labels.ts';
 import { ENVIRONMENTS } from '../src/environments.ts';
 import { ESTADOS } from '../src/ecf/states.ts';
@@ -16,6 +16,7 @@ import { DELIVERY_STATUSES as SERVER_DELIVERY_STATUSES } from '../src/webhooks/q
 import { createLogger } from '../src/log.ts';
 import { call } from './helpers/http.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
+import { compileDashboard } from '../scripts/dashboard-compiler.ts';
 
 let t: TestService;
 before(async () => {
@@ -46,7 +47,7 @@ describe('serving', () => {
     assert.doesNotMatch(html, /(src|href)="(https?:)?\/\//i, 'nothing from another origin');
   });
 
-  test('scripts are compiled from TypeScript, every import resolves, and assets revalidate by ETag', async () => {
+  test('scripts are plain JavaScript, every import resolves, and assets revalidate by ETag', async () => {
     const seen = new Set<string>();
     const queue = ['main.js'];
     while (queue.length > 0) {
@@ -80,7 +81,7 @@ describe('serving', () => {
     for (const name of ['nope.js', 'main.ts', 'index.html', '..%2Fapp.ts', 'labels.ts']) {
       const res = await fetch(`${t.url}/dashboard/${name}`);
       assert.equal(res.status, 404, name);
-      assert.equal((await res.json()).error.code, 'NOT_FOUND');
+      assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'NOT_FOUND');
       assert.ok(res.headers.get('content-security-policy'), name);
       assert.equal(res.headers.get('x-frame-options'), 'DENY');
     }
@@ -107,41 +108,69 @@ describe('serving', () => {
   });
 });
 
-
 describe('building', () => {
-  test('TypeScript becomes browser modules with .js imports; other files pass through; the rest is not served', async () => {
+  test('the served scripts are what the client\'s TypeScript compiles to, file for file', async () => {
+    const expected = await compileDashboard();
+    const present = (await readdir(BUILT_DIR)).sort();
+    assert.deepEqual(present, [...expected.keys()].sort(), 'src/dashboard/built/ has one script per source: run `npm run build:dashboard`');
+    for (const [name, text] of expected) {
+      assert.equal(await readFile(new URL(name, BUILT_DIR), 'utf8'), text, `src/dashboard/built/${name} is stale: run \`npm run build:dashboard\``);
+    }
+  });
+
+  test('TypeScript becomes browser modules with .js imports; declaration files are skipped', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ecf-dashboard-'));
     try {
       await writeFile(join(dir, 'a.ts'), "import { b } from './b.ts';\nimport type { T } from './t.ts';\nexport const a: number = b + 1;\n");
       await writeFile(join(dir, 'b.ts'), 'export const b = 1 as const;\n');
-      await writeFile(join(dir, 'site.css'), 'body { margin: 0 }\n');
-      await writeFile(join(dir, 'notes.md'), '# not served\n');
       await writeFile(join(dir, 'types.d.ts'), 'export type T = 1;\n');
-      const assets = await buildAssets(pathToFileURL(`${dir}/`));
-      assert.deepEqual([...assets.keys()].sort(), ['a.js', 'b.js', 'site.css']);
-      const a = assets.get('a.js')?.data.toString('utf8') ?? '';
+      const built = await compileDashboard(pathToFileURL(`${dir}/`));
+      assert.deepEqual([...built.keys()], ['a.js', 'b.js']);
+      const a = built.get('a.js') ?? '';
       assert.match(a, /import \{ b \} from "\.\/b\.js";/);
       assert.doesNotMatch(a, /t\.ts|: number/);
       // The module really runs as JavaScript.
-      assert.equal(assets.get('b.js')?.contentType, 'text/javascript; charset=utf-8');
-      const b = await import(`data:text/javascript,${encodeURIComponent(assets.get('b.js')?.data.toString('utf8') ?? '')}`) as { b: number };
+      const b = await import(`data:text/javascript,${encodeURIComponent(built.get('b.js') ?? '')}`) as { b: number };
       assert.equal(b.b, 1);
-      assert.equal(assets.get('site.css')?.data.toString('utf8'), 'body { margin: 0 }\n');
+      await writeFile(join(dir, 'broken.ts'), 'export const x = (;\n');
+      await assert.rejects(compileDashboard(pathToFileURL(`${dir}/`)), /broken\.ts/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
 
-  test('a syntax error is reported with the file, and a fixed file is picked up by the next request', async () => {
+  test('files are served as they are from their folders; other kinds are not served', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ecf-dashboard-'));
     try {
-      await writeFile(join(dir, 'broken.ts'), 'export const x = (;\n');
+      await mkdir(join(dir, 'client'));
+      await mkdir(join(dir, 'built'));
+      await writeFile(join(dir, 'client', 'site.css'), 'body { margin: 0 }\n');
+      await writeFile(join(dir, 'client', 'a.ts'), 'export const a: number = 1;\n');
+      await writeFile(join(dir, 'client', 'notes.md'), '# not served\n');
+      await writeFile(join(dir, 'built', 'a.js'), 'export const a = 1;\n');
+      const dirs = [pathToFileURL(`${dir}/client/`), pathToFileURL(`${dir}/built/`)];
+      const assets = await loadAssets(dirs);
+      assert.deepEqual([...assets.keys()].sort(), ['a.js', 'site.css']);
+      assert.equal(assets.get('a.js')?.contentType, 'text/javascript; charset=utf-8');
+      assert.equal(assets.get('a.js')?.data.toString('utf8'), 'export const a = 1;\n');
+      assert.equal(assets.get('site.css')?.data.toString('utf8'), 'body { margin: 0 }\n');
+      await writeFile(join(dir, 'client', 'a.js'), 'export const a = 2;\n');
+      await assert.rejects(loadAssets(dirs), /a\.js is in two folders/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a folder that cannot be read is reported, and a fixed one is picked up by the next request', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ecf-dashboard-'));
+    try {
       const lines: string[] = [];
-      const assets = new DashboardAssets(createLogger('error', (l) => lines.push(l)), pathToFileURL(`${dir}/`));
-      await assert.rejects(assets.get('broken.js'), /broken\.ts/);
-      assert.match(lines.join(''), /dashboard assets failed to build/);
-      await writeFile(join(dir, 'broken.ts'), 'export const x = 1;\n');
-      assert.match((await assets.get('broken.js'))?.data.toString('utf8') ?? '', /export const x = 1;/);
+      const assets = new DashboardAssets(createLogger('error', (l) => lines.push(l)), [pathToFileURL(`${dir}/built/`)]);
+      await assert.rejects(assets.get('main.js'), /ENOENT/);
+      assert.match(lines.join(''), /dashboard assets failed to load/);
+      await mkdir(join(dir, 'built'));
+      await writeFile(join(dir, 'built', 'main.js'), 'export const x = 1;\n');
+      assert.match((await assets.get('main.js'))?.data.toString('utf8') ?? '', /export const x = 1;/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

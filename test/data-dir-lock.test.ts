@@ -45,7 +45,7 @@ test('a second open of the same data directory is refused, naming the process th
       await assert.rejects(openEmbedded(pgdata, silent), new RegExp(`is in use by process ${process.pid}\\b`));
       // Another process: the operator command, on the directory the service has open.
       const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, ECF_MASTER_KEY: TEST_MASTER_KEY, SCRYPT_LOG_N: '12', LOG_LEVEL: 'error' };
-      const cli = await run(process.execPath, ['--import', 'tsx', 'src/cli/tenant.ts', 'create', '--name', 'Otra SRL', '--rnc', '131880681', '--email', 'otra@example.com'], { cwd: ROOT, env })
+      const cli = await run(process.execPath, ['src/cli/tenant.ts', 'create', '--name', 'Otra SRL', '--rnc', '131880681', '--email', 'otra@example.com'], { cwd: ROOT, env })
         .then(() => null, (err: { code: number; stderr: string }) => err);
       assert.ok(cli !== null, 'npm run tenant must refuse');
       assert.equal(cli.code, 1);
@@ -99,7 +99,7 @@ test('processes racing to take over one stale lock: exactly one gets it', () => 
     const outcome = await lockDataDir(process.argv[1]).then(() => 'locked', (err) => err.name);
     console.log(outcome);
     await new Promise((resolve) => lines.once('end', resolve).resume());`;
-  const racers = Array.from({ length: 6 }, () => spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, lockFile], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] }));
+  const racers = Array.from({ length: 6 }, () => spawn(process.execPath, ['--input-type=module', '-e', script, lockFile], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] }));
   const outputs = racers.map((child) => {
     const lines: string[] = [];
     let waiting: (() => void) | null = null;

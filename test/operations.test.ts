@@ -12,11 +12,20 @@ test('the systemd unit has the hardening and restart settings the operations kit
   const expected: Record<string, string> = {
     Type: 'simple', Restart: 'on-failure', DynamicUser: 'yes', NoNewPrivileges: 'yes', ProtectSystem: 'strict',
     ProtectHome: 'yes', PrivateTmp: 'yes', ReadWritePaths: '/var/lib/ecf-service', EnvironmentFile: '/etc/ecf-service/ecf.env',
-    KillSignal: 'SIGTERM',
+    KillSignal: 'SIGTERM', ExecStart: '/usr/bin/node src/main.ts', ProtectProc: 'invisible', ProcSubset: 'pid',
+    SystemCallErrorNumber: 'EPERM',
   };
   for (const [key, value] of Object.entries(expected)) assert.equal(directives.get(key), value, key);
   assert.match(directives.get('Environment') ?? '', /NODE_ENV=production/);
   assert.match(directives.get('Environment') ?? '', /DATA_DIR=\/var\/lib\/ecf-service/);
+  const filters = text.split('\n').filter((l) => l.startsWith('SystemCallFilter=')).map((l) => l.slice('SystemCallFilter='.length));
+  assert.deepEqual(filters, ['@system-service', '~@privileged @resources']);
+});
+
+test('systemd-analyze rates the unit\'s exposure at most 1.5', async () => {
+  const { stdout } = await promisify(execFile)('systemd-analyze', ['security', '--offline=true', '--no-pager', UNIT.pathname]);
+  const exposure = Number(/Overall exposure level for ecf\.service: ([\d.]+)/.exec(stdout)?.[1]);
+  assert.ok(exposure <= 1.5, `exposure ${exposure}`);
 });
 
 test('systemd-analyze accepts the unit', async () => {

@@ -256,7 +256,7 @@ describe('parsePkcs12 with RC2 (-legacy) files', () => {
           console.log(r.certificate.checkPrivateKey(r.privateKey) ? 'match' : 'mismatch');
         } catch (e) { console.log(e.code); }
       }`;
-    const args = ['--openssl-legacy-provider', '--import', 'tsx', '--input-type=module', '-e', script];
+    const args = ['--openssl-legacy-provider', '--input-type=module', '-e', script];
     const cwd = fileURLToPath(new URL('..', import.meta.url));
     const child = spawnSync(process.execPath, args, { encoding: 'utf8', cwd });
     assert.deepEqual(child.stdout.trim().split('\n'), cases.map((c) => c.expected), child.stderr);

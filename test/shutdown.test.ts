@@ -1,13 +1,16 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { call, newTenant } from './helpers/http.ts';
-import { spawnService } from './helpers/process.ts';
+import { processGone, ROOT, spawnService } from './helpers/process.ts';
 import { testEnv } from './helpers/service.ts';
+import { waitFor } from './helpers/wait.ts';
 
 let db: TestDatabase;
 let dataDir: string;
@@ -78,4 +81,39 @@ test('the development master key is generated once under DATA_DIR with mode 0600
 
 test('production without ECF_MASTER_KEY refuses to start with a clear message', async () => {
   await assert.rejects(spawnService({ NODE_ENV: 'production', PORT: '0', DATABASE_URL: db.url }), /ECF_MASTER_KEY is required when NODE_ENV=production/);
+});
+
+test('SIGTERM to the `npm start` process reaches the service, which stops within its grace period', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'ecf-npm-start-'));
+  // npm puts node_modules/.bin first on the script's PATH, as it does for an operator.
+  const npm = spawn('npm', ['start'], {
+    cwd: ROOT,
+    env: { ...testEnv(dir, { DATABASE_URL: db.url, LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '5000' }), PATH: process.env.PATH ?? '', HOME: dir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  npm.stdout.on('data', (d: Buffer) => output.push(d.toString()));
+  npm.stderr.on('data', (d: Buffer) => output.push(d.toString()));
+  const npmExited = once(npm, 'exit');
+  let servicePid: number | undefined;
+  try {
+    servicePid = await waitFor(async () => {
+      if (npm.exitCode !== null) throw new Error(`npm start exited with ${npm.exitCode}:\n${output.join('')}`);
+      const pid = /"msg":"listening".*?"pid":(\d+)/.exec(output.join(''))?.[1];
+      return pid === undefined ? undefined : Number(pid);
+    }, 90_000, 'the service listening');
+    assert.notEqual(servicePid, npm.pid, 'npm runs the service as its own process');
+    const signalled = Date.now();
+    npm.kill('SIGTERM');
+    await npmExited;
+    await waitFor(async () => processGone(servicePid as number), 10_000, `service process ${servicePid} gone`);
+    assert.ok(Date.now() - signalled < 10_000);
+    const log = output.join('');
+    assert.match(log, /"msg":"shutting down","signal":"SIGTERM"/, 'the service itself received SIGTERM');
+    assert.match(log, /"msg":"stopped"/);
+  } finally {
+    if (npm.exitCode === null && npm.signalCode === null) npm.kill('SIGKILL');
+    if (servicePid !== undefined && !(await processGone(servicePid))) process.kill(servicePid, 'SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  }
 });

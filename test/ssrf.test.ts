@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { postWebhook } from '../src/webhooks/sender.ts';
-import { forbiddenReason, guardedLookup, type Resolver } from '../src/lib/egress-guard.ts';
+import { forbiddenReason, guardedLookup, hostReason, type Resolver } from '../src/lib/egress-guard.ts';
 import { client, newTenant } from './helpers/http.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
@@ -38,6 +38,29 @@ describe('address classification', () => {
     for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
       assert.equal(forbiddenReason(address), null, address);
     }
+  });
+
+  test('a URL host is judged as an IP literal, or by every address its name resolves to; a name that does not resolve is left to delivery', async () => {
+    const answers: Record<string, { address: string; family: number }[]> = {
+      'intranet.example': [{ address: '10.1.2.3', family: 4 }],
+      'mixed.example': [{ address: '93.184.215.14', family: 4 }, { address: 'fd00::7', family: 6 }],
+      'public.example': [{ address: '93.184.215.14', family: 4 }, { address: '2606:4700:4700::1111', family: 6 }],
+    };
+    const asked: string[] = [];
+    const resolve: Resolver = (hostname, _options, callback) => {
+      asked.push(hostname);
+      const found = answers[hostname];
+      if (found === undefined) callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
+      else callback(null, found);
+    };
+    assert.equal(await hostReason('intranet.example', resolve), 'intranet.example resolves to 10.1.2.3 is private (RFC 1918) (10.0.0.0/8)');
+    assert.match(String(await hostReason('mixed.example', resolve)), /^mixed\.example resolves to fd00::7 is unique local/);
+    assert.equal(await hostReason('public.example', resolve), null);
+    assert.equal(await hostReason('nowhere.example', resolve), null);
+    assert.match(String(await hostReason('[::1]', resolve)), /loopback/);
+    assert.equal(await hostReason('8.8.8.8', resolve), null);
+    assert.deepEqual(asked, ['intranet.example', 'mixed.example', 'public.example', 'nowhere.example'], 'IP literals are not looked up');
+    assert.match(String(await hostReason('localhost')), /^localhost resolves to .*loopback/);
   });
 
   test('the guarded lookup refuses a name that resolves to loopback and hands back the checked address otherwise', async () => {
@@ -104,22 +127,35 @@ describe('webhooks without private networks', () => {
     await t.close();
   });
 
-  test('PUT settings refuses URLs whose literal host is forbidden', async () => {
+  test('PUT settings refuses URLs whose literal host is forbidden, naming the setting that allows them', async () => {
     const a = await newTenant(t.url);
     const api = client(t.url, { authorization: `Bearer ${a.accessToken}` });
     for (const url of ['http://127.0.0.1:8080/x', 'http://[::1]/x', 'http://[::ffff:127.0.0.1]/x', 'http://10.0.0.5/x', 'http://169.254.169.254/latest/meta-data', 'https://100.64.1.1/', 'http://0.0.0.0/', 'http://[fe80::1]/', 'http://[::7f00:1]/x', 'https://[5f00::1]/', 'https://[100:0:0:1::1]/']) {
       const res = await api.put('/api/webhooks/settings', { json: { webhookUrl: url } });
       assert.equal(res.status, 422, url);
-      assert.match(res.body.error.details[0].message, /is not reachable from this service/);
+      assert.match(res.body.error.details[0].message, /is not reachable from this service: .* is .*; such destinations are refused while WEBHOOK_ALLOW_PRIVATE_NETWORKS is false$/);
     }
     assert.equal((await api.put('/api/webhooks/settings', { json: { webhookUrl: 'https://hooks.example.com/ecf' } })).status, 200);
+  });
+
+  test('PUT settings refuses a host name that resolves to a forbidden address', async () => {
+    const a = await newTenant(t.url);
+    const api = client(t.url, { authorization: `Bearer ${a.accessToken}` });
+    for (const url of [r.url.replace('127.0.0.1', 'localhost'), 'https://LOCALHOST/hooks']) {
+      const res = await api.put('/api/webhooks/settings', { json: { webhookUrl: url } });
+      assert.equal(res.status, 422, url);
+      assert.equal(res.body.error.details[0].path, 'webhookUrl');
+      assert.match(res.body.error.details[0].message, /^is not reachable from this service: localhost resolves to .*loopback.*WEBHOOK_ALLOW_PRIVATE_NETWORKS/);
+    }
+    assert.equal((await api.get('/api/webhooks/settings')).body.data.webhookUrl, null, 'nothing was stored');
   });
 
   test('a host name that resolves to a forbidden address is refused at connect time and recorded', async () => {
     const a = await newTenant(t.url);
     const api = client(t.url, { authorization: `Bearer ${a.accessToken}` });
-    const url = r.url.replace('127.0.0.1', 'localhost');
-    assert.equal((await api.put('/api/webhooks/settings', { json: { webhookUrl: url } })).status, 200);
+    // Stored while the name still resolved elsewhere, or while private networks were allowed.
+    assert.equal((await api.put('/api/webhooks/settings', { json: { webhookUrl: 'https://hooks.example.com/ecf' } })).status, 200);
+    await t.sql`update webhook_settings set url = ${r.url.replace('127.0.0.1', 'localhost')} where tenant_id = ${a.tenantId}`;
     const res = await api.post('/api/webhooks/test', { json: {} });
     assert.equal(res.status, 200);
     assert.equal(res.body.data.attempt.ok, false);

@@ -77,7 +77,7 @@ try {
     title: 'HTTP core: authenticated, rate-limited GET /api/whoami vs bare node:http',
     notes: [
       `load: ${describeWrk(load)} --latency per round, ${ROUNDS} interleaved rounds after a 3 s warm-up each; median round shown`,
-      'service: node --import tsx src/main.ts, NODE_ENV=production, own process; whoami checks the API key (cached) and takes a token in the default scope',
+      'service: node src/main.ts, NODE_ENV=production, own process; whoami checks the API key (cached) and takes a token in the default scope',
       `rate limits raised for the run: ${Object.keys(RAISED_RATE_LIMITS).join(', ')} = 1000000`,
       'log level: one service with LOG_LEVEL=info (one JSON access-log line per request, stdout → /dev/null), one with LOG_LEVEL=warn (no access log)',
       'CPU µs/req: the server process\'s user+system CPU time over the round divided by its requests (median round); CPU ratio = hello\'s ÷ this one\'s',

@@ -110,7 +110,7 @@ const db = await createDatabase('memory');
 const children: Child[] = [];
 try {
   // Keep-alive raised so the held connections stay open through the measurement.
-  const service = await startService({ DATABASE_URL: db.url, LOG_LEVEL: 'warn', HTTP_KEEP_ALIVE_TIMEOUT_MS: '600000' }, { nodeArgs: ['--import', 'tsx', '--import', GC_PROBE] });
+  const service = await startService({ DATABASE_URL: db.url, LOG_LEVEL: 'warn', HTTP_KEEP_ALIVE_TIMEOUT_MS: '600000' }, { nodeArgs: ['--import', GC_PROBE] });
   children.push(service);
   const hello = await startPeer('hello');
   children.push(hello);

@@ -20,7 +20,7 @@ const chosen = asked.length > 0 ? BENCHMARKS.filter((b) => asked.includes(b)) : 
 
 async function runOne(name: string): Promise<{ headlines: Headline[]; ok: boolean }> {
   const file = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   let headlines: Headline[] = [];
   let buffer = '';
   child.stdout.on('data', (d: Buffer) => {

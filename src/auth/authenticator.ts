@@ -34,14 +34,22 @@ export class Authenticator {
   private readonly unknownKeys: TtlCache<true>;
   private readonly sessions: TtlCache<boolean>;
   private readonly touched = new TtlCache<true>(TOUCH_EVERY_MS, 100_000);
+  private readonly sql: Sql;
+  private readonly jwtKey: Buffer;
+  private readonly config: Config['auth'];
+  private readonly log: Logger;
 
   constructor(
-    private readonly sql: Sql,
-    private readonly jwtKey: Buffer,
-    private readonly config: Config['auth'],
-    private readonly log: Logger,
+    sql: Sql,
+    jwtKey: Buffer,
+    config: Config['auth'],
+    log: Logger,
     sizes: { keys: number; unknownKeys: number } = { keys: 100_000, unknownKeys: 20_000 },
   ) {
+    this.sql = sql;
+    this.jwtKey = jwtKey;
+    this.config = config;
+    this.log = log;
     this.keys = new TtlCache(config.credentialCacheMs, sizes.keys);
     this.unknownKeys = new TtlCache(config.credentialCacheMs, sizes.unknownKeys);
     this.sessions = new TtlCache(config.credentialCacheMs, 100_000);

@@ -40,13 +40,25 @@ function keyView(row: ApiKeyRow): ApiKeyView {
 
 /** Tenants, users, passwords and API keys: everything identity does apart from HTTP. */
 export class IdentityService {
+  private readonly sql: Sql;
+  private readonly hasher: PasswordHasher;
+  private readonly tokens: TokenIssuer;
+  private readonly authenticator: Authenticator;
+  private readonly log: Logger;
+
   constructor(
-    private readonly sql: Sql,
-    private readonly hasher: PasswordHasher,
-    private readonly tokens: TokenIssuer,
-    private readonly authenticator: Authenticator,
-    private readonly log: Logger,
-  ) {}
+    sql: Sql,
+    hasher: PasswordHasher,
+    tokens: TokenIssuer,
+    authenticator: Authenticator,
+    log: Logger,
+  ) {
+    this.sql = sql;
+    this.hasher = hasher;
+    this.tokens = tokens;
+    this.authenticator = authenticator;
+    this.log = log;
+  }
 
   /** Creates a tenant with its first user and API key, in one transaction. */
   async createTenant(input: { name: string; rnc: string; email: string; password: string; userName?: string }): Promise<NewTenant> {

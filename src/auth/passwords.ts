@@ -39,12 +39,10 @@ export class PasswordHasher {
    * would answer 503 to every unknown email from then on, telling them from known ones.
    */
   private readonly dummy: string;
+  private readonly logN: number;
 
-  constructor(
-    private readonly logN: number,
-    maxConcurrent: number,
-    maxQueue: number,
-  ) {
+  constructor(logN: number, maxConcurrent: number, maxQueue: number) {
+    this.logN = logN;
     this.gate = new Semaphore(maxConcurrent, maxQueue);
     this.dummy = format({ logN, r: R, p: P }, randomBytes(16), randomBytes(KEY_LENGTH));
   }

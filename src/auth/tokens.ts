@@ -26,13 +26,19 @@ export interface SessionCache {
  * session is revoked, which also invalidates the access tokens issued from it.
  */
 export class TokenIssuer {
-  constructor(
-    private readonly sql: Sql,
-    private readonly key: Buffer,
-    private readonly config: Config['auth'],
-    private readonly log: Logger,
-    private readonly sessions: SessionCache,
-  ) {}
+  private readonly sql: Sql;
+  private readonly key: Buffer;
+  private readonly config: Config['auth'];
+  private readonly log: Logger;
+  private readonly sessions: SessionCache;
+
+  constructor(sql: Sql, key: Buffer, config: Config['auth'], log: Logger, sessions: SessionCache) {
+    this.sql = sql;
+    this.key = key;
+    this.config = config;
+    this.log = log;
+    this.sessions = sessions;
+  }
 
   /** Opens a session for the user and returns its first token set. */
   async startSession(user: UserRow, sql: Queryable = this.sql): Promise<TokenSet> {

@@ -7,13 +7,10 @@ import { quickReject, type Pkcs12ErrorCode } from './pkcs12.ts';
 // worker threads: the event loop keeps serving everyone else, a parse that overruns is
 // terminated with its thread, and only `size` run at once.
 //
-// Starting a thread costs most of a second (it loads tsx and the parser), so threads are kept
+// Starting a thread is slow (a fresh V8 instance loads the parser), so threads are kept
 // warm: each handles one parse at a time and, once idle for `idleMs`, is ended. They are
 // unref'd, so an idle pool never keeps the process alive. A thread terminated on overrun or
 // lost to a crash is replaced at once, so the next upload does not pay for the hostile one.
-//
-// The service runs TypeScript through tsx, whose loader does not reach worker threads on
-// Node 20; a thread therefore starts from a tiny script that registers it first.
 
 export interface WorkerInput {
   file: Uint8Array;
@@ -56,11 +53,8 @@ export interface ParserPoolStats {
   exited: number;
 }
 
-const BOOT = `
-const { workerData } = require('node:worker_threads');
-import(workerData.loader).then((api) => { api.register(); return import(workerData.entry); });
-`;
-const ENTRY = new URL('./pkcs12-worker.ts', import.meta.url).href;
+// Node strips the types of a worker's .ts entry as it does the main module's.
+const ENTRY = new URL('./pkcs12-worker.ts', import.meta.url);
 
 interface Job {
   input: WorkerInput;
@@ -144,9 +138,7 @@ export class ParserPool {
   }
 
   private start(): void {
-    const worker = new Worker(BOOT, {
-      eval: true,
-      workerData: { loader: import.meta.resolve('tsx/esm/api'), entry: ENTRY },
+    const worker = new Worker(ENTRY, {
       resourceLimits: { maxOldGenerationSizeMb: 128 },
     });
     worker.unref();

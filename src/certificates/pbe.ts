@@ -1,6 +1,6 @@
 // Password-based decryption for the two families PKCS#12 files use: PBES2 (RFC 8018) and the
 // legacy PKCS#12 PBE schemes (RFC 7292 appendix C) keyed through the appendix-B KDF.
-import { type Decipher, createDecipheriv, getCiphers, pbkdf2Sync } from 'node:crypto';
+import { type Decipheriv, createDecipheriv, getCiphers, pbkdf2Sync } from 'node:crypto';
 import { type DerNode, TAG, isUniversal, readOctets, readOid, readUint, sequence } from '../crypto/der.ts';
 import { Pkcs12Error, malformed } from './errors.ts';
 import { KNOWN_UNSUPPORTED, OID } from './oids.ts';
@@ -84,7 +84,7 @@ function decipher(spec: CipherSpec, key: Buffer, iv: Buffer | null, data: Buffer
   if (spec.ivLength > 0 && (data.length === 0 || data.length % spec.ivLength !== 0)) {
     throw malformed(`${spec.name} ciphertext is not a whole number of blocks`);
   }
-  let d: Decipher;
+  let d: Decipheriv;
   try {
     d = createDecipheriv(spec.cipher, key, iv);
   } catch {

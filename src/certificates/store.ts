@@ -69,13 +69,14 @@ export class CertificateStore {
   private readonly cache: TtlCache<Cached>;
   // Bumped on every change, so a lookup that raced with it does not cache what it read.
   private generation = 0;
+  private readonly sql: Sql;
+  private readonly key: Buffer;
+  private readonly parse: Pkcs12Parser;
 
-  constructor(
-    private readonly sql: Sql,
-    private readonly key: Buffer,
-    private readonly parse: Pkcs12Parser,
-    options: CertificateStoreOptions = {},
-  ) {
+  constructor(sql: Sql, key: Buffer, parse: Pkcs12Parser, options: CertificateStoreOptions = {}) {
+    this.sql = sql;
+    this.key = key;
+    this.parse = parse;
     this.cache = new TtlCache<Cached>(options.cacheMs ?? DEFAULT_CACHE_MS, MAX_CACHED);
   }
 

@@ -2,26 +2,26 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import type { Logger } from '../log.ts';
 
-// The dashboard's files live in ./client as HTML, CSS and TypeScript. TypeScript is turned
-// into browser JavaScript on first use with the compiler the project already has (one file at
-// a time, types erased, `./x.ts` imports rewritten to `./x.js`), then kept in memory: there is
-// no build step to forget and no bundler. Types are checked by `npm run typecheck` with the
-// rest of src/.
+// The dashboard's files are served as they are on disk, with no compiler at run time: HTML, CSS
+// and the icon from ./client, and the scripts from ./built, which holds the browser JavaScript
+// that `npm run build:dashboard` makes from ./client's TypeScript. Those built files are part
+// of the repository, and a test fails whenever one differs from what its source compiles to.
 
 export const CLIENT_DIR = new URL('./client/', import.meta.url);
+export const BUILT_DIR = new URL('./built/', import.meta.url);
 
-/** How each kind of source file is served, by extension. Anything else in the folder is not served. */
-const KINDS = {
-  '.html': { servedAs: '.html', contentType: 'text/html; charset=utf-8' },
-  '.css': { servedAs: '.css', contentType: 'text/css; charset=utf-8' },
-  '.svg': { servedAs: '.svg', contentType: 'image/svg+xml' },
-  '.ts': { servedAs: '.js', contentType: 'text/javascript; charset=utf-8' },
+/** How each kind of file is served, by extension. Anything else in the folders is not served. */
+const CONTENT_TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.js': 'text/javascript; charset=utf-8',
 } as const;
 
-type Extension = keyof typeof KINDS;
+type Extension = keyof typeof CONTENT_TYPES;
 
 export interface Asset {
-  /** The name it is served under, e.g. `main.js` for `main.ts`. */
+  /** The name it is served under, e.g. `main.js`. */
   name: string;
   data: Buffer;
   contentType: string;
@@ -31,69 +31,43 @@ export interface Asset {
 function extensionOf(file: string): Extension | null {
   const dot = file.lastIndexOf('.');
   const ext = dot < 0 ? '' : file.slice(dot);
-  return Object.hasOwn(KINDS, ext) && !file.endsWith('.d.ts') ? (ext as Extension) : null;
+  return Object.hasOwn(CONTENT_TYPES, ext) ? (ext as Extension) : null;
 }
 
-type TypeScript = typeof import('typescript');
-
-async function loadTypeScript(): Promise<TypeScript> {
-  const mod = await import('typescript');
-  return (mod as { default?: TypeScript }).default ?? mod;
-}
-
-function transpile(ts: TypeScript, file: string, source: string): string {
-  const out = ts.transpileModule(source, {
-    fileName: file,
-    reportDiagnostics: true,
-    compilerOptions: {
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.ES2022,
-      verbatimModuleSyntax: true,
-      rewriteRelativeImportExtensions: true,
-      removeComments: true,
-    },
-  });
-  const problems = out.diagnostics ?? [];
-  if (problems.length > 0) {
-    const text = problems.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('; ');
-    throw new Error(`cannot compile dashboard/client/${file}: ${text}`);
-  }
-  return out.outputText;
-}
-
-/** Reads and compiles every file of `dir`; the result maps served names to assets. */
-export async function buildAssets(dir: URL = CLIENT_DIR): Promise<Map<string, Asset>> {
-  const files = (await readdir(dir)).filter((f) => extensionOf(f) !== null).sort();
-  const ts = files.some((f) => extensionOf(f) === '.ts') ? await loadTypeScript() : null;
+/** Reads every servable file of `dirs`; the result maps served names to assets. */
+export async function loadAssets(dirs: readonly URL[] = [CLIENT_DIR, BUILT_DIR]): Promise<Map<string, Asset>> {
   const assets = new Map<string, Asset>();
-  for (const file of files) {
-    const ext = extensionOf(file) as Extension;
-    const kind = KINDS[ext];
-    const source = await readFile(new URL(file, dir));
-    const data = ext === '.ts' && ts !== null ? Buffer.from(transpile(ts, file, source.toString('utf8'))) : source;
-    const name = file.slice(0, -ext.length) + kind.servedAs;
-    const etag = `"${createHash('sha256').update(data).digest('base64url').slice(0, 27)}"`;
-    assets.set(name, { name, data, contentType: kind.contentType, etag });
+  for (const dir of dirs) {
+    for (const name of (await readdir(dir)).sort()) {
+      const ext = extensionOf(name);
+      if (ext === null) continue;
+      if (assets.has(name)) throw new Error(`dashboard file ${name} is in two folders`);
+      const data = await readFile(new URL(name, dir));
+      const etag = `"${createHash('sha256').update(data).digest('base64url').slice(0, 27)}"`;
+      assets.set(name, { name, data, contentType: CONTENT_TYPES[ext], etag });
+    }
   }
   return assets;
 }
 
-/** Builds the assets once, on first use, and serves them from memory afterwards. */
+/** Reads the assets once, on first use, and serves them from memory afterwards. */
 export class DashboardAssets {
-  private built: Promise<Map<string, Asset>> | null = null;
+  private loaded: Promise<Map<string, Asset>> | null = null;
+  private readonly log: Logger;
+  private readonly dirs: readonly URL[];
 
-  constructor(
-    private readonly log: Logger,
-    private readonly dir: URL = CLIENT_DIR,
-  ) {}
+  constructor(log: Logger, dirs: readonly URL[] = [CLIENT_DIR, BUILT_DIR]) {
+    this.log = log;
+    this.dirs = dirs;
+  }
 
   async get(name: string): Promise<Asset | null> {
-    this.built ??= buildAssets(this.dir).catch((err: unknown) => {
-      // Forget the failure so a fixed file is picked up by the next request.
-      this.built = null;
-      this.log.error('dashboard assets failed to build', { err });
+    this.loaded ??= loadAssets(this.dirs).catch((err: unknown) => {
+      // Forget the failure so a fixed folder is picked up by the next request.
+      this.loaded = null;
+      this.log.error('dashboard assets failed to load', { err });
       throw err;
     });
-    return (await this.built).get(name) ?? null;
+    return (await this.loaded).get(name) ?? null;
   }
 }

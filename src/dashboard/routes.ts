@@ -86,7 +86,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Route[] {
       method: 'GET', path: '/dashboard/{asset}', auth: 'none',
       doc: {
         operationId: 'dashboardAsset', tags: ['Dashboard'], summary: 'A script, stylesheet or image of the dashboard',
-        description: 'Scripts are compiled from the TypeScript sources under src/dashboard/client on first use and served from memory.',
+        description: 'Scripts are browser JavaScript built ahead of time (src/dashboard/built) from the TypeScript under src/dashboard/client; files are read once and served from memory.',
         responses: {
           '200': { description: 'The file (JavaScript, CSS or SVG).', contentType: 'text/javascript', schema: S.string(), headers: PAGE_HEADERS },
           '304': { description: 'Not modified (If-None-Match matched).' },

@@ -10,15 +10,17 @@ import { setTimeout as delay } from 'node:timers/promises';
 
 /** The data directory is open in another process (or already in this one). */
 export class DataDirInUseError extends Error {
-  constructor(
-    readonly lockFile: string,
-    readonly pid: number,
-  ) {
+  readonly lockFile: string;
+  readonly pid: number;
+
+  constructor(lockFile: string, pid: number) {
     super(
       `The embedded database in ${lockFile.replace(/\.lock$/, '')} is in use by process ${pid} ` +
       '(a running service or `npm run tenant`): stop it first, or point both at PostgreSQL with DATABASE_URL. ' +
       `If no process ${pid} uses it, delete ${lockFile}.`,
     );
+    this.lockFile = lockFile;
+    this.pid = pid;
     this.name = 'DataDirInUseError';
   }
 }

@@ -19,9 +19,11 @@ export class PgliteWire extends Duplex {
   private pending: Buffer = Buffer.alloc(0);
   private startupSeen = false;
   private chain: Promise<void> = Promise.resolve();
+  private readonly db: PGlite;
 
-  constructor(private readonly db: PGlite) {
+  constructor(db: PGlite) {
     super();
+    this.db = db;
   }
 
   override _read(): void {}

@@ -81,10 +81,10 @@ export class TransientAuthorityError extends Error {
 /** Retrying cannot help (no valid certificate, the authority refused the request itself). */
 export class PermanentAuthorityError extends Error {
   override name = 'PermanentAuthorityError';
-  constructor(
-    message: string,
-    readonly dgiiCode: string | null = null,
-  ) {
+  readonly dgiiCode: string | null;
+
+  constructor(message: string, dgiiCode: string | null = null) {
     super(message);
+    this.dgiiCode = dgiiCode;
   }
 }

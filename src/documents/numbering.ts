@@ -41,11 +41,13 @@ export class SequenceExhaustedError extends Error {
 
 export class SequenceBatcher {
   private readonly queues = new Map<string, Waiting[]>();
+  private readonly sql: Sql;
+  private readonly maxBatch: number;
 
-  constructor(
-    private readonly sql: Sql,
-    private readonly maxBatch = 64,
-  ) {}
+  constructor(sql: Sql, maxBatch = 64) {
+    this.sql = sql;
+    this.maxBatch = maxBatch;
+  }
 
   /** Runs `work` with the next eNCF of `sequence`, in a transaction shared with other emits of it. */
   run<T>(sequence: Sequence, work: (tx: Tx, encf: string) => Promise<T>): Promise<T> {

@@ -7,8 +7,11 @@ import { parseCalendarDate } from '../lib/dates.ts';
 export class Query {
   readonly errors: FieldError[] = [];
   private readonly seen = new Set<string>();
+  private readonly params: URLSearchParams;
 
-  constructor(private readonly params: URLSearchParams) {}
+  constructor(params: URLSearchParams) {
+    this.params = params;
+  }
 
   private raw(name: string): string | undefined {
     this.seen.add(name);

@@ -72,11 +72,15 @@ function replay(row: StoredResponse): Reply {
 }
 
 export class IdempotencyStore {
-  constructor(
-    private readonly sql: Sql,
-    private readonly config: IdempotencyConfig,
-    private readonly log: Logger,
-  ) {}
+  private readonly sql: Sql;
+  private readonly config: IdempotencyConfig;
+  private readonly log: Logger;
+
+  constructor(sql: Sql, config: IdempotencyConfig, log: Logger) {
+    this.sql = sql;
+    this.config = config;
+    this.log = log;
+  }
 
   /** Deletes up to `batch` records past their time to live; answers how many. */
   purgeExpired(batch: number): Promise<number> {

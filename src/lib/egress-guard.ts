@@ -102,3 +102,25 @@ export function literalHostReason(hostname: string): string | null {
   const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   return isIP(host) === 0 ? null : forbiddenReason(host);
 }
+
+/**
+ * Why a URL's host may not be dialled, or null: an IP literal is judged as it is, a name by every
+ * address it resolves to now. A name that does not resolve within a few seconds is let through:
+ * delivery's guarded lookup checks again, so this only answers a certain refusal early.
+ */
+export async function hostReason(hostname: string, resolve: Resolver = dnsLookup): Promise<string | null> {
+  const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  if (isIP(host) !== 0) return forbiddenReason(host);
+  const addresses = await new Promise<LookupAddress[]>((done) => {
+    const timer = setTimeout(() => done([]), 5000);
+    resolve(host, { all: true }, (err, found) => {
+      clearTimeout(timer);
+      done(err === null ? found : []);
+    });
+  });
+  for (const a of addresses) {
+    const reason = forbiddenReason(a.address);
+    if (reason !== null) return `${host} resolves to ${reason}`;
+  }
+  return null;
+}

@@ -16,11 +16,10 @@ export class Input {
   readonly errors: FieldError[] = [];
   private readonly obj: Record<string, unknown>;
   private readonly seen = new Set<string>();
+  private readonly prefix: string;
 
-  constructor(
-    body: unknown,
-    private readonly prefix = '',
-  ) {
+  constructor(body: unknown, prefix = '') {
+    this.prefix = prefix;
     if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
       this.obj = body as Record<string, unknown>;
     } else {

@@ -2,11 +2,13 @@
 export class Semaphore {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
+  private readonly max: number;
+  private readonly maxQueue: number;
 
-  constructor(
-    private readonly max: number,
-    private readonly maxQueue: number,
-  ) {}
+  constructor(max: number, maxQueue: number) {
+    this.max = max;
+    this.maxQueue = maxQueue;
+  }
 
   /** False when the queue is full: the caller should shed load instead of waiting. */
   canEnter(): boolean {

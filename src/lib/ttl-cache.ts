@@ -7,11 +7,10 @@ export class TtlCache<V> {
   private current = new Map<string, { value: V; expires: number }>();
   private previous = new Map<string, { value: V; expires: number }>();
   private readonly generationSize: number;
+  private readonly ttlMs: number;
 
-  constructor(
-    private readonly ttlMs: number,
-    max: number,
-  ) {
+  constructor(ttlMs: number, max: number) {
+    this.ttlMs = ttlMs;
     this.generationSize = Math.max(1, Math.floor(max / 2));
   }
 

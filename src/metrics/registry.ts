@@ -12,7 +12,13 @@ const keyOf = (labels: Labels): string => JSON.stringify(labels);
 
 export class Counter {
   private readonly values = new Map<string, { labels: Labels; value: number }>();
-  constructor(readonly name: string, readonly help: string) {}
+  readonly name: string;
+  readonly help: string;
+
+  constructor(name: string, help: string) {
+    this.name = name;
+    this.help = help;
+  }
 
   inc(labels: Labels = {}, by = 1): void {
     const k = keyOf(labels);
@@ -28,7 +34,15 @@ export class Counter {
 
 export class Histogram {
   private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
-  constructor(readonly name: string, readonly help: string, readonly buckets: readonly number[]) {}
+  readonly name: string;
+  readonly help: string;
+  readonly buckets: readonly number[];
+
+  constructor(name: string, help: string, buckets: readonly number[]) {
+    this.name = name;
+    this.help = help;
+    this.buckets = buckets;
+  }
 
   observe(labels: Labels, value: number): void {
     const k = keyOf(labels);

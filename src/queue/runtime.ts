@@ -72,13 +72,21 @@ export class WorkerRuntime {
   private renewing: Promise<void> = Promise.resolve();
   /** A nudge that arrived while no one was sleeping (mid-claim): the next sleep is skipped. */
   private nudged = false;
+  private readonly sql: Sql;
+  private readonly log: Logger;
+  private readonly options: RuntimeOptions;
+  private readonly definitions: JobDefinitions;
 
   constructor(
-    private readonly sql: Sql,
-    private readonly log: Logger,
-    private readonly options: RuntimeOptions,
-    private readonly definitions: JobDefinitions,
+    sql: Sql,
+    log: Logger,
+    options: RuntimeOptions,
+    definitions: JobDefinitions,
   ) {
+    this.sql = sql;
+    this.log = log;
+    this.options = options;
+    this.definitions = definitions;
     this.kinds = Object.keys(definitions) as JobKind[];
   }
 

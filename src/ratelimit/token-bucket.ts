@@ -30,12 +30,12 @@ export class TokenBucketLimiter {
   private rotatedAt: number | null = null;
   private readonly perMs: number;
   private readonly generationSize: number;
+  readonly capacity: number;
+  readonly windowMs: number;
 
-  constructor(
-    readonly capacity: number,
-    readonly windowMs: number,
-    maxKeys: number,
-  ) {
+  constructor(capacity: number, windowMs: number, maxKeys: number) {
+    this.capacity = capacity;
+    this.windowMs = windowMs;
     this.perMs = capacity / windowMs;
     this.generationSize = Math.max(1, Math.floor(maxKeys / 2));
   }

@@ -7,7 +7,11 @@ import { receivedDetail, receivedSummary, type ReceivedSummary } from './views.t
 
 /** Reading the e-CF a tenant received, for the tenant's own API. */
 export class ReceivedDocuments {
-  constructor(private readonly sql: Sql) {}
+  private readonly sql: Sql;
+
+  constructor(sql: Sql) {
+    this.sql = sql;
+  }
 
   async list(filter: Omit<ReceivedFilter, 'limit'> & { pageSize: number }): Promise<{ items: ReceivedSummary[]; nextCursor: string | null }> {
     // One row more than asked tells whether another page exists.

@@ -33,10 +33,13 @@ function refused(message: string): AppError {
 }
 
 export class SenderAuth {
-  constructor(
-    private readonly sql: Sql,
-    private readonly trust: SignerTrustPolicy,
-  ) {}
+  private readonly sql: Sql;
+  private readonly trust: SignerTrustPolicy;
+
+  constructor(sql: Sql, trust: SignerTrustPolicy) {
+    this.sql = sql;
+    this.trust = trust;
+  }
 
   /** DGII's seed document, with a fresh seed for this tenant and environment. */
   async seed(tenant: ReceiverTenant, environment: Environment, now = new Date()): Promise<string> {

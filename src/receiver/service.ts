@@ -35,13 +35,19 @@ export class ReceiverService {
   // A tenant's RNC never changes, so a found tenant may be remembered a while.
   private readonly tenants = new TtlCache<ReceiverTenant>(TENANT_CACHE_MS, 10_000);
 
-  constructor(
-    private readonly sql: Sql,
-    private readonly outbox: EventOutbox,
-    private readonly certificates: CredentialSource,
-    private readonly log: Logger,
-    private readonly trust: SignerTrustPolicy,
-  ) {}
+  private readonly sql: Sql;
+  private readonly outbox: EventOutbox;
+  private readonly certificates: CredentialSource;
+  private readonly log: Logger;
+  private readonly trust: SignerTrustPolicy;
+
+  constructor(sql: Sql, outbox: EventOutbox, certificates: CredentialSource, log: Logger, trust: SignerTrustPolicy) {
+    this.sql = sql;
+    this.outbox = outbox;
+    this.certificates = certificates;
+    this.log = log;
+    this.trust = trust;
+  }
 
   /** The tenant whose receiver base names this RNC; 404 when there is none. */
   async tenant(rnc: string): Promise<ReceiverTenant> {

@@ -43,14 +43,25 @@ export interface AttemptOutcome {
 
 export class DeliveryEngine {
   private readonly inFlight = new Map<number, number>();
+  private readonly sql: Sql;
+  private readonly settings: WebhookSettings;
+  private readonly config: Config['webhooks'];
+  private readonly userAgent: string;
+  private readonly log: Logger;
 
   constructor(
-    private readonly sql: Sql,
-    private readonly settings: WebhookSettings,
-    private readonly config: Config['webhooks'],
-    private readonly userAgent: string,
-    private readonly log: Logger,
-  ) {}
+    sql: Sql,
+    settings: WebhookSettings,
+    config: Config['webhooks'],
+    userAgent: string,
+    log: Logger,
+  ) {
+    this.sql = sql;
+    this.settings = settings;
+    this.config = config;
+    this.userAgent = userAgent;
+    this.log = log;
+  }
 
   /** Outbox listener: queues a delivery of every event, in the event's own transaction. */
   readonly onEvent = async (tx: Queryable, event: RecordedEvent): Promise<void> => {

@@ -24,7 +24,7 @@ export function webhookRoutes(deps: { settings: WebhookSettings; webhooks: Webho
       method: 'PUT', path: '/api/webhooks/settings', auth: 'bearer', body: 'json',
       doc: {
         operationId: 'putWebhookSettings', tags: ['Webhooks'], summary: 'Set the webhook URL and secret',
-        description: 'Fields left out keep their value; null clears. `webhookUrl` is an absolute http or https URL without credentials (user:password@). `webhookSecret` (16–256 characters) is write-only; `"generate": true` makes the server create one and show it in this answer only. Deliveries are signed with X-ECF-Signature: sha256=<hex HMAC-SHA256 of the body> when a secret is set. A URL whose host is a forbidden IP literal (loopback, private, link-local, reserved...) is refused.',
+        description: 'Fields left out keep their value; null clears. `webhookUrl` is an absolute http or https URL without credentials (user:password@). `webhookSecret` (16–256 characters) is write-only; `"generate": true` makes the server create one and show it in this answer only. Deliveries are signed with X-ECF-Signature: sha256=<hex HMAC-SHA256 of the body> when a secret is set. A URL whose host is a forbidden address (loopback, private, link-local, reserved...), as an IP literal or as a name that resolves to one, is refused with 422 unless the operator set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true.',
         requestBody: { schema: S.object({ webhookUrl: S.nullable(S.string({ format: 'uri', maxLength: 2048 })), webhookSecret: S.nullable(S.string({ minLength: 16, maxLength: 256 })), generate: S.bool() }, []) },
         responses: { '200': { description: 'The saved settings.', schema: envelope(S.ref('WebhookSettings')) }, '422': ERR('VALIDATION_ERROR.') },
       },

@@ -10,14 +10,28 @@ import { attemptView, deliveryView, resultView, shownDeliveryView } from './view
 
 /** The deliveries API: test webhook, listing, one delivery with its attempts, redelivery. */
 export class WebhookService {
+  private readonly sql: Sql;
+  private readonly outbox: EventOutbox;
+  private readonly settings: WebhookSettings;
+  private readonly engine: DeliveryEngine;
+  private readonly timeoutMs: number;
+  private readonly nudge: () => void;
+
   constructor(
-    private readonly sql: Sql,
-    private readonly outbox: EventOutbox,
-    private readonly settings: WebhookSettings,
-    private readonly engine: DeliveryEngine,
-    private readonly timeoutMs: number,
-    private readonly nudge: () => void,
-  ) {}
+    sql: Sql,
+    outbox: EventOutbox,
+    settings: WebhookSettings,
+    engine: DeliveryEngine,
+    timeoutMs: number,
+    nudge: () => void,
+  ) {
+    this.sql = sql;
+    this.outbox = outbox;
+    this.settings = settings;
+    this.engine = engine;
+    this.timeoutMs = timeoutMs;
+    this.nudge = nudge;
+  }
 
   /**
    * Records a webhook.test event and its delivery, makes the first attempt now and answers

@@ -5,7 +5,7 @@ import { open, seal } from '../crypto/aead.ts';
 import { validationError, type FieldError } from '../errors.ts';
 import { Input } from '../lib/input.ts';
 import { findSettings, upsertSettings, type SettingsRow } from './queries.ts';
-import { literalHostReason } from '../lib/egress-guard.ts';
+import { hostReason } from '../lib/egress-guard.ts';
 
 export interface SettingsView {
   webhookUrl: string | null;
@@ -32,11 +32,15 @@ function view(row: SettingsRow | undefined): SettingsView {
  * after the answer that generated it.
  */
 export class WebhookSettings {
-  constructor(
-    private readonly sql: Sql,
-    private readonly key: Buffer,
-    private readonly config: Config['webhooks'],
-  ) {}
+  private readonly sql: Sql;
+  private readonly key: Buffer;
+  private readonly config: Config['webhooks'];
+
+  constructor(sql: Sql, key: Buffer, config: Config['webhooks']) {
+    this.sql = sql;
+    this.key = key;
+    this.config = config;
+  }
 
   private context(tenantId: number): string {
     return `webhook-secret:${tenantId}`;
@@ -73,7 +77,7 @@ export class WebhookSettings {
     const secret = v.optionalString('webhookSecret', { min: 16, max: 256, trim: false });
     const generate = v.boolean('generate', false);
     if (generate && secretGiven) v.errors.push({ path: 'generate', message: 'cannot be combined with webhookSecret' });
-    if (url !== undefined) v.errors.push(...this.checkUrl(url));
+    if (url !== undefined) v.errors.push(...(await this.checkUrl(url)));
     v.done();
 
     const current = await findSettings(this.sql, tenantId);
@@ -88,7 +92,7 @@ export class WebhookSettings {
     return generated === undefined ? saved : { ...saved, webhookSecret: generated };
   }
 
-  private checkUrl(url: string): FieldError[] {
+  private async checkUrl(url: string): Promise<FieldError[]> {
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -97,8 +101,10 @@ export class WebhookSettings {
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return [{ path: 'webhookUrl', message: 'must use http or https' }];
     if (parsed.username !== '' || parsed.password !== '') return [{ path: 'webhookUrl', message: 'must not carry credentials; use webhookSecret to authenticate deliveries' }];
-    const forbidden = this.config.allowPrivateNetworks ? null : literalHostReason(parsed.hostname);
-    if (forbidden !== null) return [{ path: 'webhookUrl', message: `is not reachable from this service: ${forbidden}` }];
+    const forbidden = this.config.allowPrivateNetworks ? null : await hostReason(parsed.hostname);
+    if (forbidden !== null) {
+      return [{ path: 'webhookUrl', message: `is not reachable from this service: ${forbidden}; such destinations are refused while WEBHOOK_ALLOW_PRIVATE_NETWORKS is false` }];
+    }
     return [];
   }
 }

@@ -67,10 +67,10 @@ before(async () => {
     HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
     RATE_LIMIT_RECEIVER_PER_MINUTE: '1000000',
     WEBHOOK_TIMEOUT_MS: '1000',
-    NODE_OPTIONS: `--import tsx --import ${fileURLToPath(new URL('./helpers/gc-probe.ts', import.meta.url))}`,
+    NODE_OPTIONS: `--import ${fileURLToPath(new URL('./helpers/gc-probe.ts', import.meta.url))}`,
   }));
-  // The dashboard compiles its assets on first use, which takes seconds on a busy machine:
-  // done here, so that the "no hang" bound below measures answers, not start-up.
+  // The dashboard reads its assets on first use: done here, so that the "no hang" bound below
+  // measures answers, not start-up.
   assert.equal((await fetch(`${instance.url}/dashboard/main.js`)).status, 200);
   const tenant = await newTenantWithCertificate(instance.url);
   const bearer = { authorization: `Bearer ${tenant.accessToken}` };

@@ -103,13 +103,18 @@ export function xmllintValidates(xsdFile: string, xml: string): { ok: boolean; o
 
 /** A sender with its own certificate, pointed at one receiver base (`/{env}/receptor/{rnc}/fe`). */
 export class FeSender {
-  constructor(
-    readonly url: string,
-    readonly base: string,
-    readonly credentials: DgiiCredentials,
-    /** Intermediate certificates sent with the signer's in every seed it signs. */
-    readonly issuers: readonly X509Certificate[] = [],
-  ) {}
+  readonly url: string;
+  readonly base: string;
+  readonly credentials: DgiiCredentials;
+  /** Intermediate certificates sent with the signer's in every seed it signs. */
+  readonly issuers: readonly X509Certificate[];
+
+  constructor(url: string, base: string, credentials: DgiiCredentials, issuers: readonly X509Certificate[] = []) {
+    this.url = url;
+    this.base = base;
+    this.credentials = credentials;
+    this.issuers = issuers;
+  }
 
   seed(): Promise<ApiResponse<Loose>> {
     return call(this.url, 'GET', `${this.base}/autenticacion/api/semilla`);

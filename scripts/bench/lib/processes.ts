@@ -141,7 +141,7 @@ export const RAISED_RATE_LIMITS = {
 } as const;
 
 /**
- * Starts `node --import tsx src/main.ts` with `env` on a free port and waits for /healthz.
+ * Starts `node src/main.ts` with `env` on a free port and waits for /healthz.
  * Its stdout (the JSON log, one access-log line per request at LOG_LEVEL=info) goes to
  * /dev/null, as a production log shipper's cost is not the service's. `nodeArgs` go before
  * the script (e.g. --cpu-prof to see where the time goes); `root` is the checkout to run.
@@ -156,12 +156,14 @@ export async function startService(env: Record<string, string>, options: { nodeA
     ECF_MASTER_KEY: BENCH_MASTER_KEY,
     DATA_DIR: dataDir,
     // Sign-up and sign-in (setup only, never measured) hash passwords; keep them quick.
+    // Production closes public sign-up by default; the benchmarks make their tenants through it.
+    REGISTRATION_ENABLED: 'true',
     SCRYPT_LOG_N: '12',
     ...RAISED_RATE_LIMITS,
     ...env,
     ...EXTRA_SERVICE_ENV,
   };
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), 'src/main.ts'], {
     cwd: options.root ?? SERVICE_ROOT,
     env: { PATH: process.env.PATH ?? '', ...full },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -199,7 +201,7 @@ export interface PeerProcess extends Child {
  * one JSON line on stdout (e.g. {"port":1234}); later lines are collected in `lines`.
  */
 export async function startPeer(name: string, env: Record<string, string> = {}, timeoutMs = 30_000): Promise<PeerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(PEERS, `${name}.ts`)], {
+  const child = spawn(process.execPath, [join(PEERS, `${name}.ts`)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

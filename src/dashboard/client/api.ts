@@ -7,13 +7,15 @@ import type { FieldError, PublicConfig, Registration, TokenSet } from './types.t
 // revokes the session, so every request that meets a 401 shares the same refresh.
 
 export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details: readonly FieldError[] = [],
-  ) {
+  readonly status: number;
+  readonly code: string;
+  readonly details: readonly FieldError[];
+
+  constructor(status: number, code: string, message: string, details: readonly FieldError[] = []) {
     super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
     this.name = 'ApiError';
   }
 }
@@ -48,8 +50,11 @@ export class Api {
   private config: Promise<PublicConfig> | null = null;
   /** Called once the session is gone for good (the refresh was refused). */
   onSessionLost: () => void = () => {};
+  private readonly environment: () => Environment;
 
-  constructor(private readonly environment: () => Environment) {}
+  constructor(environment: () => Environment) {
+    this.environment = environment;
+  }
 
   get signedIn(): boolean {
     return this.tokens !== null;

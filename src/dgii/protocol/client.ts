@@ -80,8 +80,10 @@ const UNCANCELLED = new AbortController().signal;
 export class DgiiClient {
   private readonly tokens = new TokenCache();
   private readonly maxAnswerBytes: number;
+  private readonly options: DgiiClientOptions;
 
-  constructor(private readonly options: DgiiClientOptions) {
+  constructor(options: DgiiClientOptions) {
+    this.options = options;
     this.maxAnswerBytes = options.maxAnswerBytes ?? 1024 * 1024;
   }
 

@@ -42,7 +42,11 @@ function statusOf(answer: RfceAnswer): StatusResult {
 }
 
 export class DgiiAuthority implements TaxAuthority {
-  constructor(private readonly client: DgiiClient) {}
+  private readonly client: DgiiClient;
+
+  constructor(client: DgiiClient) {
+    this.client = client;
+  }
 
   async submit(s: Submission, signal: AbortSignal): Promise<SubmitResult> {
     const fileName = documentFileName(s.rncEmisor, s.encf);

@@ -35,12 +35,11 @@ const RESET = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
 /** A transport failure, with the system error code that tells whether a retry is safe. */
 class ConnectionError extends TransientAuthorityError {
-  constructor(
-    message: string,
-    readonly code: string | null,
-    cause: unknown,
-  ) {
+  readonly code: string | null;
+
+  constructor(message: string, code: string | null, cause: unknown) {
     super(message, { cause });
+    this.code = code;
   }
 }
 

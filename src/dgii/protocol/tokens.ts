@@ -28,8 +28,11 @@ export function usableLifetimeMs(answer: TokenAnswer, receivedAt: number): numbe
 export class TokenCache {
   private readonly entries = new Map<string, Entry>();
   private readonly inFlight = new Map<string, Promise<string>>();
+  private readonly now: () => number;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(now: () => number = Date.now) {
+    this.now = now;
+  }
 
   /**
    * The cached token, or one from `obtain` (shared with concurrent callers for the same key).

@@ -6,7 +6,7 @@ import { errorMessage } from '../../errors.ts';
 // The command line of the runnable simulator. Options come from arguments, not the
 // environment: only src/config.ts reads environment variables.
 
-export const SIMULATOR_USAGE = `Usage: tsx src/dgii/simulator/main.ts [--port 8090] [--host 127.0.0.1] [--processing-ms 2000] [--token-ttl-ms 3600000]`;
+export const SIMULATOR_USAGE = `Usage: node src/dgii/simulator/main.ts [--port 8090] [--host 127.0.0.1] [--processing-ms 2000] [--token-ttl-ms 3600000]`;
 
 const DEFAULTS = { port: '8090', host: '127.0.0.1', 'processing-ms': '2000', 'token-ttl-ms': '3600000' } as const;
 

@@ -1,4 +1,4 @@
-// Runs the DGII simulator: `tsx src/dgii/simulator/main.ts --port 8090 --processing-ms 2000`.
+// Runs the DGII simulator: `node src/dgii/simulator/main.ts --port 8090 --processing-ms 2000`.
 import { runSimulatorFromArgs, SimulatorArgsError } from './args.ts';
 
 try {

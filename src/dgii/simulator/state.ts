@@ -53,8 +53,10 @@ export class EnvironmentState {
   private readonly byEncf = new Map<string, string[]>();
   private readonly acceptedKeys = new Set<string>();
   private readonly summaries = new Map<string, Summary>();
+  private readonly tokenTtlMs: number;
 
-  constructor(private readonly tokenTtlMs: number) {
+  constructor(tokenTtlMs: number) {
+    this.tokenTtlMs = tokenTtlMs;
     this.tokens = new TtlCache<string>(tokenTtlMs, MAX_TOKENS);
   }
 

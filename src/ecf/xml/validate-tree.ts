@@ -44,8 +44,13 @@ function expectedNext(particles: readonly SchemaElement[], at: number, count: nu
 class TreeValidator {
   readonly errors: FieldError[] = [];
   private dropped = 0;
+  private readonly schema: XsdDocument;
+  private readonly options: TreeOptions;
 
-  constructor(private readonly schema: XsdDocument, private readonly options: TreeOptions) {}
+  constructor(schema: XsdDocument, options: TreeOptions) {
+    this.schema = schema;
+    this.options = options;
+  }
 
   report(path: string, message: string): void {
     if (this.errors.length < MAX_ERRORS) this.errors.push({ path, message });

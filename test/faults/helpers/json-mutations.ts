@@ -6,7 +6,11 @@ import type { Prng } from './prng.ts';
 // keys, nesting deeper than the stack), so a Raw node carries JSON text verbatim.
 
 export class Raw {
-  constructor(readonly text: string) {}
+  readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
 }
 
 export type Json = null | boolean | number | string | Raw | Json[] | { [key: string]: Json };

@@ -10,12 +10,15 @@ export class TcpProxy {
   private readonly pairs = new Set<Socket>();
   /** Connections accepted since start. */
   accepted = 0;
+  private readonly targetHost: string;
+  private readonly targetPort: number;
+  public port: number;
 
-  private constructor(
-    private readonly targetHost: string,
-    private readonly targetPort: number,
-    public port: number,
-  ) {}
+  private constructor(targetHost: string, targetPort: number, port: number) {
+    this.targetHost = targetHost;
+    this.targetPort = targetPort;
+    this.port = port;
+  }
 
   static async start(target: { host: string; port: number }): Promise<TcpProxy> {
     const proxy = new TcpProxy(target.host, target.port, 0);

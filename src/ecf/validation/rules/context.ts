@@ -40,11 +40,15 @@ function isObject(value: EcfValue | undefined): value is EcfObject {
 
 /** Views are created for every element a rule reads, so they are cheap class instances. */
 class ElementView implements View {
-  constructor(
-    readonly value: EcfObject | undefined,
-    readonly path: string,
-    private readonly isRefused: (path: string) => boolean,
-  ) {}
+  readonly value: EcfObject | undefined;
+  readonly path: string;
+  private readonly isRefused: (path: string) => boolean;
+
+  constructor(value: EcfObject | undefined, path: string, isRefused: (path: string) => boolean) {
+    this.value = value;
+    this.path = path;
+    this.isRefused = isRefused;
+  }
 
   at(name: string): string {
     return `${this.path}.${name}`;

@@ -1,0 +1,103 @@
+// Built from src/dashboard/client/errors.ts by `npm run build:dashboard`: edit that file, not this one.
+const SENTENCES = {
+    NETWORK: 'No se pudo conectar con el servicio. Revise su conexión e intente de nuevo.',
+    INVALID_CREDENTIALS: 'Correo o contraseña incorrectos.',
+    UNAUTHORIZED: 'Debe ingresar para continuar.',
+    TOKEN_EXPIRED: 'Su sesión expiró. Ingrese de nuevo.',
+    INVALID_TOKEN: 'Su sesión ya no es válida. Ingrese de nuevo.',
+    INVALID_API_KEY: 'La clave API no es válida o fue revocada.',
+    FORBIDDEN: 'No tiene permiso para esta acción.',
+    REGISTRATION_DISABLED: 'Este servidor no admite el registro de nuevas cuentas. Pida una cuenta al administrador del servicio.',
+    NOT_FOUND: 'No se encontró: puede que se haya eliminado o que pertenezca a otro ambiente.',
+    METHOD_NOT_ALLOWED: 'El servicio no admite esta operación.',
+    EMAIL_ALREADY_REGISTERED: 'Ya existe una cuenta con este correo. Ingrese con ella o use otro correo.',
+    RNC_ALREADY_REGISTERED: 'Ya existe una empresa registrada con este RNC.',
+    VALIDATION_ERROR: 'Revise los datos:',
+    RATE_LIMITED: 'Demasiadas solicitudes seguidas. Espere un momento e intente de nuevo.',
+    PAYLOAD_TOO_LARGE: 'Lo enviado es demasiado grande para el servicio.',
+    INVALID_JSON: 'El servicio no pudo leer la solicitud.',
+    INVALID_REQUEST: 'El servicio no pudo leer la solicitud.',
+    UNSUPPORTED_MEDIA_TYPE: 'El servicio no pudo leer la solicitud.',
+    REQUEST_TIMEOUT: 'La solicitud tardó demasiado en llegar al servicio. Intente de nuevo.',
+    INTERNAL: 'Error interno del servicio. Intente de nuevo; si se repite, avise al administrador.',
+    SERVICE_UNAVAILABLE: 'El servicio no está disponible por el momento. Intente de nuevo en unos minutos.',
+};
+export function errorSentence(code) {
+    return SENTENCES[code] ?? null;
+}
+const FIELDS = {
+    email: 'Correo electrónico',
+    password: 'Contraseña',
+    name: 'Nombre',
+    rnc: 'RNC o cédula',
+    webhookUrl: 'URL del receptor',
+    webhookSecret: 'Secreto',
+    p12: 'Archivo del certificado',
+    'p12.privateKey': 'Clave privada',
+    'p12.certificate.validFrom': 'Vigencia del certificado',
+    'p12.certificate.validTo': 'Vigencia del certificado',
+};
+export function fieldName(path, overrides = {}) {
+    return overrides[path] ?? FIELDS[path] ?? null;
+}
+const LOCAL_DATE = new Intl.DateTimeFormat('es-DO', { dateStyle: 'long' });
+const day = (iso) => {
+    if (iso === undefined)
+        return '';
+    const d = new Date(iso);
+    return Number.isNaN(d.getTime()) ? iso : LOCAL_DATE.format(d);
+};
+const DETAILS = [
+    [/^is required$/, () => 'es obligatorio.'],
+    [/^must not be empty$/, () => 'no puede estar vacío.'],
+    [/^must have at least (\d+) characters$/, (n) => `debe tener al menos ${n} caracteres.`],
+    [/^must have at most (\d+) characters$/, (n) => `debe tener como máximo ${n} caracteres.`],
+    [/^has an invalid format$/, () => 'no tiene un formato válido.'],
+    [/^must be a string$/, () => 'debe ser un texto.'],
+    [/^is not a known field$/, () => 'no es un campo conocido.'],
+    [/^must be an email address$/, () => 'debe ser una dirección de correo.'],
+    [/^must be an RNC \(9 digits\) or cédula \(11 digits\)$/, () => 'debe ser un RNC (9 dígitos) o una cédula (11 dígitos), sin guiones.'],
+    [/^must be an absolute http or https URL$/, () => 'debe ser una dirección completa que empiece por https:// o http://.'],
+    [/^must use http or https$/, () => 'debe empezar por https:// o http://.'],
+    [/^must not carry credentials/, () => 'no debe llevar usuario ni contraseña: los envíos se autentican con el secreto de firma.'],
+    [/^is not reachable from this service: (.*)$/, (why) => `no es accesible desde este servicio (${why}).`],
+    [/^is not configured/, () => 'no está configurada. Guarde primero una URL.'],
+    [/^must be the \.p12\/\.pfx file encoded in base64$/, () => 'no es un archivo .p12/.pfx legible.'],
+    [/^The certificate password is incorrect\.$/, () => 'no es correcta.'],
+    [/^The certificate file is not a valid PKCS#12/, () => 'no es un certificado .p12/.pfx válido, o está dañado.'],
+    [/^The certificate file is protected with an algorithm this service does not support\..*?(?:: (openssl .*))?$/s, (steps) => steps === undefined
+            ? 'está protegido con un cifrado que este servicio no admite.'
+            : `está protegido con un cifrado antiguo que este servicio no admite. Vuelva a exportarlo con OpenSSL 3 (pide la contraseña actual y luego la nueva): ${steps}`],
+    [/^The certificate file does not contain a private key/, () => 'no contiene la clave privada. Expórtelo de nuevo incluyendo la clave privada.'],
+    [/^The certificate file does not contain an X\.509 certificate\.$/, () => 'no contiene ningún certificado.'],
+    [/^The private key is (.*); DGII signatures require an RSA key\.$/, (type) => `es de tipo ${type}; la DGII exige una clave RSA.`],
+    [/^The RSA key has (.*) bits; at least (\d+) are required\.$/, (bits, min) => `tiene ${bits} bits; se requieren al menos ${min}.`],
+    [/^The private key does not belong to the certificate\.$/, () => 'no corresponde al certificado.'],
+    [/^The certificate is not valid until (\S+)\.$/, (iso) => `el certificado no es válido hasta el ${day(iso)}.`],
+    [/^The certificate expired on (\S+)\.$/, (iso) => `el certificado venció el ${day(iso)}.`],
+];
+function reword(text, table) {
+    for (const [pattern, say] of table) {
+        const m = pattern.exec(text);
+        if (m !== null)
+            return say(...m.slice(1));
+    }
+    return null;
+}
+export function detailSentence(d) {
+    return reword(d.message, DETAILS);
+}
+const DELIVERY_ERRORS = [
+    [/^receiver answered (\d+)$/, (s) => `el receptor respondió ${s}`],
+    [/^redirect (\d+) not followed$/, (s) => `redirección ${s} no seguida (no se siguen redirecciones)`],
+    [/^no answer within (\d+) ms$/, (ms) => `sin respuesta en ${ms} ms`],
+    [/^connection refused$/, () => 'conexión rechazada'],
+    [/^connection reset by the receiver$/, () => 'el receptor cortó la conexión'],
+    [/^the host name does not resolve$/, () => 'el nombre del servidor no existe (DNS)'],
+    [/^the webhook URL is not valid$/, () => 'la URL del webhook no es válida'],
+    [/^the webhook URL must be http or https$/, () => 'la URL del webhook debe empezar por http:// o https://'],
+    [/^refused destination: (.*)$/, (why) => `destino no permitido (${why})`],
+];
+export function deliveryError(text) {
+    return reword(text, DELIVERY_ERRORS) ?? text;
+}

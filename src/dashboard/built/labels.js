@@ -1,0 +1,46 @@
+// Built from src/dashboard/client/labels.ts by `npm run build:dashboard`: edit that file, not this one.
+export const ENVIRONMENTS = ['TesteCF', 'CerteCF', 'eCF'];
+export const ENVIRONMENT_PURPOSES = {
+    TesteCF: 'pruebas',
+    CerteCF: 'certificación',
+    eCF: 'producción',
+};
+export const ESTADOS = {
+    recibido: { label: 'Recibido', tone: 'info', final: false },
+    en_proceso: { label: 'En proceso', tone: 'info', final: false },
+    aceptado: { label: 'Aceptado', tone: 'ok', final: true },
+    aceptado_condicional: { label: 'Aceptado condicional', tone: 'warn', final: true },
+    rechazado: { label: 'Rechazado', tone: 'bad', final: true },
+    error: { label: 'Error', tone: 'bad', final: true },
+};
+export const TIPOS = {
+    31: 'Crédito Fiscal',
+    32: 'Consumo',
+    33: 'Nota de Débito',
+    34: 'Nota de Crédito',
+    41: 'Compras',
+    43: 'Gastos Menores',
+    44: 'Regímenes Especiales',
+    45: 'Gubernamental',
+    46: 'Exportaciones',
+    47: 'Pagos al Exterior',
+};
+export const DELIVERY_STATUSES = {
+    pending: { label: 'Pendiente', tone: 'info' },
+    delivered: { label: 'Entregada', tone: 'ok' },
+    abandoned: { label: 'Abandonada', tone: 'bad' },
+};
+export const RETRYING = { label: 'Reintentando', tone: 'warn' };
+export const DELIVERY_FILTERS = {
+    pending: 'Pendientes',
+    delivered: 'Entregadas',
+    abandoned: 'Abandonadas',
+    failed: 'Fallidas',
+};
+export const EVENTS = {
+    'ecf.status_update': 'Cambio de estado de un e-CF',
+    'webhook.test': 'Prueba de webhook',
+    'ecf.received': 'e-CF recibido',
+};
+export const DEFAULT_KEY_NAME = { server: 'Default key', shown: 'Clave inicial' };
+export const PAGE_SIZES = [10, 25, 50, 100];

@@ -1,0 +1,85 @@
+// Built from src/dashboard/client/page-document.ts by `npm run build:dashboard`: edit that file, not this one.
+import { poll } from "./context.js";
+import { busy, dgiiDate, dgiiDateTime, errorBox, facts, h, loading, money, orDash, table, time } from "./dom.js";
+import { ESTADOS } from "./labels.js";
+import { estadoBadge, lastListHash, tipoLabel } from "./page-documents.js";
+function webLink(url) {
+    let ok = false;
+    try {
+        ok = ['https:', 'http:'].includes(new URL(url).protocol);
+    }
+    catch {
+        ok = false;
+    }
+    return ok
+        ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer', class: 'break', 'data-timbre': '' }, 'Verificar en la DGII ↗')
+        : h('span', { class: 'break' }, url);
+}
+async function downloadXml(ctx, doc, status) {
+    status.replaceChildren();
+    try {
+        const blob = await ctx.api.download(`/${ctx.env}/documentos-ecf/${doc.internalTrackId}/xml`);
+        const href = URL.createObjectURL(new Blob([blob], { type: 'application/xml' }));
+        const a = h('a', { href, download: `${doc.encf}.xml`, hidden: true });
+        document.body.append(a);
+        a.click();
+        a.remove();
+        setTimeout(() => URL.revokeObjectURL(href), 10_000);
+    }
+    catch (err) {
+        status.replaceChildren(errorBox(err));
+    }
+}
+function detail(ctx, doc) {
+    const xmlStatus = h('div');
+    const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
+    const download = h('button', { type: 'button', class: 'secondary', 'data-action': 'xml' }, 'Descargar XML firmado');
+    download.addEventListener('click', () => void busy(download, () => downloadXml(ctx, doc, xmlStatus)));
+    return [
+        h('section', { class: 'card', 'aria-labelledby': 'doc-summary' }, h('h2', { id: 'doc-summary' }, 'Resumen'), facts([
+            ['Estado', estadoBadge(doc.estado)],
+            ['Tipo', tipoLabel(doc.tipo)],
+            ['Ambiente', doc.environment],
+            ['Fecha de emisión', dgiiDate(doc.fechaEmision)],
+            ['Monto total', money(doc.montoTotal)],
+            ['RNC emisor', doc.rncEmisor],
+            ['RNC comprador', orDash(doc.rncComprador)],
+            ['TrackId DGII', h('span', { class: 'mono break' }, orDash(doc.trackId))],
+            ['Código DGII', h('span', { 'data-field': 'dgiiCode' }, orDash(doc.dgiiCode))],
+            ['Mensaje DGII', h('span', { 'data-field': 'dgiiMessage' }, orDash(doc.dgiiMessage))],
+            signed ? ['Código de seguridad', h('span', { class: 'mono', 'data-field': 'securityCode' }, doc.securityCode ?? '')] : null,
+            typeof doc.fechaHoraFirma === 'string' && doc.fechaHoraFirma !== '' ? ['Firmado', h('span', { 'data-field': 'signedAt' }, dgiiDateTime(doc.fechaHoraFirma))] : null,
+            typeof doc.timbreUrl === 'string' && doc.timbreUrl !== '' ? ['Timbre', webLink(doc.timbreUrl)] : null,
+            ['Recibido', time(doc.createdAt)],
+            ['Actualizado', time(doc.updatedAt)],
+            ['ID interno', h('span', { class: 'mono break' }, doc.internalTrackId)],
+        ]), signed ? h('div', { class: 'actions' }, download) : null, xmlStatus),
+        h('section', { class: 'card', 'aria-labelledby': 'doc-history' }, h('h2', { id: 'doc-history' }, 'Historial'), table(['Fecha', 'Estado', 'Código DGII', 'Mensaje DGII', 'Detalle'], doc.history.map((e) => [
+            time(e.at), estadoBadge(e.estado), orDash(e.dgiiCode), orDash(e.dgiiMessage), orDash(e.detail),
+        ]), { 'data-list': 'history' })),
+    ];
+}
+export async function documentPage(ctx) {
+    const id = ctx.params.id ?? '';
+    const body = h('div', { class: 'stack' }, loading());
+    ctx.root.append(h('p', null, h('a', { href: lastListHash }, '← Volver a documentos')), body);
+    let shown = '';
+    const show = async () => {
+        const doc = await ctx.api.get(`/${ctx.env}/documentos-ecf/${encodeURIComponent(id)}`, ctx.signal);
+        ctx.heading.textContent = `Documento ${doc.encf}`;
+        const snapshot = JSON.stringify(doc);
+        if (snapshot !== shown) {
+            shown = snapshot;
+            body.replaceChildren(...detail(ctx, doc));
+        }
+        return ESTADOS[doc.estado]?.final === false;
+    };
+    try {
+        if (await show())
+            poll(ctx.signal, 1500, show);
+    }
+    catch (err) {
+        if (!ctx.signal.aborted)
+            body.replaceChildren(errorBox(err));
+    }
+}

@@ -1,0 +1,67 @@
+// Built from src/dashboard/client/page-documents.ts by `npm run build:dashboard`: edit that file, not this one.
+import { CursorTrail, hashOf, PATHS } from "./context.js";
+import { badge, dgiiDate, field, h, money, orDash, select, table, time } from "./dom.js";
+import { ENVIRONMENT_PURPOSES, ESTADOS, PAGE_SIZES, TIPOS } from "./labels.js";
+import { listView } from "./list-view.js";
+const FILTERS = ['estado', 'tipo', 'desde', 'hasta', 'pageSize'];
+const trail = new CursorTrail();
+export let lastListHash = `#${PATHS.documents}`;
+export function estadoBadge(estado) {
+    const e = ESTADOS[estado];
+    return badge(e?.label ?? estado, e?.tone ?? 'neutral', estado);
+}
+export function tipoLabel(tipo) {
+    const name = TIPOS[tipo];
+    return name === undefined ? String(tipo) : `${tipo} · ${name}`;
+}
+function filterForm(ctx) {
+    const q = ctx.query;
+    const estado = select('estado', [['', 'Todos'], ...Object.entries(ESTADOS).map(([k, v]) => [k, v.label])], q.get('estado') ?? '');
+    const tipo = select('tipo', [['', 'Todos'], ...Object.keys(TIPOS).map((k) => [k, tipoLabel(Number(k))])], q.get('tipo') ?? '');
+    const desde = h('input', { type: 'date', name: 'desde', value: q.get('desde') ?? '' });
+    const hasta = h('input', { type: 'date', name: 'hasta', value: q.get('hasta') ?? '' });
+    const pageSize = select('pageSize', PAGE_SIZES.map((n) => [String(n), String(n)]), q.get('pageSize') ?? '25');
+    const form = h('form', { class: 'filters', 'aria-label': 'Filtros de documentos' }, field('Estado', estado), field('Tipo', tipo), field('Emitidos desde', desde), field('Emitidos hasta', hasta), field('Por página', pageSize), h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filtrar'), h('button', { type: 'button', class: 'secondary', onclick: () => ctx.navigate(`#${PATHS.documents}`) }, 'Limpiar')));
+    form.addEventListener('submit', (ev) => {
+        ev.preventDefault();
+        const data = new FormData(form);
+        ctx.navigate(hashOf(PATHS.documents, Object.fromEntries(FILTERS.map((k) => [k, String(data.get(k) ?? '')]))));
+    });
+    return form;
+}
+function documentsTable(items) {
+    return table(['eNCF', 'Tipo', 'Estado', 'Emisión', 'Monto total', 'RNC comprador', 'Actualizado'], items.map((d) => [
+        h('a', { href: `#/documentos/${d.internalTrackId}`, class: 'mono', 'data-focus-key': d.internalTrackId }, d.encf),
+        tipoLabel(d.tipo),
+        estadoBadge(d.estado),
+        dgiiDate(d.fechaEmision),
+        money(d.montoTotal),
+        orDash(d.rncComprador),
+        time(d.updatedAt),
+    ]), { 'data-list': 'documents', 'data-titled': '' });
+}
+export async function documentsPage(ctx) {
+    const query = new URLSearchParams();
+    for (const k of FILTERS) {
+        const v = ctx.query.get(k);
+        if (v !== null && v !== '')
+            query.set(k, v);
+    }
+    if (!query.has('pageSize'))
+        query.set('pageSize', '25');
+    lastListHash = hashOf(PATHS.documents, Object.fromEntries(ctx.query));
+    trail.use(`${ctx.env}?${query.toString()}`);
+    ctx.root.append(h('p', { class: 'lead' }, 'Ambiente ', h('strong', null, ctx.env), ` (${ENVIRONMENT_PURPOSES[ctx.env]}). Los documentos en proceso se actualizan solos.`), filterForm(ctx), listView({
+        ctx, trail,
+        pagerLabel: 'Páginas de documentos',
+        emptyText: 'No hay documentos con estos filtros en este ambiente.',
+        fetchPage: (cursor, signal) => {
+            const q = new URLSearchParams(query);
+            if (cursor !== null)
+                q.set('cursor', cursor);
+            return ctx.api.get(`/${ctx.env}/documentos-ecf?${q.toString()}`, signal);
+        },
+        render: documentsTable,
+        changing: (items) => items.some((d) => ESTADOS[d.estado]?.final === false),
+    }));
+}

@@ -1,0 +1,83 @@
+// Built from src/dashboard/client/page-keys.ts by `npm run build:dashboard`: edit that file, not this one.
+import { badge, busy, confirmAction, empty, errorBox, field, focusSecret, h, loading, notice, secretBox, table, time } from "./dom.js";
+import { DEFAULT_KEY_NAME } from "./labels.js";
+export function keyName(k) {
+    return k.name === DEFAULT_KEY_NAME.server ? DEFAULT_KEY_NAME.shown : k.name;
+}
+function keysTable(ctx, keys, revoked) {
+    return table(['Nombre', 'Prefijo', 'Creada', 'Último uso', 'Estado', ''], keys.map((k) => {
+        const name = keyName(k);
+        const revoke = h('button', { type: 'button', class: 'danger small', 'data-action': 'revoke', 'aria-label': `Revocar la clave ${name}` }, 'Revocar');
+        revoke.addEventListener('click', () => void busy(revoke, async () => {
+            if (!(await confirmAction(`¿Revocar la clave «${name}» (${k.prefix})? Las integraciones que la usan dejarán de funcionar.`, 'Revocar clave')))
+                return;
+            try {
+                await ctx.api.delete(`/api/keys/${encodeURIComponent(k.id)}`);
+                await revoked(k, notice(`Clave «${name}» revocada.`));
+            }
+            catch (err) {
+                await revoked(k, errorBox(err));
+            }
+        }));
+        return [
+            name,
+            h('span', { class: 'mono break' }, k.prefix),
+            time(k.createdAt),
+            k.lastUsedAt === null ? 'Nunca' : time(k.lastUsedAt),
+            k.revokedAt === null ? badge('Activa', 'ok', 'active') : h('span', null, badge('Revocada', 'bad', 'revoked'), ' ', time(k.revokedAt)),
+            k.revokedAt === null ? revoke : '',
+        ];
+    }), { 'data-list': 'keys', 'data-titled': '' });
+}
+export async function keysPage(ctx) {
+    const created = h('div', { 'aria-live': 'polite' });
+    const listStatus = h('div', { 'aria-live': 'polite' });
+    const list = h('div', null, loading());
+    let shownKey = null;
+    const reload = async () => {
+        try {
+            const keys = await ctx.api.get('/api/keys', ctx.signal);
+            list.replaceChildren(keys.length === 0 ? empty('No hay claves API.') : keysTable(ctx, keys, revoked));
+        }
+        catch (err) {
+            if (!ctx.signal.aborted)
+                list.replaceChildren(errorBox(err));
+        }
+    };
+    const revoked = async (k, outcome) => {
+        if (k.id === shownKey) {
+            created.replaceChildren();
+            shownKey = null;
+        }
+        await reload();
+        listStatus.replaceChildren(outcome);
+        outcome.tabIndex = -1;
+        outcome.focus();
+    };
+    const name = h('input', { type: 'text', name: 'name', maxlength: '100', placeholder: 'ERP de facturación', autocomplete: 'off' });
+    const submit = h('button', { type: 'submit' }, 'Crear clave');
+    const form = h('form', { class: 'stack narrow', 'aria-labelledby': 'keys-new' }, field('Nombre', name, 'Para reconocerla después, p. ej. el sistema que la usará.'), h('div', { class: 'actions' }, submit));
+    form.addEventListener('submit', (ev) => {
+        ev.preventDefault();
+        void busy(submit, async () => {
+            created.replaceChildren();
+            shownKey = null;
+            try {
+                const value = name.value.trim();
+                const key = await ctx.api.post('/api/keys', value === '' ? {} : { name: value });
+                const box = secretBox(`Clave «${keyName(key)}»`, key.key, 'new-api-key');
+                created.replaceChildren(box);
+                focusSecret(box);
+                shownKey = key.id;
+                name.value = '';
+                listStatus.replaceChildren();
+                await reload();
+            }
+            catch (err) {
+                created.replaceChildren(errorBox(err));
+            }
+        });
+    });
+    ctx.root.append(h('section', { class: 'card' }, h('h2', { id: 'keys-new' }, 'Nueva clave'), h('p', { class: 'hint' }, 'Su sistema la envía en la cabecera X-API-KEY para emitir y consultar documentos.'), form, created), h('section', { class: 'card' }, h('h2', null, 'Claves'), listStatus, list));
+    await reload();
+}
