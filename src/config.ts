@@ -6,7 +6,7 @@ import { DGII_BASE_URLS, DGII_FC_BASE_URLS, ENVIRONMENTS, type Environment } fro
 
 // Configuration is read once, here, from environment variables into a typed object.
 // Every variable is declared through the reader below, which records its default and
-// description (the README's configuration table is checked against VARIABLES by a test)
+// description (docs/configuration.md's table is generated from VARIABLES and checked by a test)
 // and collects every invalid value so that start-up reports all of them at once.
 
 
@@ -376,5 +376,5 @@ export function loadConfigFromProcess(): Config {
   return loadConfig(process.env);
 }
 
-/** Every variable the service reads, with its default and meaning (for the README and tests). */
+/** Every variable the service reads, with its default and meaning (for docs/configuration.md and tests). */
 export const VARIABLES: readonly VariableDoc[] = read({}).r.docs;

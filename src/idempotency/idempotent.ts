@@ -7,7 +7,7 @@ import type { Logger } from '../log.ts';
 import { requestFingerprint } from './canonical.ts';
 import { claimKey, findKey, purgeExpiredKeys, releaseKey, storeResponse, type KeyScope, type StoredResponse } from './queries.ts';
 
-// Idempotency-Key handling, as decisions.md states it:
+// Idempotency-Key handling, as docs/api.md ("Idempotency") states it:
 // - keys are 1–255 printable ASCII characters, scoped per tenant and environment;
 // - the first request claims the key atomically and holds a lease while it runs;
 // - same key, same fingerprint → the stored status, headers and body, with

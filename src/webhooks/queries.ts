@@ -199,7 +199,7 @@ export interface DeliveryFilter {
 export async function listDeliveries(sql: Queryable, f: DeliveryFilter): Promise<ShownDeliveryRow[]> {
   const no = sql``;
   const status = f.status === undefined ? no
-    // decisions.md: "its last attempt failed", whichever series that attempt belonged to.
+    // docs/webhooks.md: "its last attempt failed", whichever series that attempt belonged to.
     : f.status === 'failed' ? sql`and (d.status = 'abandoned' or (d.status = 'pending' and d.last_attempt_ok = false))`
     : sql`and d.status = ${f.status}`;
   return sql<ShownDeliveryRow[]>`

@@ -18,7 +18,7 @@ import { startSharedSimulator, type SharedSimulator } from './helpers/simulator.
 // Three service processes on one database share the queue: every job runs once, on
 // whichever instance claims it first, and no two instances hold one job at once (every
 // claim is recorded by a trigger, helpers/claims.ts); rate limits are each instance's own
-// (README, "Several instances").
+// (docs/operations.md, "Several instances").
 
 const INSTANCES = 3;
 const DOCUMENTS_PER_TENANT = 30;

@@ -9,7 +9,7 @@ import type { Rule } from './rule.ts';
 const items = (ctx: RuleContext): View[] => ctx.root.group('DetallesItems').items('Item');
 
 /**
- * The service's own limit (decisions.md): 1000 lines per document for every type, also
+ * The service's own limit (docs/api.md, "Emitting a document"): 1000 lines per document for every type, also
  * for notes 33/34, whose XSDs allow 10,000.
  */
 export const MAX_LINES = 1000;
