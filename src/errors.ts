@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   EMAIL_ALREADY_REGISTERED: { status: 409, message: 'A user with this email already exists' },
   RNC_ALREADY_REGISTERED: { status: 409, message: 'A tenant with this RNC already exists' },
   ENCF_ALREADY_USED: { status: 409, message: 'This eNCF was already used by the tenant' },
+  DOCUMENT_NOT_SIGNED: { status: 409, message: 'The document is not signed yet' },
   IDEMPOTENCY_KEY_CONFLICT: { status: 409, message: 'The Idempotency-Key was already used with a different request' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still being processed' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },

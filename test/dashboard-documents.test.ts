@@ -293,3 +293,29 @@ describe('phone width', () => {
     assert.deepEqual(unexpectedProblems(w), []);
   });
 });
+
+describe('printed representation', () => {
+  test('Descargar PDF saves {RNCEmisor}{eNCF}.pdf and Imprimir opens the PDF in a tab of its own', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const doc = await emit(a.apiKey, a.rnc);
+    await waitForEstado(t.url, 'TesteCF', doc.internalTrackId, { 'x-api-key': a.apiKey }, ['aceptado']);
+    const w = await open();
+    const { page } = w;
+    await signIn(page, t.url, a.email, a.password);
+    await page.getByRole('link', { name: doc.encf }).click();
+    await heading(page, `Documento ${doc.encf}`);
+
+    const direct = await fetch(`${t.url}/TesteCF/documentos-ecf/${doc.internalTrackId}/pdf`, { headers: { 'x-api-key': a.apiKey } });
+    const expected = Buffer.from(await direct.arrayBuffer());
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Descargar PDF' }).click()]);
+    assert.equal(download.suggestedFilename(), `${a.rnc}${doc.encf}.pdf`);
+    assert.deepEqual(Buffer.concat(await (await download.createReadStream()).toArray()), expected);
+
+    const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByRole('button', { name: 'Imprimir' }).click()]);
+    await waitFor(async () => popup.url().startsWith('blob:'), 10_000, 'the tab shows the PDF');
+    // The page's CSP lets it fetch only its own origin, so the tab's URL is what can be checked.
+    assert.ok(popup.url().startsWith(`blob:${new URL(t.url).origin}/`), popup.url());
+    await popup.close();
+    assert.deepEqual(unexpectedProblems(w), []);
+  });
+});

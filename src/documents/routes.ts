@@ -8,6 +8,7 @@ import type { Route } from '../http/types.ts';
 import type { DocumentService } from './service.ts';
 import { ESTADO_NAMES } from '../ecf/states.ts';
 import { ECF_TIPOS } from '../ecf/ecf-types.ts';
+import { pdfReply, PRINT_QUERY_DOCS, readPrintFormat } from './pdf-reply.ts';
 
 export interface DocumentRouteDeps {
   documents: DocumentService;
@@ -16,6 +17,7 @@ export interface DocumentRouteDeps {
 
 
 const ERR = (description: string) => ({ description, schema: S.ref('ErrorEnvelope') });
+const PDF_RESPONSE = { description: 'The PDF, shown inline, named {RNCEmisor}{eNCF}.pdf.', contentType: 'application/pdf', schema: S.string({ format: 'binary' }), headers: { 'Content-Disposition': { description: 'inline; filename="{RNCEmisor}{eNCF}.pdf"', schema: S.string() } } };
 
 // An answer the emit handler produced is stored under its Idempotency-Key and replayed
 // (202, 409 ENCF_ALREADY_USED, 422); IDEMPOTENCY_KEY_* answers themselves never are.
@@ -101,6 +103,21 @@ export function documentRoutes(deps: DocumentRouteDeps): Route[] {
         status: 200,
         raw: { data: await documents.signedXml(tenantOf(ctx), envOf(ctx), uuidParam(ctx, 'internalTrackId')), contentType: 'application/xml; charset=utf-8' },
       }),
+    },
+      {
+      method: 'GET', path: '/{env}/documentos-ecf/{internalTrackId}/pdf', auth: 'apiKeyOrBearer',
+      doc: {
+        operationId: 'getDocumentPdf', tags: ['Documents'], summary: 'The printed representation (PDF)',
+        description: 'DGII\'s printed representation of the e-CF: issuer, type and eNCF, dates, buyer, lines, totals with ITBIS, the modified NCF of a note, the security code, the signature date and time, and a QR code of timbreUrl. Available once the document is signed (right before its first submission); until then 409 DOCUMENT_NOT_SIGNED.',
+        query: PRINT_QUERY_DOCS,
+        responses: {
+          '200': PDF_RESPONSE,
+          '404': ERR('NOT_FOUND: no such document for this tenant and environment.'),
+          '409': ERR('DOCUMENT_NOT_SIGNED: the document is not signed yet, or ended in error before it was.'),
+          '422': ERR('VALIDATION_ERROR: formato is not one of carta, a4, ticket80, or another query parameter was given.'),
+        },
+      },
+      handler: async (ctx) => pdfReply(await documents.printed(tenantOf(ctx), envOf(ctx), uuidParam(ctx, 'internalTrackId'), readPrintFormat(ctx.query))),
     },
   ];
 }

@@ -7,6 +7,7 @@ import { emitDocument } from './emit.ts';
 import { SequenceBatcher } from './numbering.ts';
 import { documentHistory, findDocument, findSignedXml, listDocuments, type DocumentRow, type ListFilter } from './queries.ts';
 import { validateEcf } from '../ecf/validation/validate-ecf.ts';
+import { printDocument, type PrintedPdf, type PrintFormat } from '../ecf/print/index.ts';
 import { documentDetail, documentSummary, type DocumentSummary } from './views.ts';
 
 export interface EmitResult {
@@ -81,6 +82,19 @@ export class DocumentService {
         : 'This document is not signed yet: it is signed right before its first submission to DGII; try again shortly');
     }
     return signed.signedXml;
+  }
+
+  /** The printed representation; 409 DOCUMENT_NOT_SIGNED until the signature gives its security code. */
+  async printed(tenantId: number, environment: Environment, id: string, format: PrintFormat): Promise<PrintedPdf> {
+    const row = await findDocument(this.sql, tenantId, environment, id);
+    if (row === undefined) throw notFound('Document');
+    if (row.securityCode === null || row.timbreUrl === null || row.fechaHoraFirma === null) {
+      throw new AppError('DOCUMENT_NOT_SIGNED', row.estado === 'error'
+        ? 'This document was never signed (it ended in error before its submission), so it has no printed representation'
+        : 'This document is not signed yet: its security code and timbre exist once it is signed, right before its first submission to DGII; try again shortly');
+    }
+    const signature = { securityCode: row.securityCode, timbreUrl: row.timbreUrl, fechaHoraFirma: row.fechaHoraFirma };
+    return printDocument({ tipo: row.tipo, ecf: row.ecf, signature }, format, row.rncEmisor, row.encf);
   }
 
   async list(filter: Omit<ListFilter, 'limit'> & { pageSize: number }): Promise<{ items: DocumentSummary[]; nextCursor: string | null }> {

@@ -6,6 +6,7 @@ import { Query } from '../http/query.ts';
 import { ok } from '../http/reply.ts';
 import type { Route } from '../http/types.ts';
 import type { ReceivedDocuments } from './received-documents.ts';
+import { pdfReply, PRINT_QUERY_DOCS, readPrintFormat } from '../documents/pdf-reply.ts';
 
 // The tenant's own view of the e-CF its receiver accepted. These are ordinary API routes
 // (the tenant's credentials, the default rate scope), not part of the /fe/* group.
@@ -69,5 +70,19 @@ export function receivedDocumentRoutes(received: ReceivedDocuments): Route[] {
     },
     xmlRoute('ecf', 'xml', 'getReceivedDocumentXml', 'The received e-CF, signed, exactly as the sender uploaded it'),
     xmlRoute('arecf', 'arecf', 'getReceivedDocumentArecf', 'The signed ARECF (Estado 0) this receiver answered it with'),
+    {
+      method: 'GET', path: `${PATH}/{id}/pdf`, auth: 'apiKeyOrBearer',
+      doc: {
+        operationId: 'getReceivedDocumentPdf', tags: TAGS, summary: 'The printed representation (PDF) of a received e-CF',
+        description: 'The same printed representation as for issued documents, with the QR code of the timbre URL rebuilt from the received XML.',
+        query: PRINT_QUERY_DOCS,
+        responses: {
+          '200': { description: 'The PDF, shown inline, named {RNCEmisor}{eNCF}.pdf.', contentType: 'application/pdf', schema: S.string({ format: 'binary' }), headers: { 'Content-Disposition': { description: 'inline; filename="{RNCEmisor}{eNCF}.pdf"', schema: S.string() } } },
+          '404': { description: 'NOT_FOUND: no such received document for this tenant and environment.', schema: S.ref('ErrorEnvelope') },
+          '422': { description: 'VALIDATION_ERROR: formato is not one of carta, a4, ticket80, or another query parameter was given.', schema: S.ref('ErrorEnvelope') },
+        },
+      },
+      handler: async (ctx) => pdfReply(await received.printed(tenantOf(ctx), envOf(ctx), uuidParam(ctx, 'id'), readPrintFormat(ctx.query))),
+    },
   ];
 }

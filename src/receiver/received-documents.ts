@@ -1,6 +1,8 @@
 import type { Sql } from '../db/connect.ts';
 import type { Environment } from '../environments.ts';
-import { notFound } from '../errors.ts';
+import { AppError, errorMessage, notFound } from '../errors.ts';
+import { printDocument, type PrintedPdf, type PrintFormat, type PrintSignature } from '../ecf/print/index.ts';
+import { receivedSignature } from './printing.ts';
 import { toPage } from '../lib/page.ts';
 import { findReceived, findReceivedXml, listReceived, type ReceivedFilter } from './queries.ts';
 import { receivedDetail, receivedSummary, type ReceivedSummary } from './views.ts';
@@ -29,5 +31,18 @@ export class ReceivedDocuments {
     const row = await findReceivedXml(this.sql, tenantId, environment, id);
     if (row === undefined) throw notFound('Received document');
     return which === 'ecf' ? row.xml : row.arecfXml;
+  }
+
+  /** The printed representation of a received e-CF, with the timbre its issuer's copy carries. */
+  async printed(tenantId: number, environment: Environment, id: string, format: PrintFormat): Promise<PrintedPdf> {
+    const row = await findReceived(this.sql, tenantId, environment, id);
+    if (row === undefined) throw notFound('Received document');
+    let signature: PrintSignature;
+    try {
+      signature = receivedSignature(row);
+    } catch (err) {
+      throw new AppError('VALIDATION_ERROR', `This document cannot be printed: ${errorMessage(err)}`);
+    }
+    return printDocument({ tipo: row.tipo, ecf: row.ecf, signature }, format, row.rncEmisor, row.encf);
   }
 }

@@ -42,6 +42,23 @@ export class PdfTools {
     return parsePgm(readFileSync(`${prefix}.pgm`));
   }
 
+  /** The QR codes zbarimg finds on one page rendered at `dpi`, one text each. */
+  readQrCodes(pdf: Buffer, page = 1, dpi = 200): string[] {
+    const prefix = join(this.dir, `qr-${++this.count}`);
+    this.run('pdftoppm', ['-r', String(dpi), '-gray', '-f', String(page), '-l', String(page), '-singlefile', this.write(pdf), prefix]);
+    const run = spawnSync('zbarimg', ['--nodbus', '--raw', '-q', '-Sdisable', '-Sqrcode.enable', `${prefix}.pgm`], { encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`zbarimg found no QR code (status ${run.status}): ${run.stderr}`);
+    return run.stdout.split('\n').filter((line) => line !== '');
+  }
+
+  /** The content streams of every page, uncompressed by qpdf, in page order. */
+  contentStreams(pdf: Buffer): string[] {
+    const out = join(this.dir, `qdf-${++this.count}.pdf`);
+    this.run('qpdf', ['--qdf', '--object-streams=disable', '--stream-data=uncompress', this.write(pdf), out]);
+    const text = readFileSync(out, 'latin1');
+    return [...text.matchAll(/%% Contents for page \d+\n(?:%%[^\n]*\n)*\d+ 0 obj\n<<[^>]*>>\nstream\n([\s\S]*?)endstream/g)].map((m) => m[1] ?? '');
+  }
+
   close(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -1,0 +1,61 @@
+// The printed representation of an e-CF (DGII's "representación impresa") as a PDF, for paper,
+// email and receipt printers. Built from the stored e-CF and its signature's facts only, so
+// issued and received documents print alike.
+import { A4, LETTER, PdfDocument } from '../../lib/pdf/index.ts';
+import { AppError, errorMessage } from '../../errors.ts';
+import type { EcfObject } from '../types.ts';
+import { printFacts, type PrintSignature } from './facts.ts';
+import { renderSheet } from './sheet.ts';
+import { renderTicket } from './ticket.ts';
+
+export type { PrintSignature } from './facts.ts';
+export { formatDecimal, pesos } from './amounts.ts';
+export { SHEET_QR_SIDE } from './sheet.ts';
+export { TICKET_QR_SIDE } from './ticket.ts';
+
+/** The `formato` values: Letter and A4 sheets, and an 80 mm thermal receipt roll. */
+export const PRINT_FORMATS = ['carta', 'a4', 'ticket80'] as const;
+export type PrintFormat = (typeof PRINT_FORMATS)[number];
+export const DEFAULT_PRINT_FORMAT: PrintFormat = 'carta';
+
+export function isPrintFormat(value: string): value is PrintFormat {
+  return (PRINT_FORMATS as readonly string[]).includes(value);
+}
+
+export interface PrintInput {
+  readonly tipo: number;
+  /** The e-CF's content, as stored (the normalised JSON form of its XML). */
+  readonly ecf: EcfObject;
+  readonly signature: PrintSignature;
+}
+
+/** The PDF file of the document. The same input always gives the same bytes. */
+export function renderEcfPdf(input: PrintInput, format: PrintFormat = DEFAULT_PRINT_FORMAT): Buffer {
+  const facts = printFacts(input.tipo, input.ecf, input.signature);
+  const doc = new PdfDocument();
+  if (format === 'ticket80') renderTicket(facts, doc);
+  else renderSheet(facts, format === 'a4' ? A4 : LETTER, doc);
+  return doc.toBuffer({ title: `${facts.typeName} ${facts.encf}`, author: facts.issuer.name });
+}
+
+/** A printable PDF file and the name DGII practice gives it: RNC of the issuer and eNCF. */
+export interface PrintedPdf {
+  readonly data: Buffer;
+  readonly filename: string;
+}
+
+/**
+ * renderEcfPdf for a stored document. The content was validated when it was stored, so the
+ * writer's RangeError/TypeError means data it cannot lay out: a 422 naming why, not a 500.
+ */
+export function printDocument(input: PrintInput, format: PrintFormat, rncEmisor: string, encf: string): PrintedPdf {
+  let data: Buffer;
+  try {
+    data = renderEcfPdf(input, format);
+  } catch (err) {
+    if (!(err instanceof RangeError || err instanceof TypeError)) throw err;
+    throw new AppError('VALIDATION_ERROR', `This document cannot be printed: ${errorMessage(err)}`);
+  }
+  // Both are digits and letters once stored; anything else is dropped so the header stays valid.
+  return { data, filename: `${rncEmisor}${encf}.pdf`.replace(/[^A-Za-z0-9.]/g, '') };
+}
