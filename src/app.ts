@@ -90,7 +90,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const rateLimits = new RateLimits(config.rateLimits);
     const outbox = new EventOutbox();
     const idempotency = new IdempotencyStore(db.sql, config.idempotency, log);
-    const certificates = new CertificateStore(db.sql, keys['certificates'], (file, password) => certificateParsers.parse(file, password));
+    const certificates = new CertificateStore(db.sql, keys['certificates'], (file, password, owner) => certificateParsers.parse(file, password, owner));
     dgii = options.authority === undefined
       ? await startTaxAuthority(config.authority, (tenantId) => certificates.credentials(tenantId), log)
       : { authority: options.authority, simulator: null, close: async () => {} };
