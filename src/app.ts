@@ -85,14 +85,14 @@ export async function startService(config: Config, options: StartOptions = {}): 
   try {
     await migrate(db.sql, log);
     const keys = deriveKeys(await loadMasterKey(config, log));
-    const hasher = new PasswordHasher(config.auth.scryptLogN, config.auth.scryptMaxConcurrent, config.auth.scryptMaxQueue);
+    const hasher = new PasswordHasher(config.auth.scryptLogN, config.auth.scryptMaxConcurrent, config.auth.scryptMaxQueue, config.auth.scryptUnknownEmailsPerMinute);
     const authenticator = new Authenticator(db.sql, keys['jwt-signing'], config.auth, log);
     const tokens = new TokenIssuer(db.sql, keys['jwt-signing'], config.auth, log, authenticator);
-    const identity = new IdentityService(db.sql, hasher, tokens, authenticator, log);
     const rateLimits = new RateLimits(config.rateLimits);
+    const identity = new IdentityService(db.sql, hasher, tokens, authenticator, log, rateLimits);
     const outbox = new EventOutbox();
     const idempotency = new IdempotencyStore(db.sql, config.idempotency, log);
-    const certificates = new CertificateStore(db.sql, keys['certificates'], (file, password) => certificateParsers.parse(file, password));
+    const certificates = new CertificateStore(db.sql, keys['certificates'], (file, password, owner) => certificateParsers.parse(file, password, owner));
     dgii = options.authority === undefined
       ? await startTaxAuthority(config.authority, (tenantId) => certificates.credentials(tenantId), log)
       : { authority: options.authority, simulator: null, close: async () => {} };

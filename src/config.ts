@@ -50,6 +50,7 @@ export interface Config {
     scryptLogN: number;
     scryptMaxConcurrent: number;
     scryptMaxQueue: number;
+    scryptUnknownEmailsPerMinute: number;
   };
   queue: {
     workersEnabled: boolean;
@@ -94,6 +95,9 @@ export interface Config {
     sensitivePerMinute: number;
     publicAuthPerMinute: number;
     receiverPerMinute: number;
+    receiverPerIpPerMinute: number;
+    signInPerAccountPerMinute: number;
+    ipv6WidenAfter: number;
     maxKeys: number;
   };
   receiver: {
@@ -316,6 +320,7 @@ function read(env: Env): { config: Config; r: Reader } {
       scryptLogN: r.int('SCRYPT_LOG_N', 17, 10, 20, 'scrypt cost as log2(N) for new password hashes (17 = OWASP\'s N=2^17, r=8, p=1).'),
       scryptMaxConcurrent: r.int('SCRYPT_MAX_CONCURRENT', 2, 1, 64, 'Password hashes computed at once (each uses 128·N·r bytes of memory).'),
       scryptMaxQueue: r.int('SCRYPT_MAX_QUEUE', 100, 0, 100_000, 'Password hashes allowed to wait; beyond it requests get 503.'),
+      scryptUnknownEmailsPerMinute: r.int('SCRYPT_UNKNOWN_EMAILS_PER_MINUTE', 30, 1, 100_000, 'Password hashes spent per minute (this instance) on sign-ins with an email no user has, one at a time and apart from the known accounts\' hashes; the others are answered after a delay drawn from measured hash times, without hashing.'),
     },
     queue: {
       workersEnabled: r.bool('WORKERS_ENABLED', true, 'Run background jobs (submission, status polling, webhook deliveries) in this instance.'),
@@ -356,6 +361,9 @@ function read(env: Env): { config: Config; r: Reader } {
       sensitivePerMinute: r.int('RATE_LIMIT_SENSITIVE_PER_MINUTE', 10, 1, 1_000_000, 'Certificate upload, password change, webhook test; per tenant.'),
       publicAuthPerMinute: r.int('RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE', 20, 1, 1_000_000, 'Login, register, refresh; per client IP.'),
       receiverPerMinute: r.int('RATE_LIMIT_RECEIVER_PER_MINUTE', 600, 1, 1_000_000, 'Receiver group /fe/*, per tenant.'),
+      receiverPerIpPerMinute: r.int('RATE_LIMIT_RECEIVER_PER_IP_PER_MINUTE', 120, 1, 1_000_000, 'Receiver group /fe/*, per client IP, taken before the tenant\'s bucket (unknown RNCs included); a request with a valid sender token gets it back, so seeds, certificate validations and refused tokens are what counts.'),
+      signInPerAccountPerMinute: r.int('RATE_LIMIT_SIGNIN_PER_ACCOUNT_PER_MINUTE', 10, 1, 1_000_000, 'Sign-ins per account (the email, lower-cased and trimmed, whatever the IP, known or not); a successful sign-in does not count.'),
+      ipv6WidenAfter: r.int('RATE_LIMIT_IPV6_WIDEN_AFTER', 4, 1, 65_536, 'Per-IP limits key IPv6 clients by /64; once this many /64s of one /48 are refused within a minute, the whole /48 shares one bucket (until it goes 10 minutes without a refusal).'),
       maxKeys: r.int('RATE_LIMIT_MAX_KEYS', 100_000, 100, 10_000_000, 'Most buckets each rate-limit scope keeps in memory per instance; on reaching it the least recently used half is dropped.'),
     },
     receiver: readReceiver(r),

@@ -165,6 +165,50 @@ describe('tokens', () => {
     }
   });
 
+  test('a token whose refresh id or session id is not a UUID is 401 INVALID_TOKEN, never 500', async () => {
+    const a = await newTenant(t.url);
+    const claims = JSON.parse(Buffer.from(a.refreshToken.split('.')[1] as string, 'base64url').toString());
+    const base = { iss: claims.iss, sub: claims.sub, tid: claims.tid };
+    const refreshTokens = [
+      signJwt({ ...base, sid: claims.sid, typ: 'refresh', jti: 'not-a-uuid' }, jwtKey, 600),
+      signJwt({ ...base, sid: 'not-a-uuid', typ: 'refresh', jti: randomUUID() }, jwtKey, 600),
+    ];
+    for (const refreshToken of refreshTokens) {
+      const res = await call(t.url, 'POST', '/TesteCF/customer/refresh', { json: { refreshToken } });
+      assert.equal(res.status, 401, res.text);
+      assert.equal(res.body.error.code, 'INVALID_TOKEN');
+    }
+    const access = signJwt({ ...base, sid: 'not-a-uuid', typ: 'access' }, jwtKey, 600);
+    const res = await call(t.url, 'GET', '/api/keys', { headers: { authorization: `Bearer ${access}` } });
+    assert.equal(res.status, 401, res.text);
+    assert.equal(res.body.error.code, 'INVALID_TOKEN');
+  });
+
+  test('a session, cached or not, validates only tokens naming its own tenant and user', async () => {
+    const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString());
+    const get = (token: string) => call(t.url, 'GET', '/api/keys', { headers: { authorization: `Bearer ${token}` } });
+    /** Tokens naming `victim`'s session with another tenant, another user, or both. */
+    const forgeries = (victim: { sub: string; tid: number; sid: string; iss: string }, other: { sub: string; tid: number }) => [
+      signJwt({ iss: victim.iss, sub: victim.sub, tid: other.tid, sid: victim.sid, typ: 'access' }, jwtKey, 600),
+      signJwt({ iss: victim.iss, sub: other.sub, tid: victim.tid, sid: victim.sid, typ: 'access' }, jwtKey, 600),
+      signJwt({ iss: victim.iss, sub: other.sub, tid: other.tid, sid: victim.sid, typ: 'access' }, jwtKey, 600),
+    ];
+    const a = await newTenant(t.url);
+    const b = await newTenant(t.url);
+    // Cached as valid by a real use: the cache must not vouch for other tenants or users.
+    assert.equal((await get(a.accessToken)).status, 200);
+    for (const token of forgeries(claimsOf(a.accessToken), claimsOf(b.accessToken))) {
+      const res = await get(token);
+      assert.equal(res.status, 401, res.text);
+      assert.equal(res.body.error.code, 'INVALID_TOKEN');
+    }
+    // Not cached yet: refusing a forgery must not cache the session itself as invalid.
+    const c = await newTenant(t.url);
+    for (const token of forgeries(claimsOf(c.accessToken), claimsOf(b.accessToken))) assert.equal((await get(token)).status, 401);
+    assert.equal((await get(c.accessToken)).status, 200);
+    assert.equal((await get(a.accessToken)).status, 200);
+  });
+
   test('logout revokes the session of the token', async () => {
     const a = await newTenant(t.url);
     const auth = { authorization: `Bearer ${a.accessToken}` };

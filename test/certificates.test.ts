@@ -308,6 +308,39 @@ describe('certificate parser threads', () => {
     await assert.rejects(pool.parse(good.p12, good.password), /shutting down/);
   });
 
+  test('waiting parses are served round-robin between tenants, and a tenant over its share is refused alone', async () => {
+    const pool = new ParserPool({ size: 1, maxQueue: 10, maxPerOwner: 3 });
+    try {
+      const good = makeTestCertificate('131880681');
+      const finished: string[] = [];
+      const upload = (owner: string, label: string) => pool.parse(good.p12, good.password, owner).then((answer) => {
+        finished.push(label);
+        return answer;
+      });
+      // Tenant 1 fills its share: one parsing, two waiting; its fourth is refused, for it alone.
+      const mine = [upload('1', 'a1'), upload('1', 'a2'), upload('1', 'a3')];
+      await assert.rejects(pool.parse(good.p12, good.password, '1'), (e) => e instanceof AppError && e.status === 429 && e.headers?.['retry-after'] === '5');
+      const theirs = upload('2', 'b1');
+      const answers = await Promise.all([...mine, theirs]);
+      assert.ok(answers.every((a) => a.ok));
+      assert.deepEqual(finished, ['a1', 'b1', 'a2', 'a3'], 'tenant 2 waited for the parse running, not for tenant 1\'s queue');
+      assert.equal((await pool.parse(good.p12, good.password, '1')).ok, true, 'its share is back once its parses are done');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('an upload takes its tenant\'s turn in the parser queue', async () => {
+    const owners: string[] = [];
+    const store = new CertificateStore(t.sql, certificateKey(), (file, password, owner) => {
+      owners.push(owner);
+      return parse(file, password);
+    });
+    const a = await newTenant(t.url);
+    await store.upload(a.tenantId, makeTestCertificate(a.rnc).p12, TEST_P12_PASSWORD);
+    assert.deepEqual(owners, [String(a.tenantId)]);
+  });
+
   test('closing the service ends its parser threads', async () => {
     const other = await startTestService({ database: t.database });
     const a = await newTenant(other.url);

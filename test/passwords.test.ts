@@ -34,10 +34,40 @@ test('concurrent hashing is capped and excess load is shed with 503', async () =
   for (const r of shed) assert.equal(((r as PromiseRejectedResult).reason as AppError).code, 'SERVICE_UNAVAILABLE');
 });
 
-test('an unknown email checks against a stand-in hash that a full queue cannot break for later sign-ins', async () => {
+test('an unknown email is answered even while the known accounts\' queue is full, and never waits in it', async () => {
   const hasher = new PasswordHasher(12, 1, 0);
   const busy = hasher.hash('occupies the only slot');
-  await assert.rejects(hasher.verifyAgainstDummy('whatever'), (err: AppError) => err.code === 'SERVICE_UNAVAILABLE');
+  await assert.rejects(hasher.hash('no room left'), (err: AppError) => err.code === 'SERVICE_UNAVAILABLE');
+  assert.equal(await hasher.verifyAgainstDummy('whatever'), false, 'its own lane, not the full queue');
   await busy;
-  assert.equal(await hasher.verifyAgainstDummy('whatever'), false, 'once the queue has room, unknown emails are answered again');
+  assert.equal(await hasher.verifyAgainstDummy('whatever'), false);
+});
+
+test('unknown emails hash one at a time: the rest of a burst waits out a measured duration without hashing', async () => {
+  const hasher = new PasswordHasher(12, 1, 10, 1000);
+  const results = await Promise.all(Array.from({ length: 20 }, () => hasher.verifyAgainstDummy('guess')));
+  assert.ok(results.every((r) => r === false));
+  assert.deepEqual(hasher.stats(), { unknownHashed: 1, unknownDelayed: 19 });
+});
+
+test('unknown emails beyond the per-minute budget cost no hash, and still take as long as a real check', async () => {
+  // 2^15: tens of milliseconds a hash, far above timer and scheduling noise.
+  const hasher = new PasswordHasher(15, 1, 10, 2);
+  const stored = await hasher.hash('the right password');
+  const timed = async (work: () => Promise<boolean>) => {
+    const started = performance.now();
+    assert.equal(await work(), false);
+    return performance.now() - started;
+  };
+  const known: number[] = [];
+  for (let i = 0; i < 3; i++) known.push(await timed(() => hasher.verify('a wrong password', stored)));
+  const unknown: number[] = [];
+  for (let i = 0; i < 8; i++) unknown.push(await timed(() => hasher.verifyAgainstDummy('a wrong password')));
+  assert.deepEqual(hasher.stats(), { unknownHashed: 2, unknownDelayed: 6 }, 'two hashes, the budget; the rest delayed');
+  const fastest = Math.min(...known, ...unknown.slice(0, 2));
+  const slowest = Math.max(...known, ...unknown.slice(0, 2));
+  for (const ms of unknown.slice(2)) {
+    assert.ok(ms >= fastest * 0.9 - 2, `a delayed answer took ${ms.toFixed(1)} ms, real checks ${fastest.toFixed(1)}–${slowest.toFixed(1)} ms`);
+    assert.ok(ms <= slowest + 1000, `a delayed answer took ${ms.toFixed(1)} ms`);
+  }
 });

@@ -1,6 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ipRateKey } from '../src/ratelimit/client-key.ts';
+import { loadConfig } from '../src/config.ts';
+import { ipBuckets, ipRateKey } from '../src/ratelimit/client-key.ts';
+import { RateLimits } from '../src/ratelimit/limiter.ts';
 import { TokenBucketLimiter } from '../src/ratelimit/token-bucket.ts';
 import { call, newTenant } from './helpers/http.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
@@ -68,6 +70,41 @@ describe('client keys of per-IP limits', () => {
     assert.equal(ipRateKey('::ffff:cb00:7105'), '203.0.113.5');
     assert.equal(ipRateKey('unknown'), 'unknown');
   });
+
+  test('an IPv6 address also names its /48; IPv4 has none', () => {
+    assert.deepEqual(ipBuckets('2001:db8:1:2::a'), { narrow: '2001:db8:1:2::/64', wide: '2001:db8:1::/48' });
+    assert.deepEqual(ipBuckets('203.0.113.5'), { narrow: '203.0.113.5', wide: null });
+    assert.deepEqual(ipBuckets('::ffff:203.0.113.5'), { narrow: '203.0.113.5', wide: null });
+  });
+
+  test('once several /64s of a /48 are refused, the whole /48 shares one bucket, until it behaves for ten windows', () => {
+    const limits = new RateLimits({ ...loadConfig({}).rateLimits, publicAuthPerMinute: 1, ipv6WidenAfter: 3 });
+    const allowed = (ip: string, now: number) => {
+      try {
+        limits.consumeIp('publicAuth', ip, now);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (const net of ['1', '2']) {
+      assert.equal(allowed(`2001:db8:aa:${net}::1`, 0), true);
+      assert.equal(allowed(`2001:db8:aa:${net}::2`, 0), false);
+    }
+    assert.equal(allowed('2001:db8:aa:9::1', 0), true, 'two limited /64s: the next one is still its own client');
+    assert.equal(allowed('2001:db8:aa:9::1', 0), false, 'the third limited /64');
+    assert.equal(allowed('2001:db8:aa:4::1', 0), true, 'the /48 bucket: one request');
+    assert.equal(allowed('2001:db8:aa:5::1', 0), false, 'another /64 of the /48 shares it');
+    assert.equal(allowed('2001:db8:aa:ffff::1', 1), false);
+    assert.equal(allowed('2001:db8:bb:1::1', 1), true, 'another /48 is untouched');
+    assert.equal(allowed('198.51.100.1', 1), true);
+    // Nine windows on, the shared bucket has refilled, and is still shared; its refusal keeps the /48 widened.
+    assert.equal(allowed('2001:db8:aa:6::1', 9 * 60_000), true);
+    assert.equal(allowed('2001:db8:aa:7::1', 9 * 60_000), false, 'still one bucket');
+    // Ten windows after that last refusal, its /64s are their own clients again.
+    assert.equal(allowed('2001:db8:aa:7::1', 19 * 60_000 + 1), true);
+    assert.equal(allowed('2001:db8:aa:8::1', 19 * 60_000 + 1), true);
+  });
 });
 
 describe('rate limits over HTTP', () => {
@@ -81,7 +118,8 @@ describe('rate limits over HTTP', () => {
     const statuses: number[] = [];
     let last;
     for (let i = 0; i < 21; i++) {
-      last = await call(t.url, 'POST', '/TesteCF/customer/authentication', { json: { email: 'nobody@example.com', password: 'whatever it is' } });
+      // Other emails each time: the per-account limit is not what this counts.
+      last = await call(t.url, 'POST', '/TesteCF/customer/authentication', { json: { email: `nobody${i}@example.com`, password: 'whatever it is' } });
       statuses.push(last.status);
     }
     assert.deepEqual(statuses.slice(0, 20), Array(20).fill(401));
@@ -92,8 +130,10 @@ describe('rate limits over HTTP', () => {
     assert.match(last?.headers.get('ratelimit') ?? '', /^"publicAuth";r=0;t=\d+$/);
   });
 
+  // Each with another email, so that only the per-IP limit is at work.
+  let attempt = 0;
   const login = (url: string, forwardedFor: string) =>
-    call(url, 'POST', '/TesteCF/customer/authentication', { json: { email: 'nobody@example.com', password: 'whatever it is' }, headers: { 'x-forwarded-for': forwardedFor } });
+    call(url, 'POST', '/TesteCF/customer/authentication', { json: { email: `nobody${++attempt}@example.com`, password: 'whatever it is' }, headers: { 'x-forwarded-for': forwardedFor } });
 
   test('TRUST_PROXY=0 ignores X-Forwarded-For: every login from this socket counts against one bucket', async () => {
     const direct = await startTestService({ database: t.database, env: { TRUST_PROXY: '0', RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE: '2' } });
@@ -118,6 +158,25 @@ describe('rate limits over HTTP', () => {
       assert.equal((await login(proxied.url, '2001:db8:1:2:ffff::b')).status, 401);
       assert.equal((await login(proxied.url, '2001:db8:1:2::c')).status, 429, 'one /64, one bucket');
       assert.equal((await login(proxied.url, '2001:db8:1:3::a')).status, 401, 'the next /64 is another client');
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  test('TRUST_PROXY=1 keys an IPv6 /48 as one client once three of its /64s are limited', async () => {
+    const proxied = await startTestService({ database: t.database, env: { TRUST_PROXY: '1', RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE: '2', RATE_LIMIT_IPV6_WIDEN_AFTER: '3' } });
+    try {
+      for (const net of ['1', '2', '3']) {
+        const statuses = [];
+        for (const host of ['a', 'b', 'c']) statuses.push((await login(proxied.url, `2001:db8:77:${net}::${host}`)).status);
+        assert.deepEqual(statuses, [401, 401, 429], `/64 number ${net}`);
+      }
+      assert.equal((await login(proxied.url, '2001:db8:77:4::a')).status, 401, 'the /48 bucket, fresh');
+      assert.equal((await login(proxied.url, '2001:db8:77:5::a')).status, 401);
+      const refused = await login(proxied.url, '2001:db8:77:6::a');
+      assert.equal(refused.status, 429, 'a /64 never seen before shares the /48 bucket');
+      assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+      assert.equal((await login(proxied.url, '2001:db8:78:1::a')).status, 401, 'the next /48 is another client');
     } finally {
       await proxied.close();
     }

@@ -18,6 +18,12 @@ interface CachedKey {
   revoked: boolean;
 }
 
+interface CachedSession {
+  tenantId: number;
+  userId: number;
+  revoked: boolean;
+}
+
 const TOUCH_EVERY_MS = 60_000;
 
 /**
@@ -32,7 +38,8 @@ export class Authenticator {
    * them turns over only this cache, never evicting the real keys clients are using.
    */
   private readonly unknownKeys: TtlCache<true>;
-  private readonly sessions: TtlCache<boolean>;
+  /** What a token is checked against: its session's tenant, user and state (null: no such session). */
+  private readonly sessions: TtlCache<CachedSession | null>;
   private readonly touched = new TtlCache<true>(TOUCH_EVERY_MS, 100_000);
   private readonly sql: Sql;
   private readonly jwtKey: Buffer;
@@ -107,12 +114,14 @@ export class Authenticator {
   async verifyAccessToken(token: string): Promise<Claims> {
     const claims = verifyJwt(token, this.jwtKey, { issuer: this.config.issuer, type: 'access' });
     if (claims.sid === undefined) throw new AppError('INVALID_TOKEN', 'The access token has no session');
-    let valid = this.sessions.get(claims.sid);
-    if (valid === undefined) {
-      const session = await findSession(this.sql, claims.sid);
-      valid = session !== undefined && session.revokedAt === null && session.tenantId === claims.tid;
-      this.sessions.set(claims.sid, valid);
+    let session = this.sessions.get(claims.sid);
+    if (session === undefined) {
+      const row = await findSession(this.sql, claims.sid);
+      session = row === undefined ? null : { tenantId: row.tenantId, userId: row.userId, revoked: row.revokedAt !== null };
+      this.sessions.set(claims.sid, session);
     }
+    // Checked on every use, cached or not: the session must be the one the token names, of its tenant and user.
+    const valid = session !== null && !session.revoked && session.tenantId === claims.tid && String(session.userId) === claims.sub;
     if (!valid) throw new AppError('INVALID_TOKEN', 'The session of this token has been signed out or revoked');
     return claims;
   }

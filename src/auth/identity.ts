@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Queryable, Sql } from '../db/connect.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import type { RateLimits } from '../ratelimit/limiter.ts';
 import { generateApiKey, maskApiKey } from './api-keys.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { PasswordHasher } from './passwords.ts';
@@ -45,6 +46,7 @@ export class IdentityService {
   private readonly tokens: TokenIssuer;
   private readonly authenticator: Authenticator;
   private readonly log: Logger;
+  private readonly limits: RateLimits | null;
 
   constructor(
     sql: Sql,
@@ -52,12 +54,15 @@ export class IdentityService {
     tokens: TokenIssuer,
     authenticator: Authenticator,
     log: Logger,
+    /** The per-account sign-in budget (signInAccount scope); null where nobody signs in (the CLI). */
+    limits: RateLimits | null = null,
   ) {
     this.sql = sql;
     this.hasher = hasher;
     this.tokens = tokens;
     this.authenticator = authenticator;
     this.log = log;
+    this.limits = limits;
   }
 
   /** Creates a tenant with its first user and API key, in one transaction. */
@@ -84,15 +89,27 @@ export class IdentityService {
   }
 
   /**
-   * Checks email and password and opens a session. Unknown emails cost a full hash too,
-   * so response time does not reveal which emails exist.
+   * Checks email and password and opens a session. Unknown emails take as long as known
+   * ones (PasswordHasher.verifyAgainstDummy), so response time does not reveal which exist.
+   *
+   * Each attempt takes a token from the account's bucket, whatever the client address, so
+   * guesses spread over many addresses are limited all the same; it is taken before the
+   * lookup and alike for unknown emails, so a 429 tells nothing either. A right password
+   * gives its token back: only failures count, and a user who signs in often is not
+   * refused. The price: whoever fails often enough on an email keeps its owner out too,
+   * for as long as they keep failing.
    */
   async login(email: string, password: string, expectTenant: number | null): Promise<TokenSet> {
-    const user = await findUserByEmail(this.sql, email.trim().toLowerCase());
+    const normalised = email.trim().toLowerCase();
+    // A digest, not the email: a bucket key of fixed size whatever was sent, and no addresses held in memory.
+    const account = createHash('sha256').update(normalised).digest('base64url');
+    const taken = this.limits?.consumeAccount('signInAccount', account) ?? null;
+    const user = await findUserByEmail(this.sql, normalised);
     const ok = user === undefined
       ? await this.hasher.verifyAgainstDummy(password)
       : await this.hasher.verify(password, user.passwordHash);
     if (user === undefined || !ok) throw new AppError('INVALID_CREDENTIALS', 'Email or password is wrong');
+    if (taken !== null) this.limits?.refund(taken);
     if (expectTenant !== null && expectTenant !== user.tenantId) {
       throw new AppError('FORBIDDEN', 'The API key and the user belong to different tenants');
     }

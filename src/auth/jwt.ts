@@ -1,5 +1,6 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors.ts';
+import { UUID } from '../lib/input.ts';
 
 // HS256 JWTs. The algorithm is fixed here and the token's header must name exactly it:
 // a token saying "none", RS256 or anything else is refused before any signature check.
@@ -47,10 +48,12 @@ function parseJsonPart(part: string): unknown {
 function isClaims(v: unknown): v is Claims {
   if (typeof v !== 'object' || v === null) return false;
   const c = v as Record<string, unknown>;
+  // Every jti and sid this service issues is a UUID and is looked up in uuid columns: any
+  // other value is no token of ours, and must not reach a query that would fail on it.
   return typeof c.iss === 'string' && typeof c.sub === 'string' && typeof c.tid === 'number' && Number.isInteger(c.tid)
-    && typeof c.iat === 'number' && typeof c.exp === 'number' && typeof c.jti === 'string'
+    && typeof c.iat === 'number' && typeof c.exp === 'number' && typeof c.jti === 'string' && UUID.test(c.jti)
     && (TOKEN_TYPES as readonly unknown[]).includes(c.typ)
-    && (c.sid === undefined || typeof c.sid === 'string');
+    && (c.sid === undefined || (typeof c.sid === 'string' && UUID.test(c.sid)));
 }
 
 /** Verifies signature, algorithm, issuer, type and lifetime; throws INVALID_TOKEN or TOKEN_EXPIRED. */

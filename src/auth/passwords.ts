@@ -1,11 +1,24 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../errors.ts';
 import { Semaphore } from '../lib/semaphore.ts';
+import { TokenBucketLimiter } from '../ratelimit/token-bucket.ts';
+import { HashTimings } from './hash-timing.ts';
 
 // scrypt hashes stored as $scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<hash> (base64), so
 // that parameters can be raised later: a login with an older hash rehashes it.
 // Each hash needs 128·N·r bytes (128 MiB at OWASP's N=2^17, r=8), so a semaphore caps
 // how many run at once and sheds load with 503 once its queue is full.
+//
+// Sign-ins with an email no user has must take as long as real ones, or response times
+// would tell which emails exist; yet if each cost a real hash in the same queue, a flood of
+// made-up emails from many addresses would fill it and turn every real sign-in away. So
+// unknown emails never enter that queue. They have a lane of their own, one hash at a time
+// and at most `unknownPerMinute` hashes a minute for the whole instance; an unknown email
+// that finds the lane busy or the budget spent is answered after a delay drawn from the
+// durations of recent real checks (known accounts' and the lane's), without hashing. The
+// real hashes the lane still runs keep those durations current when nobody signs in.
 
 const R = 8;
 const P = 1;
@@ -30,21 +43,29 @@ function format(params: Params, salt: Buffer, key: Buffer): string {
   return `$scrypt$ln=${params.logN},r=${params.r},p=${params.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
+const UNKNOWN_LANE = 1;
+const MINUTE_MS = 60_000;
+
 export class PasswordHasher {
   private readonly gate: Semaphore;
   /**
-   * What unknown emails are checked against: random salt and random bytes in the stored
-   * format, so checking costs one scrypt like a real user's and building it costs none. A
-   * hash computed on first use would need a queue slot, and a refusal cached in its place
-   * would answer 503 to every unknown email from then on, telling them from known ones.
+   * What unknown emails are hashed against: random salt and random bytes, so checking costs
+   * one scrypt like a real user's and building it costs none.
    */
-  private readonly dummy: string;
+  private readonly dummy: Parsed;
+  private readonly current: Params;
+  private readonly unknownBudget: TokenBucketLimiter;
+  private unknownRunning = 0;
+  private readonly timings = new HashTimings();
+  private readonly counts = { unknownHashed: 0, unknownDelayed: 0 };
   private readonly logN: number;
 
-  constructor(logN: number, maxConcurrent: number, maxQueue: number) {
+  constructor(logN: number, maxConcurrent: number, maxQueue: number, unknownPerMinute = 30) {
     this.logN = logN;
     this.gate = new Semaphore(maxConcurrent, maxQueue);
-    this.dummy = format({ logN, r: R, p: P }, randomBytes(16), randomBytes(KEY_LENGTH));
+    this.current = { logN, r: R, p: P };
+    this.dummy = { params: this.current, salt: randomBytes(16), expected: randomBytes(KEY_LENGTH) };
+    this.unknownBudget = new TokenBucketLimiter(unknownPerMinute, MINUTE_MS, 10);
   }
 
   private guarded<T>(task: () => Promise<T>): Promise<T> {
@@ -56,30 +77,66 @@ export class PasswordHasher {
 
   async hash(password: string): Promise<string> {
     const salt = randomBytes(16);
-    const params = { logN: this.logN, r: R, p: P };
-    const key = await this.guarded(() => derive(password, salt, params, KEY_LENGTH));
-    return format(params, salt, key);
+    const key = await this.guarded(() => derive(password, salt, this.current, KEY_LENGTH));
+    return format(this.current, salt, key);
   }
 
   /** Constant-time check; a malformed stored hash never matches. */
   async verify(password: string, stored: string): Promise<boolean> {
-    const m = FORMAT.exec(stored);
-    if (m === null) return false;
-    const params = { logN: Number(m[1]), r: Number(m[2]), p: Number(m[3]) };
-    const expected = Buffer.from(m[5] ?? '', 'base64');
-    if (params.logN < 1 || params.logN > 22 || expected.length < 16) return false;
-    const actual = await this.guarded(() => derive(password, Buffer.from(m[4] ?? '', 'base64'), params, expected.length));
-    return timingSafeEqual(actual, expected);
+    const parsed = parse(stored);
+    if (parsed === null) return false;
+    const started = performance.now();
+    const actual = await this.guarded(() => derive(password, parsed.salt, parsed.params, parsed.expected.length));
+    // Waiting included: it is part of what a sign-in of a known account takes.
+    if (sameParams(parsed.params, this.current)) this.timings.record(performance.now() - started);
+    return timingSafeEqual(actual, parsed.expected);
   }
 
-  /** Spends the same effort as a real check, so unknown emails are not told apart by timing. */
+  /** Answers as late as a real check would, hashing only within the unknown-email lane and budget. */
   async verifyAgainstDummy(password: string): Promise<false> {
-    await this.verify(password, this.dummy);
+    if (this.unknownRunning < UNKNOWN_LANE && this.unknownBudget.take('unknown').allowed) {
+      this.unknownRunning++;
+      const started = performance.now();
+      try {
+        await derive(password, this.dummy.salt, this.dummy.params, this.dummy.expected.length);
+      } finally {
+        this.unknownRunning--;
+        this.timings.record(performance.now() - started);
+      }
+      this.counts.unknownHashed++;
+      return false;
+    }
+    this.counts.unknownDelayed++;
+    await sleep(await this.timings.draw());
     return false;
+  }
+
+  /** Unknown-email sign-ins answered with a real hash and with a drawn delay, since start. */
+  stats(): { unknownHashed: number; unknownDelayed: number } {
+    return { ...this.counts };
   }
 
   needsRehash(stored: string): boolean {
     const m = FORMAT.exec(stored);
     return m === null || Number(m[1]) < this.logN || Number(m[2]) !== R || Number(m[3]) !== P;
   }
+}
+
+interface Parsed {
+  params: Params;
+  salt: Buffer;
+  expected: Buffer;
+}
+
+function parse(stored: string): Parsed | null {
+  const m = FORMAT.exec(stored);
+  if (m === null) return null;
+  const params = { logN: Number(m[1]), r: Number(m[2]), p: Number(m[3]) };
+  const expected = Buffer.from(m[5] ?? '', 'base64');
+  if (params.logN < 1 || params.logN > 22 || expected.length < 16) return null;
+  return { params, salt: Buffer.from(m[4] ?? '', 'base64'), expected };
+}
+
+function sameParams(a: Params, b: Params): boolean {
+  return a.logN === b.logN && a.r === b.r && a.p === b.p;
 }

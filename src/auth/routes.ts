@@ -93,6 +93,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
           '401': ERR('INVALID_CREDENTIALS: wrong email or password, or an Authorization header that is not Basic base64(email:password).'),
           '403': ERR('INVALID_API_KEY, or FORBIDDEN when the X-API-KEY belongs to another tenant than the user.'),
           '422': ERR('VALIDATION_ERROR: Form A without email or password, or with other fields.'),
+          '429': { ...ERR('RATE_LIMITED: too many sign-ins from this address (publicAuth), or too many failed ones for this email from any address (signInAccount; answered alike whether the email exists or not, and a successful sign-in gives its attempt back).'), headers: { 'Retry-After': { description: 'Seconds to wait.', schema: S.int() } } },
           '503': HASHING_503,
         },
       },

@@ -78,7 +78,8 @@ export class TokenIssuer {
       }
       if (used.outcome === 'expired') return { error: 'refresh token expired' } as const;
       const session = await findSession(tx, used.sessionId);
-      if (session === undefined || session.revokedAt !== null || session.expiresAt <= new Date()) {
+      if (session === undefined || session.revokedAt !== null || session.expiresAt <= new Date()
+        || session.tenantId !== claims.tid || String(session.userId) !== claims.sub) {
         return { error: 'session is no longer valid' } as const;
       }
       const user = await findUser(tx, session.userId);

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../errors.ts';
+import { FairQueue } from '../lib/fair-queue.ts';
 import { quickReject, type Pkcs12ErrorCode } from './pkcs12.ts';
 
 // parsePkcs12 is synchronous and, on a hostile file, may spend its whole work budget (over a
@@ -11,6 +12,11 @@ import { quickReject, type Pkcs12ErrorCode } from './pkcs12.ts';
 // warm: each handles one parse at a time and, once idle for `idleMs`, is ended. They are
 // unref'd, so an idle pool never keeps the process alive. A thread terminated on overrun or
 // lost to a crash is replaced at once, so the next upload does not pay for the hostile one.
+//
+// Waiting parses queue per owner (the tenant) and are served round-robin, and each owner may
+// have only `maxPerOwner` in the pool at once (429 beyond it, for that owner alone): a tenant
+// uploading many files waits for its own, never makes another's upload fail, and another's
+// upload waits at most for the parses already running and one turn of each other owner.
 
 export interface WorkerInput {
   file: Uint8Array;
@@ -27,8 +33,10 @@ export type WorkerMessage = { type: 'ready' } | { type: 'answer'; answer: Worker
 export interface ParserPoolOptions {
   /** Threads, and so parses at once. */
   size?: number;
-  /** Parses that may wait for a thread; beyond this an upload is refused with 503. */
+  /** Parses that may wait for a thread, all owners together; beyond this an upload is refused with 503. */
   maxQueue?: number;
+  /** Parses one owner may have in the pool (running or waiting); beyond this its uploads get 429. */
+  maxPerOwner?: number;
   /** A parse still running after this long is terminated (from when its thread took it). */
   timeoutMs?: number;
   /** An idle thread is ended after this long. */
@@ -70,50 +78,68 @@ interface Slot {
 }
 
 const tooLong = () => new AppError('SERVICE_UNAVAILABLE', 'Reading the certificate file took too long; try again later');
+const ownerBusy = (n: number) => new AppError('RATE_LIMITED', `This account already has ${n} certificate files being read; wait for them to finish`, { headers: { 'retry-after': '5' } });
 const busy = () => new AppError('SERVICE_UNAVAILABLE', 'Too many certificate uploads are being processed; try again shortly', { headers: { 'retry-after': '5' } });
 
 export class ParserPool {
   private readonly size: number;
   private readonly maxQueue: number;
+  private readonly maxPerOwner: number;
   private readonly timeoutMs: number;
   private readonly idleMs: number;
   private readonly slots: Slot[] = [];
-  private readonly queue: Job[] = [];
+  private readonly queue = new FairQueue<Job>();
+  /** Parses each owner has in the pool, running or waiting. */
+  private readonly perOwner = new Map<string, number>();
   private closed = false;
   private readonly counts = { started: 0, parses: 0, overruns: 0, crashes: 0, exited: 0 };
 
   constructor(options: ParserPoolOptions = {}) {
     this.size = options.size ?? 2;
     this.maxQueue = options.maxQueue ?? 20;
+    this.maxPerOwner = options.maxPerOwner ?? 4;
     this.timeoutMs = options.timeoutMs ?? 20_000;
     this.idleMs = options.idleMs ?? 60_000;
   }
 
-  /** parsePkcs12 on a pool thread; files that are obviously not PKCS#12 are answered here. */
-  async parse(file: Buffer, password: string): Promise<WorkerAnswer> {
+  /**
+   * parsePkcs12 on a pool thread; files that are obviously not PKCS#12 are answered here.
+   * `owner` (the tenant) is whose turn it takes in the queue.
+   */
+  async parse(file: Buffer, password: string, owner = ''): Promise<WorkerAnswer> {
     const refused = quickReject(file);
     if (refused !== undefined) return { ok: false, code: refused.code, message: refused.message };
     if (this.closed) throw new AppError('SERVICE_UNAVAILABLE', 'The service is shutting down');
+    const own = this.perOwner.get(owner) ?? 0;
+    if (own >= this.maxPerOwner) throw ownerBusy(own);
     // Parsing plus waiting: `size` may parse and `maxQueue` more wait, whether or not their thread has started yet.
-    const outstanding = this.slots.filter((s) => s.state === 'busy').length + this.queue.length;
+    const outstanding = this.slots.filter((s) => s.state === 'busy').length + this.queue.size;
     if (outstanding >= this.size + this.maxQueue) throw busy();
-    const answer = await new Promise<WorkerAnswer>((resolve, reject) => {
-      this.queue.push({ input: { file, password }, resolve, reject });
-      this.pump();
-    });
+    this.perOwner.set(owner, own + 1);
+    let answer: WorkerAnswer;
+    try {
+      answer = await new Promise<WorkerAnswer>((resolve, reject) => {
+        this.queue.push(owner, { input: { file, password }, resolve, reject });
+        this.pump();
+      });
+    } finally {
+      const left = (this.perOwner.get(owner) ?? 1) - 1;
+      if (left > 0) this.perOwner.set(owner, left);
+      else this.perOwner.delete(owner);
+    }
     // Structured cloning turns Buffers into plain Uint8Arrays.
     return answer.ok ? { ok: true, privateKeyDer: Buffer.from(answer.privateKeyDer), certificateDer: Buffer.from(answer.certificateDer) } : answer;
   }
 
   stats(): ParserPoolStats {
     const count = (state: Slot['state']) => this.slots.filter((s) => s.state === state).length;
-    return { ...this.counts, live: this.slots.length, idle: count('idle'), busy: count('busy'), waiting: this.queue.length };
+    return { ...this.counts, live: this.slots.length, idle: count('idle'), busy: count('busy'), waiting: this.queue.size };
   }
 
   /** Ends every thread; parses in progress or waiting fail with 503. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new AppError('SERVICE_UNAVAILABLE', 'The service is shutting down'));
+    for (const job of this.queue.drain()) job.reject(new AppError('SERVICE_UNAVAILABLE', 'The service is shutting down'));
     const slots = this.slots.splice(0);
     for (const slot of slots) {
       this.clearTimer(slot);
@@ -124,15 +150,15 @@ export class ParserPool {
 
   /** Hands waiting parses to idle threads, starting threads while there is room and need. */
   private pump(): void {
-    for (let job = this.queue[0]; job !== undefined && !this.closed; job = this.queue[0]) {
+    while (this.queue.size > 0 && !this.closed) {
       const idle = this.slots.find((s) => s.state === 'idle');
-      if (idle !== undefined) {
-        this.queue.shift();
+      const job = idle === undefined ? undefined : this.queue.take();
+      if (idle !== undefined && job !== undefined) {
         this.assign(idle, job);
         continue;
       }
       const starting = this.slots.filter((s) => s.state === 'starting').length;
-      if (starting >= this.queue.length || this.slots.length >= this.size) return;
+      if (starting >= this.queue.size || this.slots.length >= this.size) return;
       this.start();
     }
   }
@@ -196,7 +222,7 @@ export class ParserPool {
       this.replace();
     } else if (state === 'starting') {
       // Not replaced: a thread that cannot start would fail again, each failure ending one wait.
-      this.queue.shift()?.reject(err);
+      this.queue.take()?.reject(err);
       this.pump();
     }
   }

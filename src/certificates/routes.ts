@@ -37,7 +37,8 @@ export function certificateRoutes(deps: CertificateRouteDeps): Route[] {
           '201': { description: 'Stored and active.', schema: envelope(S.ref('Certificate')) },
           '413': ERR(`PAYLOAD_TOO_LARGE: the JSON body exceeds ${UPLOAD_BODY_LIMIT / 1024} KiB (this route's own limit).`),
           '422': ERR('VALIDATION_ERROR: not base64, not a PKCS#12 file, wrong password, unsupported encryption, no private key, or every reason the certificate cannot sign (not RSA, under 2048 bits, key mismatch, expired, not yet valid).'),
-          '503': ERR('SERVICE_UNAVAILABLE: too many uploads are waiting to be parsed (Retry-After: 5), the file took over 20 s to parse, the service is shutting down, or the database is unreachable.'),
+          '429': { ...ERR('RATE_LIMITED: the sensitive scope is spent (see RateLimit), or this tenant already has 4 files being read (Retry-After: 5); parses are shared round-robin between tenants.'), headers: { 'Retry-After': { description: 'Seconds to wait.', schema: S.int() } } },
+          '503': ERR('SERVICE_UNAVAILABLE: too many uploads of several tenants are waiting to be parsed (Retry-After: 5), the file took over 20 s to parse, the service is shutting down, or the database is unreachable.'),
         },
       },
       handler: async (ctx) => {

@@ -48,8 +48,8 @@ export interface CertificateStoreOptions {
   cacheMs?: number;
 }
 
-/** Reads a PKCS#12 file off the event loop (ParserPool.parse). */
-export type Pkcs12Parser = (file: Buffer, password: string) => Promise<WorkerAnswer>;
+/** Reads a PKCS#12 file off the event loop (ParserPool.parse); `owner` is the tenant whose turn it takes. */
+export type Pkcs12Parser = (file: Buffer, password: string, owner: string) => Promise<WorkerAnswer>;
 
 interface Cached extends SigningCredential {
   validFrom: Date;
@@ -85,7 +85,7 @@ export class CertificateStore {
    * certificate. Every reason it cannot be used is a 422 (VALIDATION_ERROR).
    */
   async upload(tenantId: number, file: Buffer, password: string, now = new Date()): Promise<CertificateView> {
-    const parsed = await this.parse(file, password);
+    const parsed = await this.parse(file, password, String(tenantId));
     if (!parsed.ok) {
       throw validationError([{ path: parsed.code === 'BAD_PASSWORD' ? 'password' : 'p12', message: parsed.message }], parsed.message);
     }

@@ -127,6 +127,7 @@ function operation(route: Route): Record<string, unknown> {
     ...(doc.description === undefined ? {} : { description: doc.description }),
     tags: doc.tags,
     ...(scope === null ? {} : { 'x-rate-limit-scope': scope }),
+    ...(route.ipRateScope === undefined ? {} : { 'x-rate-limit-ip-scope': route.ipRateScope }),
     parameters,
     ...(doc.requestBody === undefined ? {} : {
       requestBody: {

@@ -1,13 +1,12 @@
 import type { Environment } from '../environments.ts';
 import { AppError } from '../errors.ts';
+import { UUID } from '../lib/input.ts';
 import type { RequestContext } from './types.ts';
 
 export function tenantOf(ctx: RequestContext): number {
   if (ctx.principal === null) throw new AppError('UNAUTHORIZED');
   return ctx.principal.tenantId;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A path parameter that must be a UUID; anything else cannot name a resource, so 404. */
 export function uuidParam(ctx: RequestContext, name: string): string {

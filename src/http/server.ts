@@ -7,9 +7,8 @@ import type { Principal } from './principal.ts';
 import { isDatabaseUnavailable, isUnstorableText } from '../db/errors.ts';
 import { AppError, ERROR_CODES, errorEnvelope, type ErrorCode } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import type { RateLimits } from '../ratelimit/limiter.ts';
-import { ipRateKey } from '../ratelimit/client-key.ts';
-import { RATE_SCOPES, type RateScope } from '../ratelimit/scopes.ts';
+import { combineRateHeaders, type RateLimits, type Taken } from '../ratelimit/limiter.ts';
+import { isIpScope, RATE_SCOPES, type RouteRateScope } from '../ratelimit/scopes.ts';
 import { decodeBody, discardBody, readBody, RequestAborted } from './body.ts';
 import { clientIp, socketIp } from './client-ip.ts';
 import { splitPath, type Router } from './router.ts';
@@ -49,6 +48,13 @@ interface InFlight {
   requestId: string;
   rawStatus: number | null;
 }
+
+/** The RateLimit fields a request has earned so far, and the per-IP token it may give back. */
+interface RateState {
+  headers: Record<string, string>;
+  ipTaken: Taken | null;
+}
+
 const API_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
 
 function errorBody(err: AppError): string {
@@ -99,17 +105,24 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     write(res, err.status, { 'content-type': 'application/json; charset=utf-8', ...extra, ...err.headers }, errorBody(err));
   }
 
-  function limit(scope: RateScope, route: Route, ctx: RequestContext): Record<string, string> {
-    if (RATE_SCOPES[scope].key === 'ip') return rateLimits.consume(scope, ipRateKey(ctx.clientIp));
+  function limit(scope: RouteRateScope, route: Route, ctx: RequestContext, rate: RateState): void {
+    if (isIpScope(scope)) {
+      rate.headers = combineRateHeaders(rate.headers, rateLimits.consumeIp(scope, ctx.clientIp).headers);
+      return;
+    }
     const key = route.rateKey !== undefined ? route.rateKey(ctx) : (ctx.principal?.tenantId ?? null);
-    return key === null ? {} : rateLimits.consume(scope, key);
+    if (key !== null) rate.headers = combineRateHeaders(rate.headers, rateLimits.consume(scope, key));
   }
 
-  async function run(route: Route, ctx: RequestContext, req: IncomingMessage, res: ServerResponse, rate: { headers: Record<string, string> }): Promise<void> {
+  async function run(route: Route, ctx: RequestContext, req: IncomingMessage, res: ServerResponse, rate: RateState): Promise<void> {
+    if (route.ipRateScope !== undefined) {
+      rate.ipTaken = rateLimits.consumeIp(route.ipRateScope, ctx.clientIp);
+      rate.headers = rate.ipTaken.headers;
+    }
     const scope = rateScopeOf(route);
-    if (scope !== null && RATE_SCOPES[scope].key === 'ip') rate.headers = limit(scope, route, ctx);
+    if (scope !== null && isIpScope(scope)) limit(scope, route, ctx, rate);
     if (route.auth !== 'none') ctx.principal = await authenticator.authenticate(route.auth, ctx.headers);
-    if (scope !== null && RATE_SCOPES[scope].key === 'tenant') rate.headers = limit(scope, route, ctx);
+    if (scope !== null && RATE_SCOPES[scope].key === 'tenant') limit(scope, route, ctx, rate);
     const bodyKind = route.body ?? 'none';
     if (bodyKind !== 'none') {
       ctx.rawBody = await readBody(req, route.bodyLimit ?? config.http.bodyLimitBytes);
@@ -178,7 +191,7 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
       if (cutByServer) logLine(500, false);
       else logLine(pending.rawStatus ?? 499, pending.rawStatus === null);
     });
-    const rate = { headers: {} as Record<string, string> };
+    const rate: RateState = { headers: {}, ipTaken: null };
     try {
       if (refuse !== undefined) throw refuse;
       const parts = splitPath(path);
@@ -195,6 +208,10 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
         headers: req.headers, clientIp: ip, peerIp: socketIp(req.socket), env: match.env, principal: null, body: undefined, rawBody: Buffer.alloc(0),
         get signal() {
           return signal();
+        },
+        refundIpLimit: () => {
+          if (rate.ipTaken !== null) rateLimits.refund(rate.ipTaken);
+          rate.ipTaken = null;
         },
         log,
       };

@@ -1,7 +1,7 @@
 import type { Environment } from '../environments.ts';
 import type { Logger } from '../log.ts';
 import type { Principal } from './principal.ts';
-import type { RateScope } from '../ratelimit/scopes.ts';
+import type { IpRateScope, RouteRateScope } from '../ratelimit/scopes.ts';
 import type { OperationDoc } from './openapi.ts';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -41,6 +41,11 @@ export interface RequestContext {
   rawBody: Buffer;
   /** Aborted when the client goes away or the server shuts down. */
   readonly signal: AbortSignal;
+  /**
+   * Gives back the token this request took from its route's `ipRateScope`: the request has
+   * proved who sends it (a valid token), so it counts against its tenant only.
+   */
+  readonly refundIpLimit: () => void;
   readonly log: Logger;
 }
 
@@ -59,7 +64,12 @@ export interface Route {
   path: string;
   auth: AuthMode;
   /** Rate-limit scope; authenticated routes default to `default`, public ones to none. */
-  rateScope?: RateScope | 'none';
+  rateScope?: RouteRateScope | 'none';
+  /**
+   * A per-client-IP scope taken before anything else, even before `rateScope`: for public
+   * routes keyed on the tenant they name, so one address cannot spend a tenant's budget alone.
+   */
+  ipRateScope?: IpRateScope;
   /**
    * The bucket of a tenant-keyed scope when the tenant is not the authenticated principal
    * (the receiver group names its tenant in the path); null applies no limit.
@@ -73,7 +83,7 @@ export interface Route {
 }
 
 /** The scope a route is limited under: authenticated routes default to `default`, public ones to none. */
-export function rateScopeOf(route: Route): RateScope | null {
+export function rateScopeOf(route: Route): RouteRateScope | null {
   if (route.rateScope === 'none') return null;
   return route.rateScope ?? (route.auth === 'none' ? null : 'default');
 }

@@ -86,3 +86,4 @@ export class Input {
 // or stores the address (PostgreSQL text cannot even hold U+0000).
 export const EMAIL = /^[^\s@\p{Cc}]{1,64}@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 export const RNC = /^(\d{9}|\d{11})$/;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -6,14 +6,24 @@ import { isIPv6 } from 'node:net';
  * full address one client could draw on 2^64 buckets. IPv4-mapped IPv6 is its IPv4 address.
  */
 export function ipRateKey(ip: string): string {
+  return ipBuckets(ip).narrow;
+}
+
+/**
+ * `narrow`: the bucket of ipRateKey. `wide`: for IPv6, the /48 around it, which a limit may
+ * fall back to once several of its /64s misbehave (a site or customer is often given a /48 or
+ * a /56, so one client may hold many /64s); null for IPv4.
+ */
+export function ipBuckets(ip: string): { narrow: string; wide: string | null } {
   const address = ip.split('%')[0] ?? ip; // a zone index (fe80::1%eth0) names an interface, not a host
-  if (!isIPv6(address)) return ip;
+  if (!isIPv6(address)) return { narrow: ip, wide: null };
   const groups = expandIPv6(address);
   if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
     const [hi = 0, lo = 0] = groups.slice(6);
-    return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.');
+    return { narrow: [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.'), wide: null };
   }
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+  const hex = groups.map((g) => g.toString(16));
+  return { narrow: `${hex.slice(0, 4).join(':')}::/64`, wide: `${hex.slice(0, 3).join(':')}::/48` };
 }
 
 /** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a dotted IPv4 tail converted). */

@@ -68,6 +68,15 @@ export class TokenBucketLimiter {
     };
   }
 
+  /**
+   * Gives one token back to the bucket of `key` (a request that turned out not to count).
+   * A bucket no longer held was idle long enough to be full again, so nothing is lost.
+   */
+  give(key: string): void {
+    const bucket = this.current.get(key) ?? this.previous.get(key);
+    if (bucket !== undefined) bucket.tokens = Math.min(this.capacity, bucket.tokens + 1);
+  }
+
   private rotate(now: number): void {
     if (this.rotatedAt === null) this.rotatedAt = now;
     if (this.current.size < this.generationSize && now - this.rotatedAt < this.windowMs) return;

@@ -11,6 +11,10 @@ import { uploadedXml } from './upload.ts';
 // them, so they answer as DGII's services do (seed XML, bare token JSON, signed ARECF).
 // The tenant is named by the path, not by credentials: the rate limit is keyed on the RNC
 // (one tenant per RNC), and the sender's Bearer token is checked here, not by the server.
+// Before that bucket, each request takes one from its client IP's: one address cannot spend
+// a tenant's budget on its own, and RNCs no tenant has (each a query) count there too. A
+// sender whose token proves to be valid gets its IP's token back, so a busy sender is bound
+// by the tenant's budget only, and the per-IP one counts what anybody can send.
 
 export interface ReceiverRouteDeps {
   receiver: ReceiverService;
@@ -28,9 +32,10 @@ const UNTRUSTED = (what: string) => ERR(`SIGNER_NOT_TRUSTED: ${what}; in eCF wit
 const REVOCATION_UNKNOWN = ERR('CERTIFICATE_REVOCATION_UNKNOWN (eCF only): a CRL the signer\'s chain names could not be fetched or used, so its revocation status is unknown; retry later (Retry-After). In TesteCF and CerteCF such a signer is accepted and marked untrusted.');
 const UPLOAD = (what: string) => ({ schema: S.ref('ReceiverUpload'), contentType: 'multipart/form-data', description: `${what} in the field "xml".` });
 
-// Shared by every /fe/* route: the receiver scope, keyed on the tenant the path names.
+// Shared by every /fe/* route: the receiverIp scope, then the receiver scope keyed on the tenant the path names.
 const GROUP = {
   auth: 'none',
+  ipRateScope: 'receiverIp',
   rateScope: 'receiver',
   rateKey: (ctx: RequestContext) => `rnc:${ctx.params.rnc ?? ''}`,
 } as const satisfies Partial<Route>;
@@ -43,6 +48,7 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
   const sender = async (ctx: RequestContext) => {
     const tenant = await tenantOf(ctx);
     const token = await auth.authenticate(tenant, envOf(ctx), header(ctx.headers, 'authorization'));
+    ctx.refundIpLimit();
     return { tenant, holderId: token.holderId };
   };
   return [

@@ -66,6 +66,7 @@ before(async () => {
     HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
     HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
     RATE_LIMIT_RECEIVER_PER_MINUTE: '1000000',
+    RATE_LIMIT_RECEIVER_PER_IP_PER_MINUTE: '1000000',
     WEBHOOK_TIMEOUT_MS: '1000',
     NODE_OPTIONS: `--import ${fileURLToPath(new URL('./helpers/gc-probe.ts', import.meta.url))}`,
   }));

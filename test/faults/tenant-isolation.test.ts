@@ -130,7 +130,7 @@ let receiverProbes: Record<string, ReceiverProbe>;
 before(async () => {
   db = await faultDatabase();
   hooks = await startReceiver({ path: `/hooks/tenant-a-${randomUUID()}` });
-  instance = await startInstance(await faultEnv(db.url, { RATE_LIMIT_RECEIVER_PER_MINUTE: '100000' }));
+  instance = await startInstance(await faultEnv(db.url, { RATE_LIMIT_RECEIVER_PER_MINUTE: '100000', RATE_LIMIT_RECEIVER_PER_IP_PER_MINUTE: '100000' }));
   url = instance.url;
   certs = new CertificateFactory();
   sender = certs.make(SENDER_SUBJECT);

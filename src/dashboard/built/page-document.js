@@ -30,11 +30,37 @@ async function downloadXml(ctx, doc, status) {
         status.replaceChildren(errorBox(err));
     }
 }
+async function openPdf(ctx, doc, status, action) {
+    status.replaceChildren();
+    const tab = action === 'print' ? window.open('', '_blank') : null;
+    try {
+        const blob = await ctx.api.download(`/${ctx.env}/documentos-ecf/${doc.internalTrackId}/pdf`);
+        const href = URL.createObjectURL(new Blob([blob], { type: 'application/pdf' }));
+        if (tab !== null) {
+            tab.location.href = href;
+        }
+        else {
+            const a = h('a', { href, download: `${doc.rncEmisor}${doc.encf}.pdf`, hidden: true });
+            document.body.append(a);
+            a.click();
+            a.remove();
+        }
+        setTimeout(() => URL.revokeObjectURL(href), 60_000);
+    }
+    catch (err) {
+        tab?.close();
+        status.replaceChildren(errorBox(err));
+    }
+}
 function detail(ctx, doc) {
     const xmlStatus = h('div');
     const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
     const download = h('button', { type: 'button', class: 'secondary', 'data-action': 'xml' }, 'Descargar XML firmado');
     download.addEventListener('click', () => void busy(download, () => downloadXml(ctx, doc, xmlStatus)));
+    const pdf = h('button', { type: 'button', class: 'secondary', 'data-action': 'pdf' }, 'Descargar PDF');
+    pdf.addEventListener('click', () => void busy(pdf, () => openPdf(ctx, doc, xmlStatus, 'download')));
+    const printButton = h('button', { type: 'button', class: 'secondary', 'data-action': 'print' }, 'Imprimir');
+    printButton.addEventListener('click', () => void busy(printButton, () => openPdf(ctx, doc, xmlStatus, 'print')));
     return [
         h('section', { class: 'card', 'aria-labelledby': 'doc-summary' }, h('h2', { id: 'doc-summary' }, 'Resumen'), facts([
             ['Estado', estadoBadge(doc.estado)],
@@ -53,7 +79,7 @@ function detail(ctx, doc) {
             ['Recibido', time(doc.createdAt)],
             ['Actualizado', time(doc.updatedAt)],
             ['ID interno', h('span', { class: 'mono break' }, doc.internalTrackId)],
-        ]), signed ? h('div', { class: 'actions' }, download) : null, xmlStatus),
+        ]), signed ? h('div', { class: 'actions' }, download, pdf, printButton) : null, xmlStatus),
         h('section', { class: 'card', 'aria-labelledby': 'doc-history' }, h('h2', { id: 'doc-history' }, 'Historial'), table(['Fecha', 'Estado', 'Código DGII', 'Mensaje DGII', 'Detalle'], doc.history.map((e) => [
             time(e.at), estadoBadge(e.estado), orDash(e.dgiiCode), orDash(e.dgiiMessage), orDash(e.detail),
         ]), { 'data-list': 'history' })),
