@@ -158,6 +158,10 @@ export function createDgiiSimulator(options: DgiiSimulatorOptions): DgiiSimulato
       const s = createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => void handle(req, res));
       s.headersTimeout = 10_000;
       s.requestTimeout = 30_000;
+      // Idle connections outlive the client's own idle close (fetch's 4 s): a client whose event
+      // loop is busy past 5 s (synchronous signing, a loaded test machine) would otherwise reuse
+      // a socket the server has just closed and see ECONNRESET.
+      s.keepAliveTimeout = 60_000;
       server = s;
       return new Promise((resolvePromise, reject) => {
         s.once('error', reject);
