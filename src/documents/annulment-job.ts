@@ -7,7 +7,7 @@ import { errorMessage } from '../errors.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
-import type { AnnulmentRow } from '../sequences/queries.ts';
+import type { AnnulmentRow } from '../sequences/service.ts';
 import type { SequenceService } from '../sequences/service.ts';
 import { signXml } from '../xml/index.ts';
 import { documentsIn } from './queries.ts';

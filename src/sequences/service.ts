@@ -41,6 +41,8 @@ export interface RangeNumber {
   fechaVencimiento: string | null;
 }
 
+export type { AnnulmentRow } from './queries.ts';
+
 const ENCF = /^E\d{12}$/;
 
 export class SequenceService {
