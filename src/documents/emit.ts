@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../db/errors.ts';
 import type { Environment } from '../environments.ts';
 import { AppError, validationError } from '../errors.ts';
 import { toDgiiDate } from '../ecf/encf.ts';
+import { ECF_TYPES, isEcfTipo } from '../ecf/ecf-types.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import { insertJob } from '../queue/queries.ts';
 import { insertDocument, type DocumentRow } from './queries.ts';
@@ -19,7 +20,7 @@ const ENCF_CONSTRAINT = 'documents_encf_key';
  * range's expiry as FechaVencimientoSecuencia when the body left it out (the XML builder
  * orders elements by the XSD). A body value that differs from the range's is 422.
  */
-function withEncf(ecf: EcfObject, encf: string, fechaVencimiento: string | null): EcfObject {
+function withEncf(ecf: EcfObject, tipo: number, encf: string, fechaVencimiento: string | null): EcfObject {
   const encabezado = ecf.Encabezado as EcfObject;
   const idDoc: Record<string, EcfObject[string]> = {};
   for (const [k, v] of Object.entries(encabezado.IdDoc as EcfObject)) {
@@ -34,6 +35,8 @@ function withEncf(ecf: EcfObject, encf: string, fechaVencimiento: string | null)
       throw validationError([{ path: 'ECF.Encabezado.IdDoc.FechaVencimientoSecuencia', message: `must be ${expected}, the expiry of the registered range of ${encf} (or be left out)` }], 'The e-CF is not valid');
     }
     idDoc.FechaVencimientoSecuencia = expected;
+  } else if (isEcfTipo(tipo) && ECF_TYPES[tipo].sequenceExpires && idDoc.FechaVencimientoSecuencia === undefined) {
+    throw validationError([{ path: 'ECF.Encabezado.IdDoc.FechaVencimientoSecuencia', message: `is required: no registered range of type ${tipo} gives it (POST /{env}/secuencias)` }], 'The e-CF is not valid');
   }
   return { ...ecf, Encabezado: { ...encabezado, IdDoc: idDoc } };
 }
@@ -78,7 +81,7 @@ export async function emitDocument(
       rncComprador: document.RNCComprador ?? null,
       fechaEmision: dgiiToIsoDate(document.FechaEmision),
       montoTotal: document.MontoTotal,
-      ecf: withEncf(document.ecf, encf, fechaVencimiento),
+      ecf: withEncf(document.ecf, document.tipo, encf, fechaVencimiento),
     });
     // Independent writes go out together: the driver pipelines them on the connection.
     await Promise.all([
