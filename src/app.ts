@@ -27,7 +27,14 @@ import { documentRoutes } from './documents/routes.ts';
 import { DashboardAssets } from './dashboard/assets.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { DOCUMENT_SCHEMAS } from './documents/schemas.ts';
-import { DocumentService } from './documents/service.ts';
+import { DocumentService, documentUsage } from './documents/service.ts';
+import { annulmentJob } from './documents/annulment-job.ts';
+import { annulmentRoutes } from './documents/annulment-routes.ts';
+import { AnnulmentService } from './documents/annulments.ts';
+import { expiryJob, scheduleExpiryCheck } from './sequences/expiry-job.ts';
+import { sequenceRoutes } from './sequences/routes.ts';
+import { SEQUENCE_SCHEMAS } from './sequences/schemas.ts';
+import { SequenceService } from './sequences/service.ts';
 import { EventOutbox } from './events/outbox.ts';
 import { IdempotencyStore } from './idempotency/idempotent.ts';
 import { maintenanceJob, scheduleMaintenance } from './maintenance/purge.ts';
@@ -98,9 +105,14 @@ export async function startService(config: Config, options: StartOptions = {}): 
       : { authority: options.authority, simulator: null, close: async () => {} };
     const { authority, simulator } = dgii;
     const closeAuthority = dgii.close;
-    const documents = new DocumentService(db.sql, outbox, () => runtime.nudge(), async (tenantId) => (await identity.tenant(tenantId))?.rnc);
+    const sequences = new SequenceService(db.sql, outbox, config.sequences, documentUsage);
+    const documents = new DocumentService(db.sql, outbox, () => runtime.nudge(), async (tenantId) => (await identity.tenant(tenantId))?.rnc, sequences);
+    const annulments = new AnnulmentService(db.sql, sequences, (tenantId) => documents.rncOf(tenantId), () => runtime.nudge());
+    const submitPolicy = { maxAttempts: config.authority.submitMaxAttempts, backoffBaseMs: config.authority.retryBaseMs, backoffMaxMs: config.authority.retryMaxMs };
     const runtime: WorkerRuntime = new WorkerRuntime(db.sql, log, config.queue, {
       ...documentJobs({ sql: db.sql, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, config: config.authority, log }),
+      'annulment.submit': annulmentJob({ sql: db.sql, sequences, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, policy: submitPolicy, log }),
+      'sequences.expiry': expiryJob(sequences, log),
       'maintenance.purge': maintenanceJob({ idempotencyKeys: (batch) => idempotency.purgeExpired(batch), sessions: () => identity.purgeExpiredSessions() }, log),
     });
     const webhookSettings = new WebhookSettings(db.sql, keys['webhook-secrets'], config.webhooks);
@@ -121,10 +133,12 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const routes = [
       ...systemRoutes({
         sql: db.sql,
-        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...CERTIFICATE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...RECEIVER_SCHEMAS }, webhooks: webhookEventDocs(config.webhooks) })),
+        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...CERTIFICATE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...RECEIVER_SCHEMAS, ...SEQUENCE_SCHEMAS }, webhooks: webhookEventDocs(config.webhooks) })),
       }),
       ...authRoutes({ config, identity, tokens, authenticator }),
       ...documentRoutes({ documents, idempotency }),
+      ...sequenceRoutes({ sequences, idempotency }),
+      ...annulmentRoutes({ documents, annulments, sequences, idempotency }),
       ...certificateRoutes({ certificates }),
       ...dashboardRoutes({ assets: new DashboardAssets(log), registrationEnabled: config.registrationEnabled }),
       ...webhookRoutes({ settings: webhookSettings, webhooks }),
@@ -137,6 +151,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const http = createHttpServer({ config, log, router, authenticator, rateLimits, onCompleted: metrics.onRequest });
     if (config.queue.workersEnabled) {
       await scheduleMaintenance(db.sql);
+      await scheduleExpiryCheck(db.sql);
       runtime.start();
       deliveries.start();
     }

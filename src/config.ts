@@ -63,6 +63,12 @@ export interface Config {
     ttlMs: number;
     leaseMs: number;
   };
+  sequences: {
+    /** sequence.low when a type's numbers left across its active ranges fall to this. */
+    lowWatermark: number;
+    /** sequence.expiring this many days before an active range's expiry. */
+    expiryWarningDays: number;
+  };
   authority: {
     kind: AuthorityKind;
     simulatedProcessingMs: number;
@@ -332,6 +338,10 @@ function read(env: Env): { config: Config; r: Reader } {
     idempotency: {
       ttlMs: r.int('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30, 'How long Idempotency-Key responses are kept for replay.') * 3_600_000,
       leaseMs: r.int('IDEMPOTENCY_LEASE_SECONDS', 60, 1, 3600, 'How long a running request holds its Idempotency-Key before a retry may take it over.') * 1000,
+    },
+    sequences: {
+      lowWatermark: r.int('SEQUENCE_LOW_WATERMARK', 100, 0, 1_000_000_000, 'sequence.low is sent once when the numbers left across a type\'s active eNCF ranges fall to this (again only after registering more lifts them above it).'),
+      expiryWarningDays: r.int('SEQUENCE_EXPIRY_WARNING_DAYS', 30, 1, 3650, 'sequence.expiring is sent once per active eNCF range this many days before its FechaVencimientoSecuencia.'),
     },
     authority: {
       kind: r.oneOf('TAX_AUTHORITY', AUTHORITY_KINDS, 'simulator', 'Where documents are sent: simulator starts a DGII simulator inside the service (on 127.0.0.1, a free port) and talks to it with the real DGII client; dgii uses DGII\'s services.'),

@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   RNC_ALREADY_REGISTERED: { status: 409, message: 'A tenant with this RNC already exists' },
   ENCF_ALREADY_USED: { status: 409, message: 'This eNCF was already used by the tenant' },
   DOCUMENT_NOT_SIGNED: { status: 409, message: 'The document is not signed yet' },
+  ENCF_ANNULLED: { status: 409, message: 'This eNCF was annulled and can never be emitted' },
+  SEQUENCE_EXHAUSTED: { status: 409, message: 'No authorised eNCF range of this type has a number left' },
   IDEMPOTENCY_KEY_CONFLICT: { status: 409, message: 'The Idempotency-Key was already used with a different request' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still being processed' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },

@@ -39,6 +39,7 @@ const RANKS: Readonly<Record<string, number>> = {
   'idempotency/': 30,
   'maintenance/': 30,
   'receiver/': 30,
+  'sequences/': 30,
   'system/': 30,
   'webhooks/': 30,
   // what wires them

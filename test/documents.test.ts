@@ -15,17 +15,18 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 
 describe('emit', () => {
   test('emit answers 202 recibido with a UUID v4 and the next eNCF of the sequence', async () => {
+    // CerteCF: a type with no registered range is numbered implicitly from 1 (in eCF it needs a range).
     const a = await newTenant(t.url);
     const api = client(t.url, { 'x-api-key': a.apiKey });
-    const res = await api.post('/eCF/documentos-ecf', { json: ecfFor(a.rnc, 31) });
+    const res = await api.post('/CerteCF/documentos-ecf', { json: ecfFor(a.rnc, 31) });
     assert.equal(res.status, 202, res.text);
     assert.match(res.body.data.internalTrackId, UUID_V4);
     assert.equal(res.body.data.encf, 'E310000000001');
     assert.equal(res.body.data.estado, 'recibido');
-    assert.equal(res.headers.get('location'), `/eCF/documentos-ecf/${res.body.data.internalTrackId}`);
-    const second = await api.post('/ecf/documentos-ecf', { json: ecfFor(a.rnc, 31) });
+    assert.equal(res.headers.get('location'), `/CerteCF/documentos-ecf/${res.body.data.internalTrackId}`);
+    const second = await api.post('/certecf/documentos-ecf', { json: ecfFor(a.rnc, 31) });
     assert.equal(second.body.data.encf, 'E310000000002');
-    const otherType = await api.post('/eCF/documentos-ecf', { json: ecfFor(a.rnc, 32) });
+    const otherType = await api.post('/CerteCF/documentos-ecf', { json: ecfFor(a.rnc, 32) });
     assert.equal(otherType.body.data.encf, 'E320000000001', 'one sequence per type');
     const otherEnv = await api.post('/TesteCF/documentos-ecf', { json: ecfFor(a.rnc, 31) });
     assert.equal(otherEnv.body.data.encf, 'E310000000001', 'one sequence per environment');

@@ -55,7 +55,26 @@ export interface PriorSubmission {
   estado: string | null;
 }
 
+/** A signed ANECF to send. */
+export interface AnnulmentSubmission {
+  tenantId: number;
+  environment: Environment;
+  rncEmisor: string;
+  /** The first number annulled, which names the upload. */
+  firstEncf: string;
+  signedXml: string;
+}
+
+/** DGII's answer to an annulment: it decides at once. */
+export interface AnnulmentVerdict {
+  estado: 'aceptado' | 'rechazado';
+  dgiiCode: string | null;
+  dgiiMessage: string | null;
+}
+
 export interface TaxAuthority {
+  /** Sends an ANECF; an answer that is neither acceptance nor rejection is a PermanentAuthorityError. */
+  annul(annulment: AnnulmentSubmission, signal: AbortSignal): Promise<AnnulmentVerdict>;
   submit(submission: Submission, signal: AbortSignal): Promise<SubmitResult>;
   status(query: StatusQuery, signal: AbortSignal): Promise<StatusResult>;
   /**

@@ -17,6 +17,8 @@ export interface Candidate {
 export interface Ledger {
   /** Whether (environment, emisor, eNCF) was already accepted. */
   accepted(environment: string, rncEmisor: string, encf: string): boolean;
+  /** Whether (environment, emisor, eNCF) lies in an accepted annulment (ANECF). */
+  annulled(environment: string, rncEmisor: string, encf: string): boolean;
 }
 
 const ACCEPTED: Verdict = { estado: 'aceptado', dgiiCode: '0', dgiiMessage: 'Aceptado' };
@@ -32,6 +34,10 @@ const RULES: { check: (c: Candidate, ledger: Ledger, today: string) => boolean; 
   {
     check: (c, ledger) => ledger.accepted(c.environment, c.rncEmisor, c.encf),
     verdict: { estado: 'rechazado', dgiiCode: '4', dgiiMessage: 'El eNCF ya fue utilizado por este emisor' },
+  },
+  {
+    check: (c, ledger) => ledger.annulled(c.environment, c.rncEmisor, c.encf),
+    verdict: { estado: 'rechazado', dgiiCode: '8', dgiiMessage: 'El eNCF fue anulado por el emisor' },
   },
   {
     check: (c, _l, today) => c.fechaEmision > today,

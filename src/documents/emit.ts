@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable, Sql, Tx } from '../db/connect.ts';
-import { SequenceExhaustedError, type SequenceBatcher } from './numbering.ts';
+import { SequenceExhaustedError, type SequenceBatcher, type Sequence } from './numbering.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Environment } from '../environments.ts';
-import { AppError } from '../errors.ts';
+import { AppError, validationError } from '../errors.ts';
+import { toDgiiDate } from '../ecf/encf.ts';
+import { ECF_TYPES, isEcfTipo } from '../ecf/ecf-types.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import { insertJob } from '../queue/queries.ts';
 import { insertDocument, type DocumentRow } from './queries.ts';
@@ -13,8 +15,12 @@ import { dgiiToIsoDate } from './views.ts';
 
 const ENCF_CONSTRAINT = 'documents_encf_key';
 
-/** The normalised ECF with eNCF placed right after TipoeCF, where the XSD wants it. */
-function withEncf(ecf: EcfObject, encf: string): EcfObject {
+/**
+ * The normalised ECF with eNCF placed right after TipoeCF, where the XSD wants it, and the
+ * range's expiry as FechaVencimientoSecuencia when the body left it out (the XML builder
+ * orders elements by the XSD). A body value that differs from the range's is 422.
+ */
+function withEncf(ecf: EcfObject, tipo: number, encf: string, fechaVencimiento: string | null): EcfObject {
   const encabezado = ecf.Encabezado as EcfObject;
   const idDoc: Record<string, EcfObject[string]> = {};
   for (const [k, v] of Object.entries(encabezado.IdDoc as EcfObject)) {
@@ -22,8 +28,21 @@ function withEncf(ecf: EcfObject, encf: string): EcfObject {
     idDoc[k] = v;
     if (k === 'TipoeCF') idDoc.eNCF = encf;
   }
+  if (fechaVencimiento !== null) {
+    const expected = toDgiiDate(fechaVencimiento);
+    const given = idDoc.FechaVencimientoSecuencia;
+    if (given !== undefined && given !== expected) {
+      throw validationError([{ path: 'ECF.Encabezado.IdDoc.FechaVencimientoSecuencia', message: `must be ${expected}, the expiry of the registered range of ${encf} (or be left out)` }], 'The e-CF is not valid');
+    }
+    idDoc.FechaVencimientoSecuencia = expected;
+  } else if (isEcfTipo(tipo) && ECF_TYPES[tipo].sequenceExpires && idDoc.FechaVencimientoSecuencia === undefined) {
+    throw validationError([{ path: 'ECF.Encabezado.IdDoc.FechaVencimientoSecuencia', message: `is required: no registered range of type ${tipo} gives it (POST /{env}/secuencias)` }], 'The e-CF is not valid');
+  }
   return { ...ecf, Encabezado: { ...encabezado, IdDoc: idDoc } };
 }
+
+/** How an eNCF the client chose is checked against the registered ranges (SequenceService.spendExplicit). */
+export type ExplicitSpend = (tx: Queryable, sequence: Sequence, encf: string) => Promise<{ fechaVencimiento: string | null } | null>;
 
 export interface EmitInput {
   tenantId: number;
@@ -37,7 +56,7 @@ export interface EmitInput {
  * own writes, such as the idempotent response, to it).
  *
  * Numbering: with eNCF omitted the next number of the (tenant, environment, type)
- * sequence is taken under that sequence row's lock, so concurrent emits queue on it and
+ * ranges (or implicit sequence) is taken under their rows' locks, so concurrent emits queue on it and
  * a rolled-back emit gives its number back: no gaps, no duplicates (numbering.ts batches
  * them so they share commits). Numbers the tenant used explicitly are skipped. An
  * explicit eNCF already used is 409.
@@ -45,12 +64,13 @@ export interface EmitInput {
 export async function emitDocument(
   sql: Sql,
   batcher: SequenceBatcher,
+  spendExplicit: ExplicitSpend,
   outbox: EventOutbox,
   input: EmitInput,
   inTransaction: (tx: Queryable, doc: DocumentRow) => Promise<void>,
 ): Promise<DocumentRow> {
   const { tenantId, environment, document } = input;
-  const write = async (tx: Tx, encf: string): Promise<DocumentRow> => {
+  const write = async (tx: Tx, encf: string, fechaVencimiento: string | null): Promise<DocumentRow> => {
     const doc = await insertDocument(tx, {
       id: randomUUID(),
       tenantId,
@@ -61,7 +81,7 @@ export async function emitDocument(
       rncComprador: document.RNCComprador ?? null,
       fechaEmision: dgiiToIsoDate(document.FechaEmision),
       montoTotal: document.MontoTotal,
-      ecf: withEncf(document.ecf, encf),
+      ecf: withEncf(document.ecf, document.tipo, encf, fechaVencimiento),
     });
     // Independent writes go out together: the driver pipelines them on the connection.
     await Promise.all([
@@ -74,7 +94,10 @@ export async function emitDocument(
   const explicit = document.eNCF;
   if (explicit !== undefined) {
     try {
-      return await sql.begin((tx) => write(tx, explicit));
+      return await sql.begin(async (tx) => {
+        const range = await spendExplicit(tx, { tenantId, environment, tipo: document.tipo }, explicit);
+        return write(tx, explicit, range?.fechaVencimiento ?? null);
+      });
     } catch (err) {
       if (isUniqueViolation(err, ENCF_CONSTRAINT)) throw new AppError('ENCF_ALREADY_USED', `The eNCF ${explicit} was already used in ${environment}`);
       throw err;
@@ -84,7 +107,7 @@ export async function emitDocument(
     try {
       return await batcher.run({ tenantId, environment, tipo: document.tipo }, write);
     } catch (err) {
-      if (err instanceof SequenceExhaustedError) throw new AppError('CONFLICT', err.message);
+      if (err instanceof SequenceExhaustedError) throw new AppError('SEQUENCE_EXHAUSTED', err.message);
       // A number chosen while another emit stored it explicitly: the retry skips it.
       if (!isUniqueViolation(err, ENCF_CONSTRAINT) || attempt >= 3) throw err;
     }

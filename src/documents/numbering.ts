@@ -1,5 +1,6 @@
-import type { Sql, Tx } from '../db/connect.ts';
+import type { Queryable, Sql, Tx } from '../db/connect.ts';
 import type { Environment } from '../environments.ts';
+import { formatEncf, MAX_ENCF_NUMBER } from '../ecf/encf.ts';
 import { takeSequenceRange, usedEncfs } from './queries.ts';
 
 // Group commit for gap-free numbering.
@@ -14,6 +15,10 @@ import { takeSequenceRange, usedEncfs } from './queries.ts';
 // The batch commits all its documents and numbers or none, so there is never a gap. When
 // anything in it fails, it is rolled back and each document is retried on its own, so a
 // failing document only fails itself. Different sequences never wait on each other.
+//
+// Where the numbers come from: the tenant's authorised ranges of the type (src/sequences/),
+// or, in TesteCF and CerteCF while the type has no range registered, the implicit sequence
+// from 1 (encf_sequences) that came before ranges.
 
 export interface Sequence {
   tenantId: number;
@@ -21,13 +26,19 @@ export interface Sequence {
   tipo: number;
 }
 
-export const MAX_SEQUENCE = 9_999_999_999;
+export const MAX_SEQUENCE = MAX_ENCF_NUMBER;
+export { formatEncf };
 
-export function formatEncf(tipo: number, n: number): string {
-  return `E${tipo}${String(n).padStart(10, '0')}`;
+/** A number of a registered range and that range's expiry (yyyy-MM-dd, null for 32 and 34). */
+export interface Numbered {
+  encf: string;
+  fechaVencimiento: string | null;
 }
 
-type Work = (tx: Tx, encf: string) => Promise<unknown>;
+/** The registered ranges (SequenceService.take): null when the type numbers implicitly. */
+export type RangeSource = (tx: Queryable, sequence: Sequence, count: number) => Promise<Numbered[] | null>;
+
+type Work = (tx: Tx, encf: string, fechaVencimiento: string | null) => Promise<unknown>;
 
 interface Waiting {
   work: Work;
@@ -44,13 +55,16 @@ export class SequenceBatcher {
   private readonly sql: Sql;
   private readonly maxBatch: number;
 
-  constructor(sql: Sql, maxBatch = 64) {
+  private readonly ranges: RangeSource;
+
+  constructor(sql: Sql, maxBatch = 64, ranges: RangeSource = async () => null) {
     this.sql = sql;
     this.maxBatch = maxBatch;
+    this.ranges = ranges;
   }
 
   /** Runs `work` with the next eNCF of `sequence`, in a transaction shared with other emits of it. */
-  run<T>(sequence: Sequence, work: (tx: Tx, encf: string) => Promise<T>): Promise<T> {
+  run<T>(sequence: Sequence, work: (tx: Tx, encf: string, fechaVencimiento: string | null) => Promise<T>): Promise<T> {
     const key = `${sequence.tenantId}|${sequence.environment}|${sequence.tipo}`;
     return new Promise<T>((resolve, reject) => {
       const waiting: Waiting = { work, resolve: resolve as (v: unknown) => void, reject };
@@ -97,8 +111,8 @@ export class SequenceBatcher {
    */
   private async transaction(sequence: Sequence, batch: Waiting[]): Promise<unknown[]> {
     const values = await this.sql.begin(async (tx) => {
-      const encfs = await this.takeNumbers(tx, sequence, batch.length);
-      const settled = await Promise.allSettled(batch.map((w, i) => w.work(tx, encfs[i] as string)));
+      const numbers = (await this.ranges(tx, sequence, batch.length)) ?? (await this.takeNumbers(tx, sequence, batch.length)).map((encf) => ({ encf, fechaVencimiento: null }));
+      const settled = await Promise.allSettled(batch.map((w, i) => w.work(tx, numbers[i]?.encf as string, numbers[i]?.fechaVencimiento ?? null)));
       const failed = settled.find((s) => s.status === 'rejected');
       if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
       return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
@@ -106,7 +120,7 @@ export class SequenceBatcher {
     return values as unknown[];
   }
 
-  /** `count` unused eNCFs: the next numbers, skipping those the tenant gave explicitly. */
+  /** `count` unused eNCFs of the implicit sequence: the next numbers, skipping those the tenant gave explicitly. */
   private async takeNumbers(tx: Tx, s: Sequence, count: number): Promise<string[]> {
     const out: string[] = [];
     while (out.length < count) {

@@ -169,3 +169,35 @@ export async function listDocuments(sql: Queryable, f: ListFilter): Promise<Docu
       ${whereEqual(sql, { estado: f.estado, tipo: f.tipo, encf: f.encf })}
       ${issuedPage(sql, f)}`;
 }
+
+/** How many documents of the tenant use an eNCF from `from` to `to` (eNCFs of one type compare as text). */
+export async function countDocumentsIn(sql: Queryable, tenantId: number, environment: Environment, from: string, to: string): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from documents
+    where tenant_id = ${tenantId} and environment = ${environment} and encf >= ${from} and encf <= ${to}`;
+  return row?.n ?? 0;
+}
+
+/** The lowest-numbered document from `from` to `to` that is not in `estado`, if any. */
+export async function firstDocumentNotIn(sql: Queryable, tenantId: number, environment: Environment, from: string, to: string, estado: Estado): Promise<{ encf: string; estado: Estado } | undefined> {
+  const [row] = await sql<{ encf: string; estado: Estado }[]>`
+    select encf, estado from documents
+    where tenant_id = ${tenantId} and environment = ${environment} and encf >= ${from} and encf <= ${to} and estado <> ${estado}
+    order by encf limit 1`;
+  return row;
+}
+
+/** The documents from `from` to `to`, lowest number first (at most `limit`). */
+export async function documentsIn(sql: Queryable, tenantId: number, environment: Environment, from: string, to: string, limit: number): Promise<DocumentRow[]> {
+  return sql<DocumentRow[]>`
+    select ${sql.unsafe(COLUMNS)} from documents
+    where tenant_id = ${tenantId} and environment = ${environment} and encf >= ${from} and encf <= ${to}
+    order by encf limit ${limit}`;
+}
+
+/** Forgets the signature of a document in error, so its resubmission is signed anew. */
+export async function clearSignature(sql: Queryable, id: string): Promise<void> {
+  await sql`
+    update documents set signed_xml = null, rfce_xml = null, security_code = null, timbre_url = null, fecha_hora_firma = null, updated_at = now()
+    where id = ${id}`;
+}

@@ -2,7 +2,7 @@ import { S, type Schema } from '../http/openapi.ts';
 import { ECF_TIPOS } from '../ecf/ecf-types.ts';
 import { ESTADO_NAMES } from '../ecf/states.ts';
 
-export const ESTADO: Schema = S.string({ enum: ESTADO_NAMES, description: 'recibido → en_proceso → aceptado | aceptado_condicional | rechazado; error when it could not be sent or no verdict came.' });
+export const ESTADO: Schema = S.string({ enum: ESTADO_NAMES, description: 'recibido → en_proceso → aceptado | aceptado_condicional | rechazado; error when it could not be sent or no verdict came. A document in error goes back to recibido when resubmitted (POST …/reenviar) and becomes anulado (final) when DGII accepts an annulment of its eNCF.' });
 
 export const EMITTED: Schema = S.object({
   internalTrackId: S.uuid(),
@@ -49,7 +49,7 @@ export const ECF_BODY: Schema = {
   type: 'object',
   required: ['ECF'],
   additionalProperties: false,
-  description: 'The e-CF as JSON mirroring DGII\'s XML: element names unchanged, repeated elements as arrays, amounts as numbers or numeric strings, dates dd-MM-yyyy. eNCF may be omitted: the next number of the tenant\'s sequence for that type and environment is assigned. FechaHoraFirma and the signature are added by the service.',
+  description: 'The e-CF as JSON mirroring DGII\'s XML: element names unchanged, repeated elements as arrays, amounts as numbers or numeric strings, dates dd-MM-yyyy. eNCF may be omitted: the next number of the tenant\'s active authorised range of that type that expires first is assigned (GET /{env}/secuencias), and IdDoc.FechaVencimientoSecuencia is filled from that range when omitted (a different value is 422). In TesteCF and CerteCF a type with no range registered yet is numbered implicitly from 1. A given eNCF must lie in a registered, unexpired range of the type (422) and not be annulled (409 ENCF_ANNULLED). FechaHoraFirma and the signature are added by the service.',
   properties: {
     ECF: {
       type: 'object',

@@ -5,7 +5,12 @@ import type { EventOutbox } from '../events/outbox.ts';
 import { toPage } from '../lib/page.ts';
 import { emitDocument } from './emit.ts';
 import { SequenceBatcher } from './numbering.ts';
-import { documentHistory, findDocument, findSignedXml, listDocuments, type DocumentRow, type ListFilter } from './queries.ts';
+import {
+  clearSignature, countDocumentsIn, documentHistory, findDocument, findSignedXml, listDocuments, usedEncfs, type DocumentRow, type ListFilter,
+} from './queries.ts';
+import { insertJob } from '../queue/queries.ts';
+import type { DocumentUsage, SequenceService } from '../sequences/service.ts';
+import { transition } from './transitions.ts';
 import { validateEcf } from '../ecf/validation/validate-ecf.ts';
 import { printDocument, type PrintedPdf, type PrintFormat } from '../ecf/print/index.ts';
 import { documentDetail, documentSummary, type DocumentSummary } from './views.ts';
@@ -20,6 +25,12 @@ export function emittedView(row: DocumentRow) {
   return { internalTrackId: s.internalTrackId, encf: s.encf, estado: s.estado, tipo: s.tipo, environment: s.environment, fechaEmision: s.fechaEmision, montoTotal: s.montoTotal, createdAt: s.createdAt };
 }
 
+/** What the sequences feature needs to know of the eNCFs documents use (app.ts hands it down). */
+export const documentUsage: DocumentUsage = {
+  used: usedEncfs,
+  count: countDocumentsIn,
+};
+
 /** Emission and reading of documents; knows nothing of HTTP. */
 export class DocumentService {
   /** A tenant's RNC never changes, so it is looked up once per process. */
@@ -32,13 +43,15 @@ export class DocumentService {
   private readonly onQueued: () => void;
   /** The tenant's RNC (the identity service's), read once per tenant. */
   private readonly findRnc: (tenantId: number) => Promise<string | undefined>;
+  private readonly sequences: SequenceService;
 
-  constructor(sql: Sql, outbox: EventOutbox, onQueued: () => void, findRnc: (tenantId: number) => Promise<string | undefined>) {
+  constructor(sql: Sql, outbox: EventOutbox, onQueued: () => void, findRnc: (tenantId: number) => Promise<string | undefined>, sequences: SequenceService) {
     this.sql = sql;
     this.outbox = outbox;
     this.onQueued = onQueued;
     this.findRnc = findRnc;
-    this.batcher = new SequenceBatcher(sql);
+    this.sequences = sequences;
+    this.batcher = new SequenceBatcher(sql, 64, (tx, key, count) => sequences.take(tx, key, count));
   }
 
   /** Validates and stores a document; 422 with every problem when it is not valid. */
@@ -51,9 +64,35 @@ export class DocumentService {
     if (result.document.RNCEmisor !== rnc) {
       throw validationError([{ path: 'ECF.Encabezado.Emisor.RNCEmisor', message: `must be the RNC of this account (${rnc})` }], 'The e-CF is not valid');
     }
-    const row = await emitDocument(this.sql, this.batcher, this.outbox, { tenantId, environment, document: result.document }, (tx, doc) => inTransaction(tx, emittedView(doc)));
+    const spend = (tx: Queryable, key: { tenantId: number; environment: Environment; tipo: number }, encf: string) => this.sequences.spendExplicit(tx, key, encf);
+    const row = await emitDocument(this.sql, this.batcher, spend, this.outbox, { tenantId, environment, document: result.document }, (tx, doc) => inTransaction(tx, emittedView(doc)));
     this.onQueued();
     return { row, view: emittedView(row) };
+  }
+
+  /**
+   * Sends a document in `error` again with the same eNCF: back to `recibido` (a history entry
+   * and an ecf.status_update saying so), its signature forgotten so the submission signs it
+   * anew with the current certificate. 409 from any other state, or while an annulment holds it.
+   */
+  async resubmit(tenantId: number, environment: Environment, id: string, inTransaction: (tx: Queryable, view: ReturnType<typeof emittedView>) => Promise<void>): Promise<ReturnType<typeof emittedView>> {
+    const view = await this.sql.begin(async (tx) => {
+      const doc = await findDocument(tx, tenantId, environment, id);
+      if (doc === undefined) throw notFound('Document');
+      if (doc.estado !== 'error') throw new AppError('CONFLICT', `Only a document in error can be resubmitted; this one is ${doc.estado}`);
+      if (await this.sequences.isAnnulled(tx, { tenantId, environment, tipo: doc.tipo }, doc.encf)) {
+        throw new AppError('ENCF_ANNULLED', `The eNCF ${doc.encf} is in an annulment; it cannot be sent again`);
+      }
+      await clearSignature(tx, doc.id);
+      const moved = await transition(tx, this.outbox, doc, 'recibido', { dgiiCode: null, dgiiMessage: null, detail: 'Resubmitted (POST …/reenviar): same eNCF, signed anew with the current certificate' });
+      if (moved === undefined) throw new AppError('CONFLICT', 'The document changed state meanwhile; read it again');
+      await insertJob(tx, { kind: 'document.submit', payload: { documentId: doc.id } });
+      const shown = emittedView(moved);
+      await inTransaction(tx, shown);
+      return shown;
+    });
+    this.onQueued();
+    return view;
   }
 
   private async tenantRnc(tenantId: number): Promise<string> {
@@ -63,6 +102,11 @@ export class DocumentService {
       this.rncs.set(tenantId, rnc);
     }
     return rnc;
+  }
+
+  /** The tenant's RNC, for other features' documents (the annulments). */
+  rncOf(tenantId: number): Promise<string> {
+    return this.tenantRnc(tenantId);
   }
 
   async get(tenantId: number, environment: Environment, id: string) {

@@ -8,8 +8,12 @@
 //                                                             refused, or the retry budget ran out)
 //   en_proceso  aceptado | aceptado_condicional | rechazado   the status query gave a verdict
 //   en_proceso  error                                         no verdict before DGII_POLL_TIMEOUT_MS
+//   error       recibido                                      the tenant resubmitted it (POST …/reenviar):
+//                                                             same eNCF, signed anew
+//   error       anulado                                       DGII accepted an annulment (ANECF) of its eNCF
 //
-// Final states never change. Each transition writes one history row and one
+// Final states never change, except `error`, which the tenant moves on by resubmitting or
+// annulling the document; `anulado` is final. Each transition writes one history row and one
 // ecf.status_update event in the same transaction.
 export const ESTADOS = {
   recibido: { final: false, next: ['en_proceso', 'aceptado', 'aceptado_condicional', 'rechazado', 'error'] },
@@ -17,7 +21,8 @@ export const ESTADOS = {
   aceptado: { final: true, next: [] },
   aceptado_condicional: { final: true, next: [] },
   rechazado: { final: true, next: [] },
-  error: { final: true, next: [] },
+  error: { final: true, next: ['recibido', 'anulado'] },
+  anulado: { final: true, next: [] },
 } as const satisfies Record<string, { final: boolean; next: readonly string[] }>;
 
 export type Estado = keyof typeof ESTADOS;

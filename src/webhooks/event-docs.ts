@@ -25,6 +25,18 @@ const EVENTS = {
     summary: 'An e-CF from another taxpayer was received',
     description: 'Sent when another taxpayer\'s e-CF addressed to this tenant was accepted by the receiver endpoints (ARECF Estado 0). GET /{env}/documentos-recibidos/{id} has the whole document.',
   },
+  'sequence.low': {
+    operationId: 'sequenceLowWebhook',
+    schema: 'SequenceLowEvent',
+    summary: 'A type is running out of authorised eNCF numbers',
+    description: 'Sent once when the numbers left across a type\'s active ranges (GET /{env}/secuencias) fall to SEQUENCE_LOW_WATERMARK or below, by an emit, an explicit eNCF or an annulment. It is not sent again for that type and environment until registering a range (or a rejected annulment) lifts the count above the watermark.',
+  },
+  'sequence.expiring': {
+    operationId: 'sequenceExpiringWebhook',
+    schema: 'SequenceExpiringEvent',
+    summary: 'An authorised eNCF range is about to expire',
+    description: 'Sent once per active range (numbers left) when its FechaVencimientoSecuencia is SEQUENCE_EXPIRY_WARNING_DAYS days away or less: checked when a range is registered and hourly by a background job. Types 32 and 34 never expire.',
+  },
 } as const satisfies Record<EventKind, { operationId: string; schema: string; summary: string; description: string }>;
 
 function duration(ms: number): string {

@@ -12,7 +12,7 @@ export const SETTINGS: Schema = S.object({
 
 /** What a delivery is about, from its event's payload: which fields depends on the event. */
 export const DELIVERY_SUBJECT: Schema = {
-  description: 'What the delivery is about, copied from its payload: for ecf.status_update the document and the estado it reached; for ecf.received the received e-CF and its emisor (razonSocialEmisor when the payload has one); null for webhook.test.',
+  description: 'What the delivery is about, copied from its payload: for ecf.status_update the document and the estado it reached; for ecf.received the received e-CF and its emisor (razonSocialEmisor when the payload has one); null for webhook.test, sequence.low and sequence.expiring.',
   oneOf: [
     S.object({ encf: S.string(), estado: S.string({ enum: [...ESTADO_NAMES] }), internalTrackId: S.uuid() }),
     S.object({ encf: S.string(), rncEmisor: S.string(), razonSocialEmisor: S.string() }, ['encf', 'rncEmisor']),

@@ -12,6 +12,7 @@ export const ESTADOS = {
     aceptado_condicional: { label: 'Aceptado condicional', tone: 'warn', final: true },
     rechazado: { label: 'Rechazado', tone: 'bad', final: true },
     error: { label: 'Error', tone: 'bad', final: true },
+    anulado: { label: 'Anulado', tone: 'neutral', final: true },
 };
 export const TIPOS = {
     31: 'Crédito Fiscal',
@@ -41,6 +42,20 @@ export const EVENTS = {
     'ecf.status_update': 'Cambio de estado de un e-CF',
     'webhook.test': 'Prueba de webhook',
     'ecf.received': 'e-CF recibido',
+    'sequence.low': 'Secuencia por agotarse',
+    'sequence.expiring': 'Secuencia por vencer',
+};
+export const RANGE_ESTADOS = {
+    activa: { label: 'Activa', tone: 'ok' },
+    agotada: { label: 'Agotada', tone: 'neutral' },
+    vencida: { label: 'Vencida', tone: 'warn' },
+    anulada: { label: 'Anulada', tone: 'neutral' },
+};
+export const ANNULMENT_ESTADOS = {
+    recibido: { label: 'Recibida', tone: 'info' },
+    aceptado: { label: 'Aceptada', tone: 'ok' },
+    rechazado: { label: 'Rechazada', tone: 'bad' },
+    error: { label: 'Error', tone: 'bad' },
 };
 export const DEFAULT_KEY_NAME = { server: 'Default key', shown: 'Clave inicial' };
 export const PAGE_SIZES = [10, 25, 50, 100];

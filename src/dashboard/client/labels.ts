@@ -20,6 +20,7 @@ export const ESTADOS = {
   aceptado_condicional: { label: 'Aceptado condicional', tone: 'warn', final: true },
   rechazado: { label: 'Rechazado', tone: 'bad', final: true },
   error: { label: 'Error', tone: 'bad', final: true },
+  anulado: { label: 'Anulado', tone: 'neutral', final: true },
 } as const satisfies Record<string, { label: string; tone: Tone; final: boolean }>;
 
 export type Estado = keyof typeof ESTADOS;
@@ -58,7 +59,25 @@ export const EVENTS = {
   'ecf.status_update': 'Cambio de estado de un e-CF',
   'webhook.test': 'Prueba de webhook',
   'ecf.received': 'e-CF recibido',
+  'sequence.low': 'Secuencia por agotarse',
+  'sequence.expiring': 'Secuencia por vencer',
 } as const;
+
+/** The `estado` of an authorised eNCF range (src/sequences/views.ts). */
+export const RANGE_ESTADOS = {
+  activa: { label: 'Activa', tone: 'ok' },
+  agotada: { label: 'Agotada', tone: 'neutral' },
+  vencida: { label: 'Vencida', tone: 'warn' },
+  anulada: { label: 'Anulada', tone: 'neutral' },
+} as const satisfies Record<string, { label: string; tone: Tone }>;
+
+/** The `estado` of an annulment (ANECF). */
+export const ANNULMENT_ESTADOS = {
+  recibido: { label: 'Recibida', tone: 'info' },
+  aceptado: { label: 'Aceptada', tone: 'ok' },
+  rechazado: { label: 'Rechazada', tone: 'bad' },
+  error: { label: 'Error', tone: 'bad' },
+} as const satisfies Record<string, { label: string; tone: Tone }>;
 
 /** The name the service gives the first API key of a tenant (src/auth/identity.ts), as the page shows it. */
 export const DEFAULT_KEY_NAME = { server: 'Default key', shown: 'Clave inicial' } as const;

@@ -184,3 +184,26 @@ export function errorText(body: unknown, raw: string): string | null {
   if (body === undefined && raw.trim() !== '' && !raw.trimStart().startsWith('<')) return clip(raw);
   return null;
 }
+
+/**
+ * The "Anulación rangos" answer. DGII documents it as `{ codigo, estado, mensaje }`; libraries
+ * that call it read `{ rnc, codigo, nombre, mensajes: [string] }`. Both are read: `estado` (or
+ * `nombre`) carries DGII's word ("Aceptado", "Rechazado"), messages come from any of the forms.
+ */
+export interface AnulacionAnswer {
+  codigo: string | null;
+  estado: string | null;
+  mensajes: string[];
+}
+
+export function readAnulacionAnswer(body: unknown): AnulacionAnswer | null {
+  if (!isObject(body)) return null;
+  const mensajes = readMessages(field(body, 'mensajes')).map((m) => m.valor).filter((v) => v !== '');
+  const single = nonEmpty(field(body, 'mensaje'));
+  if (single !== null) mensajes.push(single);
+  return {
+    codigo: codeText(field(body, 'codigo')),
+    estado: nonEmpty(field(body, 'estado')) ?? nonEmpty(field(body, 'nombre')),
+    mensajes: mensajes.map(clip),
+  };
+}

@@ -10,6 +10,8 @@ import {
   readRfceAnswer,
   readTokenAnswer,
   readTrackIdsAnswer,
+  readAnulacionAnswer,
+  type AnulacionAnswer,
   type RecepcionAnswer,
   type RfceAnswer,
   type TokenAnswer,
@@ -224,6 +226,19 @@ export class DgiiClient {
     const result = readTrackIdsAnswer(answer.json);
     if ('problem' in result) throw new TransientAuthorityError(`DGII's answer while ${purpose} is not a list of submissions: ${result.problem}`);
     return result.entries;
+  }
+
+  /**
+   * Uploads a signed ANECF to "Anulación rangos"; DGII answers at once. An answer that is not
+   * JSON of the documented shape is transient (retried); DGII refusing the upload is permanent.
+   */
+  async sendAnnulment(tenantId: number, environment: Environment, file: XmlUpload, signal: AbortSignal): Promise<AnulacionAnswer> {
+    const purpose = `sending the annulment ${file.fileName}`;
+    const answer = await this.authorized(tenantId, environment, signal, this.upload(this.url(environment, 'anulacion'), purpose, file));
+    if (answer.status !== 200) throw failure(answer, purpose);
+    const result = readAnulacionAnswer(answer.json);
+    if (result === null) throw new TransientAuthorityError(`DGII's answer while ${purpose} is not JSON with a codigo or estado`);
+    return result;
   }
 
   /** The processing status of an uploaded e-CF. */

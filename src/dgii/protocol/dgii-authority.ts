@@ -1,10 +1,10 @@
 import type { FinalEstado } from '../../ecf/states.ts';
-import type { PriorSubmission, StatusQuery, StatusResult, Submission, SubmissionsQuery, SubmitResult, SummaryQuery, TaxAuthority, Verdict } from '../authority.ts';
-import { TransientAuthorityError } from '../authority.ts';
+import type { AnnulmentSubmission, AnnulmentVerdict, PriorSubmission, StatusQuery, StatusResult, Submission, SubmissionsQuery, SubmitResult, SummaryQuery, TaxAuthority, Verdict } from '../authority.ts';
+import { PermanentAuthorityError, TransientAuthorityError } from '../authority.ts';
 import { parseDgiiDateTime } from '../../ecf/xml/dgii-time.ts';
 import type { RfceAnswer } from './answers.ts';
 import type { DgiiClient } from './client.ts';
-import { documentFileName, type EstadoCode } from './paths.ts';
+import { annulmentFileName, documentFileName, type EstadoCode } from './paths.ts';
 
 // The TaxAuthority port over DGII's HTTP protocol. Type 32 documents under the RFCE
 // threshold travel as their summary and get a verdict at once; everything else is queued
@@ -59,6 +59,15 @@ export class DgiiAuthority implements TaxAuthority {
     }
     const answer = await this.client.sendEcf(s.tenantId, s.environment, { fileName, xml: s.signedXml }, signal);
     return { kind: 'queued', trackId: answer.trackId };
+  }
+
+  async annul(a: AnnulmentSubmission, signal: AbortSignal): Promise<AnnulmentVerdict> {
+    const answer = await this.client.sendAnnulment(a.tenantId, a.environment, { fileName: annulmentFileName(a.rncEmisor, a.firstEncf), xml: a.signedXml }, signal);
+    const word = answer.estado ?? '';
+    const message = answer.mensajes.length > 0 ? answer.mensajes.join('; ') : (answer.estado ?? null);
+    if (/rechaz/i.test(word)) return { estado: 'rechazado', dgiiCode: answer.codigo, dgiiMessage: message };
+    if (/acept|exitos|anulad/i.test(word)) return { estado: 'aceptado', dgiiCode: answer.codigo, dgiiMessage: message };
+    throw new PermanentAuthorityError(`DGII answered the annulment with neither Aceptado nor Rechazado (codigo ${answer.codigo ?? 'none'}, estado ${answer.estado ?? 'none'}${message === null ? '' : `: ${message}`})`, answer.codigo);
   }
 
   async findSubmissions(q: SubmissionsQuery, signal: AbortSignal): Promise<PriorSubmission[]> {

@@ -2,8 +2,8 @@
 export { DgiiClient, NO_CERTIFICATE_MESSAGE } from './client.ts';
 export type { DgiiClientOptions, DgiiCredentials, RfceQuery, XmlUpload } from './client.ts';
 export { DgiiAuthority } from './dgii-authority.ts';
-export type { DgiiMessage, EstadoAnswer, RecepcionAnswer, RfceAnswer, TokenAnswer, TrackIdEntry } from './answers.ts';
+export type { AnulacionAnswer, DgiiMessage, EstadoAnswer, RecepcionAnswer, RfceAnswer, TokenAnswer, TrackIdEntry } from './answers.ts';
 export { DEFAULT_MULTIPART_LIMITS, encodeMultipartFile, findFilePart, multipartBoundary, MultipartError, parseMultipart } from './multipart.ts';
 export type { EncodedMultipart, MultipartLimits, MultipartPart } from './multipart.ts';
-export { DGII_BASE_URLS, DGII_FC_BASE_URLS, DGII_PATHS, documentFileName, ESTADO_CODES, XML_FIELD } from './paths.ts';
+export { annulmentFileName, DGII_BASE_URLS, DGII_FC_BASE_URLS, DGII_PATHS, documentFileName, ESTADO_CODES, XML_FIELD } from './paths.ts';
 export type { DgiiService, EstadoCode } from './paths.ts';

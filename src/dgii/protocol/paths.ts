@@ -18,6 +18,8 @@ export const DGII_PATHS = {
    * `?RNC_Emisor=…&ENCF=…&Cod_Seguridad_eCF=…` (the e-CF's security code).
    */
   rfceStatus: '/consultarfce/api/Consultas/Consulta',
+  /** "Anulación rangos": a signed ANECF, uploaded like an e-CF; DGII decides at once. */
+  anulacion: '/anulacionrangos/api/operaciones/anularrango',
 } as const;
 
 export type DgiiService = keyof typeof DGII_PATHS;
@@ -43,6 +45,14 @@ export type EstadoCode = keyof typeof ESTADO_CODES;
 
 export function isEstadoCode(value: number): value is EstadoCode {
   return Object.hasOwn(ESTADO_CODES, value);
+}
+
+/**
+ * The name an ANECF is uploaded under. DGII fixes {RNC}{eNCF}.xml for documents but publishes
+ * no rule for annulments; RNC, "ANECF" and the first number annulled names it uniquely.
+ */
+export function annulmentFileName(rncEmisor: string, firstEncf: string): string {
+  return `${rncEmisor}ANECF${firstEncf}.xml`;
 }
 
 /** The file name DGII expects for an uploaded document: RNCEmisor followed by the eNCF. */

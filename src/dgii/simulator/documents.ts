@@ -25,7 +25,7 @@ const PATHS = {
   securityCode: ['Encabezado', 'CodigoSeguridadeCF'],
 } as const;
 
-// The simulator's own message codes for its checks (verdicts.ts uses 0–5).
+// The simulator's own message codes for its checks (verdicts.ts uses 0–5 and 8).
 const REJECTIONS = {
   signature: { codigo: 6, valor: 'La firma digital del documento no es válida' },
   schema: { codigo: 7, valor: 'El documento no cumple con el esquema XSD' },

@@ -7,6 +7,7 @@ import { DGII_PATHS, type DgiiService } from '../protocol/paths.ts';
 import { seedHandler, validateSeedHandler } from './auth.ts';
 import type { Handler } from './context.ts';
 import { BodyTooLarge, errorReply, jsonReply, readBody, type Reply, send } from './http.ts';
+import { annulmentHandler } from './annulment.ts';
 import { estadoHandler, recepcionHandler, rfceHandler, rfceStatusHandler, trackIdsHandler } from './reception.ts';
 import { type SimulatorCounters, SimulatorState } from './state.ts';
 
@@ -74,6 +75,7 @@ const ROUTES: readonly Route[] = [
   { service: 'trackIds', method: 'GET', host: 'ecf', handler: trackIdsHandler },
   { service: 'rfce', method: 'POST', host: 'fc', handler: rfceHandler },
   { service: 'rfceStatus', method: 'GET', host: 'fc', handler: rfceStatusHandler },
+  { service: 'anulacion', method: 'POST', host: 'ecf', handler: annulmentHandler },
 ];
 
 const PREFIX = /^\/(fc\/)?([a-z]+)(\/.*)$/;

@@ -54,6 +54,8 @@ export class EnvironmentState {
   private readonly acceptedKeys = new Set<string>();
   private readonly summaries = new Map<string, Summary>();
   private readonly tokenTtlMs: number;
+  /** Annulled spans per `rncEmisor|tipo`. */
+  private readonly annulments = new Map<string, { desde: number; hasta: number }[]>();
 
   constructor(tokenTtlMs: number) {
     this.tokenTtlMs = tokenTtlMs;
@@ -141,6 +143,43 @@ export class EnvironmentState {
   markAccepted(rncEmisor: string, encf: string): void {
     this.acceptedKeys.add(`${rncEmisor}|${encf}`);
   }
+
+  /** The first accepted eNCF of the emisor in the span, or null. */
+  acceptedIn(rncEmisor: string, tipo: number, span: { desde: number; hasta: number }): string | null {
+    const prefix = `${rncEmisor}|E${tipo}`;
+    let first: string | null = null;
+    for (const key of this.acceptedKeys) {
+      if (!key.startsWith(prefix)) continue;
+      const encf = key.slice(rncEmisor.length + 1);
+      const n = Number(encf.slice(3));
+      if (n >= span.desde && n <= span.hasta && (first === null || encf < first)) first = encf;
+    }
+    return first;
+  }
+
+  /** The first annulled eNCF of the emisor in the span, or null. */
+  annulledIn(rncEmisor: string, tipo: number, span: { desde: number; hasta: number }): string | null {
+    const hit = (this.annulments.get(`${rncEmisor}|${tipo}`) ?? []).filter((a) => a.desde <= span.hasta && a.hasta >= span.desde);
+    if (hit.length === 0) return null;
+    const n = Math.max(span.desde, Math.min(...hit.map((a) => a.desde)));
+    return `E${tipo}${String(n).padStart(10, '0')}`;
+  }
+
+  annulledExactly(rncEmisor: string, tipo: number, span: { desde: number; hasta: number }): boolean {
+    return (this.annulments.get(`${rncEmisor}|${tipo}`) ?? []).some((a) => a.desde === span.desde && a.hasta === span.hasta);
+  }
+
+  addAnnulment(rncEmisor: string, tipo: number, span: { desde: number; hasta: number }): void {
+    const key = `${rncEmisor}|${tipo}`;
+    this.annulments.set(key, [...(this.annulments.get(key) ?? []), { ...span }]);
+  }
+
+  isAnnulled(rncEmisor: string, encf: string): boolean {
+    const m = /^E(\d{2})(\d{10})$/.exec(encf);
+    if (m === null) return false;
+    const n = Number(m[2]);
+    return this.annulledIn(rncEmisor, Number(m[1]), { desde: n, hasta: n }) !== null;
+  }
 }
 
 export interface SimulatorCounters {
@@ -151,11 +190,12 @@ export interface SimulatorCounters {
   statusQueries: number;
   trackIdQueries: number;
   summaryQueries: number;
+  annulmentsReceived: number;
 }
 
 export class SimulatorState implements Ledger {
   readonly environments: Readonly<Record<Environment, EnvironmentState>>;
-  readonly counters: SimulatorCounters = { seedsIssued: 0, tokensIssued: 0, documentsReceived: 0, summariesReceived: 0, statusQueries: 0, trackIdQueries: 0, summaryQueries: 0 };
+  readonly counters: SimulatorCounters = { seedsIssued: 0, tokensIssued: 0, documentsReceived: 0, summariesReceived: 0, statusQueries: 0, trackIdQueries: 0, summaryQueries: 0, annulmentsReceived: 0 };
 
   constructor(tokenTtlMs: number) {
     this.environments = Object.fromEntries(ENVIRONMENTS.map((e) => [e, new EnvironmentState(tokenTtlMs)])) as Record<Environment, EnvironmentState>;
@@ -164,5 +204,10 @@ export class SimulatorState implements Ledger {
   accepted(environment: string, rncEmisor: string, encf: string): boolean {
     const env = parseEnvironment(environment);
     return env !== null && this.environments[env].isAccepted(rncEmisor, encf);
+  }
+
+  annulled(environment: string, rncEmisor: string, encf: string): boolean {
+    const env = parseEnvironment(environment);
+    return env !== null && this.environments[env].isAnnulled(rncEmisor, encf);
   }
 }

@@ -10,6 +10,10 @@ export const INPUT_POLICY: Readonly<Record<string, InputPolicy>> = {
     kind: 'optional',
     why: 'when omitted the service assigns the next number of the sequence',
   },
+  'ECF.Encabezado.IdDoc.FechaVencimientoSecuencia': {
+    kind: 'optional',
+    why: 'when omitted the service takes it from the registered range the eNCF belongs to (still required for a type that has no range)',
+  },
   // Refused rather than ignored: a client sending them expects them to be used, and the
   // service can only produce them itself, at signing time.
   'ECF.FechaHoraFirma': {

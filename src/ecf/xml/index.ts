@@ -7,6 +7,8 @@ export type { TimbreParams } from './timbre.ts';
 export { buildRfceXml, RFCE_MONTO_LIMITE, sentAsRfce } from './rfce.ts';
 export { buildArecfXml, ESTADO_ACUSE, MOTIVO_NO_RECIBIDO } from './arecf.ts';
 export type { ArecfParams, MotivoNoRecibido } from './arecf.ts';
+export { ANECF_MAX_LINES, ANECF_MAX_SEQUENCES, anecfCounts, buildAnecfXml } from './anecf.ts';
+export type { AnecfLine, AnecfParams } from './anecf.ts';
 export { ecfXmlToObject } from './to-object.ts';
 export { validateAcecfXml, validateAnecfXml, validateArecfXml, validateEcfXml, validateRfceXml } from './validate.ts';
 export { documentSchema, ecfDocumentSchema } from '../schema/document-schemas.ts';
