@@ -46,6 +46,12 @@ import { ReceivedDocuments } from './receiver/received-documents.ts';
 import { receiverRoutes } from './receiver/routes.ts';
 import { RECEIVER_SCHEMAS } from './receiver/schemas.ts';
 import { SenderAuth } from './receiver/sender-auth.ts';
+import { EMPTY_DIRECTORY } from './dgii/directory.ts';
+import { buyerDeliveryJob } from './documents/buyer-delivery.ts';
+import { FeClient } from './exchange/fe-client.ts';
+import { approvalRoutes } from './receiver/approval-routes.ts';
+import { approvalSendJob, BuyerApprovals } from './receiver/buyer-approval.ts';
+import { ownDirectory } from './receiver/own-directory.ts';
 import { ReceiverService } from './receiver/service.ts';
 
 export interface Service {
@@ -92,14 +98,20 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const outbox = new EventOutbox();
     const idempotency = new IdempotencyStore(db.sql, config.idempotency, log);
     const certificates = new CertificateStore(db.sql, keys['certificates'], (file, password) => certificateParsers.parse(file, password));
+    // The simulator's directory lists this service's tenants at its public address, known once it listens.
+    let ownUrl = config.publicUrl ?? '';
+    const extras = { directoryCacheTtlMs: config.exchange.directoryCacheTtlMs, simulatedDirectory: ownDirectory(db.sql, () => ownUrl) };
     dgii = options.authority === undefined
-      ? await startTaxAuthority(config.authority, (tenantId) => certificates.credentials(tenantId), log)
-      : { authority: options.authority, simulator: null, close: async () => {} };
+      ? await startTaxAuthority(config.authority, (tenantId) => certificates.credentials(tenantId), log, extras)
+      : { authority: options.authority, simulator: null, client: null, directory: EMPTY_DIRECTORY, close: async () => {} };
     const { authority, simulator } = dgii;
     const closeAuthority = dgii.close;
+    const fe = new FeClient({ timeoutMs: config.exchange.timeoutMs, allowPrivate: config.exchange.allowPrivateNetworks });
     const documents = new DocumentService(db.sql, outbox, () => runtime.nudge(), async (tenantId) => (await identity.tenant(tenantId))?.rnc);
     const runtime: WorkerRuntime = new WorkerRuntime(db.sql, log, config.queue, {
       ...documentJobs({ sql: db.sql, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, config: config.authority, log }),
+      'document.deliver': buyerDeliveryJob({ sql: db.sql, outbox, directory: dgii.directory, fe, credentials: (tenantId, now) => certificates.credentials(tenantId, now), config: config.exchange, log }),
+      'approval.send': approvalSendJob({ sql: db.sql, directory: dgii.directory, dgii: dgii.client, fe, certificates, config: config.exchange, log }),
       'maintenance.purge': maintenanceJob({ idempotencyKeys: (batch) => idempotency.purgeExpired(batch), sessions: () => identity.purgeExpiredSessions() }, log),
     });
     const webhookSettings = new WebhookSettings(db.sql, keys['webhook-secrets'], config.webhooks);
@@ -129,6 +141,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...metricsRoutes({ metrics, token: config.metricsToken }),
       ...receiverRoutes({ receiver: new ReceiverService(db.sql, outbox, certificates, log), auth: new SenderAuth(db.sql) }),
       ...receivedDocumentRoutes(new ReceivedDocuments(db.sql)),
+      ...approvalRoutes({ approvals: new BuyerApprovals({ sql: db.sql, certificates, onQueued: () => runtime.nudge() }), idempotency }),
     ];
     for (const route of routes) router.add(route);
 
@@ -139,6 +152,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       deliveries.start();
     }
     const { url, port } = await http.listen();
+    if (ownUrl === '') ownUrl = url;
     log.info('listening', { url, database: db.kind, version: VERSION, workers: config.queue.workersEnabled, taxAuthority: options.authority === undefined ? config.authority.kind : 'custom' });
     if (config.authority.kind === 'simulator' && config.nodeEnv === 'production') log.warn('TAX_AUTHORITY=simulator: documents go to the built-in DGII simulator, not to DGII');
     return {

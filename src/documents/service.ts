@@ -5,7 +5,7 @@ import type { EventOutbox } from '../events/outbox.ts';
 import { toPage } from '../lib/page.ts';
 import { emitDocument } from './emit.ts';
 import { SequenceBatcher } from './numbering.ts';
-import { documentHistory, findDocument, findSignedXml, listDocuments, type DocumentRow, type ListFilter } from './queries.ts';
+import { documentHistory, findArecf, findDocument, findSignedXml, listDocuments, type DocumentRow, type ListFilter } from './queries.ts';
 import { validateEcf } from '../ecf/validation/validate-ecf.ts';
 import { documentDetail, documentSummary, type DocumentSummary } from './views.ts';
 
@@ -81,6 +81,15 @@ export class DocumentService {
         : 'This document is not signed yet: it is signed right before its first submission to DGII; try again shortly');
     }
     return signed.signedXml;
+  }
+
+  /** The buyer's signed ARECF; 404 for another tenant's document and while the buyer has not answered. */
+  async arecf(tenantId: number, environment: Environment, id: string): Promise<string> {
+    const row = await findDocument(this.sql, tenantId, environment, id);
+    if (row === undefined) throw notFound('Document');
+    const xml = await findArecf(this.sql, row.id);
+    if (xml === undefined) throw new AppError('NOT_FOUND', `The buyer has not acknowledged this document (receptor.estado is ${row.receptorEstado ?? 'pendiente or no_aplica'})`);
+    return xml;
   }
 
   async list(filter: Omit<ListFilter, 'limit'> & { pageSize: number }): Promise<{ items: DocumentSummary[]; nextCursor: string | null }> {

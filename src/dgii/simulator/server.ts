@@ -7,6 +7,8 @@ import { DGII_PATHS, type DgiiService } from '../protocol/paths.ts';
 import { seedHandler, validateSeedHandler } from './auth.ts';
 import type { Handler } from './context.ts';
 import { BodyTooLarge, errorReply, jsonReply, readBody, type Reply, send } from './http.ts';
+import { aprobacionHandler, consultaEstadoHandler, directoryHandler, timbreHandler } from './exchange.ts';
+import type { DirectoryEntry } from '../protocol/exchange-answers.ts';
 import { estadoHandler, recepcionHandler, rfceHandler, rfceStatusHandler, trackIdsHandler } from './reception.ts';
 import { type SimulatorCounters, SimulatorState } from './state.ts';
 
@@ -21,6 +23,8 @@ export interface DgiiSimulatorOptions {
   tokenTtlMs?: number;
   /** Largest request body read; larger ones get 413. */
   maxBodyBytes?: number;
+  /** The directory of electronic receivers (Consulta Directorio); empty when absent. */
+  directory?: (environment: Environment, rnc: string | null) => Promise<DirectoryEntry[]>;
 }
 
 /** A failure to answer with instead of the service's own answer (tests of the client). */
@@ -74,6 +78,12 @@ const ROUTES: readonly Route[] = [
   { service: 'trackIds', method: 'GET', host: 'ecf', handler: trackIdsHandler },
   { service: 'rfce', method: 'POST', host: 'fc', handler: rfceHandler },
   { service: 'rfceStatus', method: 'GET', host: 'fc', handler: rfceStatusHandler },
+  { service: 'directoryListing', method: 'GET', host: 'ecf', handler: directoryHandler(false) },
+  { service: 'directoryByRnc', method: 'GET', host: 'ecf', handler: directoryHandler(true) },
+  { service: 'consultaEstado', method: 'GET', host: 'ecf', handler: consultaEstadoHandler },
+  { service: 'aprobacionComercial', method: 'POST', host: 'ecf', handler: aprobacionHandler },
+  { service: 'timbre', method: 'GET', host: 'ecf', handler: timbreHandler },
+  { service: 'timbreFc', method: 'GET', host: 'fc', handler: timbreHandler },
 ];
 
 const PREFIX = /^\/(fc\/)?([a-z]+)(\/.*)$/;
@@ -97,6 +107,7 @@ export function createDgiiSimulator(options: DgiiSimulatorOptions): DgiiSimulato
   if (!(Number.isInteger(processingMs) && processingMs >= 0)) throw new RangeError('processingMs must be an integer >= 0');
   if (!(Number.isInteger(tokenTtlMs) && tokenTtlMs > 0)) throw new RangeError('tokenTtlMs must be a positive integer');
   const state = new SimulatorState(tokenTtlMs);
+  const directory = options.directory ?? (() => Promise.resolve([]));
   const faults: (SimulatedFault & { left: number })[] = [];
   let server: Server | null = null;
 
@@ -136,7 +147,7 @@ export function createDgiiSimulator(options: DgiiSimulatorOptions): DgiiSimulato
         return errorReply(413, `El cuerpo de la solicitud excede ${maxBodyBytes} bytes`, { connection: 'close' });
       }
     }
-    const reply = route.handler({ environment, env: state.environments[environment], state, req, url, body, now: Date.now(), processingMs, log });
+    const reply = await route.handler({ environment, env: state.environments[environment], state, req, url, body, now: Date.now(), processingMs, log, directory });
     if (fault?.holdAnswerMs !== undefined) await new Promise((r) => setTimeout(r, fault.holdAnswerMs));
     return fault?.dropAnswer === true ? null : reply;
   }

@@ -7,6 +7,8 @@ export type { TimbreParams } from './timbre.ts';
 export { buildRfceXml, RFCE_MONTO_LIMITE, sentAsRfce } from './rfce.ts';
 export { buildArecfXml, ESTADO_ACUSE, MOTIVO_NO_RECIBIDO } from './arecf.ts';
 export type { ArecfParams, MotivoNoRecibido } from './arecf.ts';
+export { buildAcecfXml } from './acecf.ts';
+export type { AcecfParams } from './acecf.ts';
 export { ecfXmlToObject } from './to-object.ts';
 export { validateAcecfXml, validateAnecfXml, validateArecfXml, validateEcfXml, validateRfceXml } from './validate.ts';
 export { documentSchema, ecfDocumentSchema } from '../schema/document-schemas.ts';
