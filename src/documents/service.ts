@@ -5,8 +5,9 @@ import type { EventOutbox } from '../events/outbox.ts';
 import { toPage } from '../lib/page.ts';
 import { emitDocument } from './emit.ts';
 import { SequenceBatcher } from './numbering.ts';
-import { documentHistory, findArecf, findDocument, findSignedXml, listDocuments, type DocumentRow, type ListFilter } from './queries.ts';
+import { documentHistory, findArecf, findByEncf, findDocument, findSignedXml, listDocuments, type DocumentRow, type ListFilter } from './queries.ts';
 import { validateEcf } from '../ecf/validation/validate-ecf.ts';
+import type { EcfObject } from '../ecf/types.ts';
 import { documentDetail, documentSummary, type DocumentSummary } from './views.ts';
 
 export interface EmitResult {
@@ -50,9 +51,27 @@ export class DocumentService {
     if (result.document.RNCEmisor !== rnc) {
       throw validationError([{ path: 'ECF.Encabezado.Emisor.RNCEmisor', message: `must be the RNC of this account (${rnc})` }], 'The e-CF is not valid');
     }
+    await this.checkModifiedEcf(tenantId, environment, result.document.tipo, result.document.ecf);
     const row = await emitDocument(this.sql, this.batcher, this.outbox, { tenantId, environment, document: result.document }, (tx, doc) => inTransaction(tx, emittedView(doc)));
     this.onQueued();
     return { row, view: emittedView(row) };
+  }
+
+  /**
+   * DGII: a debit or credit note (33, 34) that modifies an e-CF must name one that exists and was
+   * accepted; checked here, before a number is spent. A paper NCF (B…) is not ours to check.
+   */
+  private async checkModifiedEcf(tenantId: number, environment: Environment, tipo: number, ecf: EcfObject): Promise<void> {
+    if (tipo !== 33 && tipo !== 34) return;
+    const referencia = ecf.InformacionReferencia;
+    const ncf = typeof referencia === 'object' && referencia !== null && !Array.isArray(referencia) ? (referencia as EcfObject).NCFModificado : undefined;
+    if (typeof ncf !== 'string' || !/^E\d{12}$/.test(ncf)) return;
+    const path = 'ECF.InformacionReferencia.NCFModificado';
+    const modified = await findByEncf(this.sql, tenantId, environment, ncf);
+    if (modified === undefined) throw validationError([{ path, message: `must name an e-CF this account issued in ${environment}: ${ncf} was not issued` }], 'The e-CF is not valid');
+    if (modified.estado !== 'aceptado' && modified.estado !== 'aceptado_condicional') {
+      throw validationError([{ path, message: `must name an e-CF DGII accepted: ${ncf} is ${modified.estado}` }], 'The e-CF is not valid');
+    }
   }
 
   private async tenantRnc(tenantId: number): Promise<string> {
