@@ -59,6 +59,8 @@ export interface DgiiSimulator {
   /** Drops every injected fault not yet used up. */
   clearFaults(): void;
   counters(): SimulatorCounters;
+  /** Lists (or replaces) a receiver in the directory, ahead of the configured source (for tests). */
+  listInDirectory(entry: DirectoryEntry): void;
   /** trackIds of the e-CFs received with this RNCEmisor and eNCF, oldest first (for tests). */
   trackIdsOf(environment: Environment, rncEmisor: string, encf: string): string[];
 }
@@ -107,7 +109,13 @@ export function createDgiiSimulator(options: DgiiSimulatorOptions): DgiiSimulato
   if (!(Number.isInteger(processingMs) && processingMs >= 0)) throw new RangeError('processingMs must be an integer >= 0');
   if (!(Number.isInteger(tokenTtlMs) && tokenTtlMs > 0)) throw new RangeError('tokenTtlMs must be a positive integer');
   const state = new SimulatorState(tokenTtlMs);
-  const directory = options.directory ?? (() => Promise.resolve([]));
+  const listed = new Map<string, DirectoryEntry>();
+  const source = options.directory ?? (() => Promise.resolve([]));
+  const directory = async (environment: Environment, rnc: string | null): Promise<DirectoryEntry[]> => {
+    const extra = rnc === null ? [...listed.values()] : [listed.get(rnc)].filter((e): e is DirectoryEntry => e !== undefined);
+    const rest = (await source(environment, rnc)).filter((e) => !listed.has(e.rnc));
+    return [...extra, ...rest];
+  };
   const faults: (SimulatedFault & { left: number })[] = [];
   let server: Server | null = null;
 
@@ -203,6 +211,9 @@ export function createDgiiSimulator(options: DgiiSimulatorOptions): DgiiSimulato
       faults.length = 0;
     },
     counters: () => ({ ...state.counters }),
+    listInDirectory(entry) {
+      listed.set(entry.rnc, entry);
+    },
     trackIdsOf: (environment, rncEmisor, encf) => state.environments[environment].tracksOf(rncEmisor, encf).map((t) => t.trackId),
   };
 }
