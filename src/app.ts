@@ -110,8 +110,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const documents = new DocumentService(db.sql, outbox, () => runtime.nudge(), async (tenantId) => (await identity.tenant(tenantId))?.rnc);
     const runtime: WorkerRuntime = new WorkerRuntime(db.sql, log, config.queue, {
       ...documentJobs({ sql: db.sql, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, config: config.authority, log }),
-      'document.deliver': buyerDeliveryJob({ sql: db.sql, outbox, directory: dgii.directory, fe, credentials: (tenantId, now) => certificates.credentials(tenantId, now), config: config.exchange, log }),
-      'approval.send': approvalSendJob({ sql: db.sql, directory: dgii.directory, dgii: dgii.client, fe, certificates, config: config.exchange, log }),
+      'exchange.deliver': buyerDeliveryJob({ sql: db.sql, outbox, directory: dgii.directory, fe, credentials: (tenantId, now) => certificates.credentials(tenantId, now), config: config.exchange, log }),
+      'exchange.approval': approvalSendJob({ sql: db.sql, directory: dgii.directory, dgii: dgii.client, fe, certificates, config: config.exchange, log }),
       'maintenance.purge': maintenanceJob({ idempotencyKeys: (batch) => idempotency.purgeExpired(batch), sessions: () => identity.purgeExpiredSessions() }, log),
     });
     const webhookSettings = new WebhookSettings(db.sql, keys['webhook-secrets'], config.webhooks);

@@ -16,7 +16,7 @@ import { type DocumentRow, findDocumentById, findSignedXml, type ReceptorChange,
 import type { CredentialsOf } from './signing.ts';
 import { receptorView } from './views.ts';
 
-// The buyer leg (`document.deliver`): the buyer's URLs from DGII's directory, a token from the
+// The buyer leg (`exchange.deliver`): the buyer's URLs from DGII's directory, a token from the
 // buyer's receiver with the tenant's certificate, the signed e-CF posted, and the ARECF it
 // answers checked (the buyer's signature) and stored. The network, timeouts and 5xx are retried
 // with backoff; a receiver that answers garbage or a badly signed ARECF, a refused destination,
@@ -36,7 +36,7 @@ export interface BuyerDeliveryDeps {
 /** Queues the buyer leg of a document DGII just accepted, in the transaction of the verdict. */
 export async function scheduleBuyerDelivery(tx: Queryable, doc: DocumentRow): Promise<void> {
   if (!deliversAfter(doc.estado) || !buyerLegApplies(doc.tipo, doc.rncComprador)) return;
-  await insertJob(tx, { kind: 'document.deliver', payload: { documentId: doc.id }, uniqueKey: `deliver:${doc.id}` });
+  await insertJob(tx, { kind: 'exchange.deliver', payload: { documentId: doc.id }, uniqueKey: `deliver:${doc.id}` });
 }
 
 export function receptorUpdatePayload(doc: DocumentRow): Record<string, unknown> {
@@ -45,7 +45,7 @@ export function receptorUpdatePayload(doc: DocumentRow): Record<string, unknown>
 
 const clip = (text: string): string => text.slice(0, 1000);
 
-export function buyerDeliveryJob(deps: BuyerDeliveryDeps): JobDefinition<'document.deliver'> {
+export function buyerDeliveryJob(deps: BuyerDeliveryDeps): JobDefinition<'exchange.deliver'> {
   const { sql, outbox, directory, fe, credentials, config, log } = deps;
 
   async function record(documentId: string, change: ReceptorChange): Promise<void> {

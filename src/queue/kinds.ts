@@ -16,9 +16,9 @@ export interface JobPayloads {
   };
   'webhook.deliver': { deliveryId: string; tenantId: number };
   /** Delivers an accepted e-CF to its buyer's receiver (the buyer leg). */
-  'document.deliver': { documentId: string };
+  'exchange.deliver': { documentId: string };
   /** Sends a commercial approval the tenant decided as buyer to the emisor's receiver or to DGII. */
-  'approval.send': { approvalId: string; target: 'emisor' | 'dgii' };
+  'exchange.approval': { approvalId: string; target: 'emisor' | 'dgii' };
   'maintenance.purge': Record<string, never>;
   /** Does nothing: used by the queue's tests and benchmark, whose fields tell jobs apart. */
   noop: Record<string, string | number>;
@@ -28,8 +28,8 @@ export const JOB_KINDS = {
   'document.submit': { maxAttempts: 8, backoffBaseMs: 2_000, backoffMaxMs: 300_000 },
   'document.poll': { maxAttempts: 20, backoffBaseMs: 2_000, backoffMaxMs: 300_000 },
   'webhook.deliver': { maxAttempts: 50, backoffBaseMs: 1_000, backoffMaxMs: 60_000 },
-  'document.deliver': { maxAttempts: 8, backoffBaseMs: 5_000, backoffMaxMs: 600_000 },
-  'approval.send': { maxAttempts: 8, backoffBaseMs: 5_000, backoffMaxMs: 600_000 },
+  'exchange.deliver': { maxAttempts: 8, backoffBaseMs: 5_000, backoffMaxMs: 600_000 },
+  'exchange.approval': { maxAttempts: 8, backoffBaseMs: 5_000, backoffMaxMs: 600_000 },
   'maintenance.purge': { maxAttempts: 1_000_000, backoffBaseMs: 60_000, backoffMaxMs: 3_600_000 },
   noop: { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 100 },
 } as const satisfies Record<keyof JobPayloads, { maxAttempts: number; backoffBaseMs: number; backoffMaxMs: number }>;

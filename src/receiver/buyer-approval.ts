@@ -99,8 +99,8 @@ export class BuyerApprovals {
     const view = await sql.begin(async (tx) => {
       const stored = await insertSentApproval(tx, { id, tenantId, receivedDocumentId: received.id, estado: decision.estado, motivo: decision.motivo, xml });
       if (!stored) throw new AppError('CONFLICT', `A commercial approval was already decided for the e-CF ${received.encf}`);
-      await insertJob(tx, { kind: 'approval.send', payload: { approvalId: id, target: 'emisor' } });
-      await insertJob(tx, { kind: 'approval.send', payload: { approvalId: id, target: 'dgii' } });
+      await insertJob(tx, { kind: 'exchange.approval', payload: { approvalId: id, target: 'emisor' } });
+      await insertJob(tx, { kind: 'exchange.approval', payload: { approvalId: id, target: 'dgii' } });
       const row = await findSentApproval(tx, id);
       if (row === undefined) throw new Error('internal: the approval just stored is not found');
       const v = sentApprovalView(row);
@@ -123,7 +123,7 @@ export interface ApprovalJobDeps {
   log: Logger;
 }
 
-export function approvalSendJob(deps: ApprovalJobDeps): JobDefinition<'approval.send'> {
+export function approvalSendJob(deps: ApprovalJobDeps): JobDefinition<'exchange.approval'> {
   const { sql, directory, dgii, fe, certificates, config, log } = deps;
   const record = async (id: string, target: 'emisor' | 'dgii', estado: string, detalle: string | null) => {
     await updateSentApprovalLeg(sql, id, target, estado, detalle === null ? null : detalle.slice(0, 1000));
