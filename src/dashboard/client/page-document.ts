@@ -35,6 +35,28 @@ async function downloadXml(ctx: PageContext, doc: DocumentDetail, status: HTMLEl
   }
 }
 
+const RECEPTOR: Readonly<Record<string, string>> = {
+  pendiente: 'Pendiente', recibido: 'Recibido por el comprador', no_recibido: 'No recibido por el comprador', no_aplica: 'No aplica', error: 'Error al entregar',
+};
+
+/** The buyer leg (delivery to the buyer's receiver, its ARECF) and the buyer's commercial approval. */
+function buyerLeg(doc: DocumentDetail): HTMLElement {
+  const r = doc.receptor;
+  const a = doc.aprobacionComercial;
+  return h('section', { class: 'card', 'aria-labelledby': 'doc-buyer' },
+    h('h2', { id: 'doc-buyer' }, 'Comprador'),
+    facts([
+      ['Entrega al receptor', h('span', { 'data-field': 'receptor' }, RECEPTOR[r.estado] ?? r.estado)],
+      r.motivo === null ? null : ['Motivo (ARECF)', h('span', { 'data-field': 'receptorMotivo' }, r.motivo)],
+      r.detalle === null ? null : ['Detalle', h('span', { 'data-field': 'receptorDetalle', class: 'break' }, r.detalle)],
+      r.receivedAt === null ? null : ['Acuse recibido', time(r.receivedAt)],
+      ['Aprobación comercial', h('span', { 'data-field': 'aprobacion' }, a === null ? 'Sin respuesta del comprador' : a.estado === 'aprobado' ? 'Aprobada' : 'Rechazada')],
+      a?.motivo ? ['Motivo del rechazo', h('span', { 'data-field': 'aprobacionMotivo' }, a.motivo)] : null,
+      a?.fecha ? ['Fecha de la respuesta', dgiiDateTime(a.fecha)] : null,
+    ]),
+  );
+}
+
 function detail(ctx: PageContext, doc: DocumentDetail): HTMLElement[] {
   const xmlStatus = h('div');
   const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
@@ -64,6 +86,7 @@ function detail(ctx: PageContext, doc: DocumentDetail): HTMLElement[] {
       signed ? h('div', { class: 'actions' }, download) : null,
       xmlStatus,
     ),
+    buyerLeg(doc),
     h('section', { class: 'card', 'aria-labelledby': 'doc-history' },
       h('h2', { id: 'doc-history' }, 'Historial'),
       table(['Fecha', 'Estado', 'Código DGII', 'Mensaje DGII', 'Detalle'], doc.history.map((e) => [
