@@ -53,6 +53,12 @@ import { ReceivedDocuments } from './receiver/received-documents.ts';
 import { receiverRoutes } from './receiver/routes.ts';
 import { RECEIVER_SCHEMAS } from './receiver/schemas.ts';
 import { SenderAuth } from './receiver/sender-auth.ts';
+import { EMPTY_DIRECTORY } from './dgii/directory.ts';
+import { buyerDeliveryJob } from './documents/buyer-delivery.ts';
+import { FeClient } from './exchange/fe-client.ts';
+import { approvalRoutes } from './receiver/approval-routes.ts';
+import { approvalSendJob, BuyerApprovals } from './receiver/buyer-approval.ts';
+import { ownDirectory } from './receiver/own-directory.ts';
 import { ReceiverService } from './receiver/service.ts';
 import { signerTrustPolicy } from './receiver/signer-trust.ts';
 
@@ -100,11 +106,15 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const outbox = new EventOutbox();
     const idempotency = new IdempotencyStore(db.sql, config.idempotency, log);
     const certificates = new CertificateStore(db.sql, keys['certificates'], (file, password, owner) => certificateParsers.parse(file, password, owner));
+    // The simulator's directory lists this service's tenants at its public address, known once it listens.
+    let ownUrl = config.publicUrl ?? '';
+    const extras = { directoryCacheTtlMs: config.exchange.directoryCacheTtlMs, simulatedDirectory: ownDirectory(db.sql, () => ownUrl) };
     dgii = options.authority === undefined
-      ? await startTaxAuthority(config.authority, (tenantId) => certificates.credentials(tenantId), log)
-      : { authority: options.authority, simulator: null, close: async () => {} };
+      ? await startTaxAuthority(config.authority, (tenantId) => certificates.credentials(tenantId), log, extras)
+      : { authority: options.authority, simulator: null, client: null, directory: EMPTY_DIRECTORY, close: async () => {} };
     const { authority, simulator } = dgii;
     const closeAuthority = dgii.close;
+    const fe = new FeClient({ timeoutMs: config.exchange.timeoutMs, allowPrivate: config.exchange.allowPrivateNetworks });
     const sequences = new SequenceService(db.sql, outbox, config.sequences, documentUsage);
     const documents = new DocumentService(db.sql, outbox, () => runtime.nudge(), async (tenantId) => (await identity.tenant(tenantId))?.rnc, sequences);
     const annulments = new AnnulmentService(db.sql, sequences, (tenantId) => documents.rncOf(tenantId), () => runtime.nudge());
@@ -113,6 +123,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...documentJobs({ sql: db.sql, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, config: config.authority, log }),
       'annulment.submit': annulmentJob({ sql: db.sql, sequences, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, policy: submitPolicy, log }),
       'sequences.expiry': expiryJob(sequences, log),
+      'exchange.deliver': buyerDeliveryJob({ sql: db.sql, judgeSigner: (env, leaf, offered, at) => signerTrust.judge(env, leaf, offered, at), outbox, directory: dgii.directory, fe, credentials: (tenantId, now) => certificates.credentials(tenantId, now), config: config.exchange, log }),
+      'exchange.approval': approvalSendJob({ sql: db.sql, directory: dgii.directory, dgii: dgii.client, fe, certificates, config: config.exchange, log }),
       'maintenance.purge': maintenanceJob({ idempotencyKeys: (batch) => idempotency.purgeExpired(batch), sessions: () => identity.purgeExpiredSessions() }, log),
     });
     const webhookSettings = new WebhookSettings(db.sql, keys['webhook-secrets'], config.webhooks);
@@ -145,6 +157,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...metricsRoutes({ metrics, token: config.metricsToken }),
       ...receiverRoutes({ receiver: new ReceiverService(db.sql, outbox, certificates, log, signerTrust), auth: new SenderAuth(db.sql, signerTrust) }),
       ...receivedDocumentRoutes(new ReceivedDocuments(db.sql)),
+      ...approvalRoutes({ approvals: new BuyerApprovals({ sql: db.sql, certificates, onQueued: () => runtime.nudge() }), idempotency }),
     ];
     for (const route of routes) router.add(route);
 
@@ -156,6 +169,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       deliveries.start();
     }
     const { url, port } = await http.listen();
+    if (ownUrl === '') ownUrl = url;
     log.info('listening', {
       url,
       dashboard: `${config.publicUrl ?? url}/dashboard/`,

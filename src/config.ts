@@ -95,6 +95,15 @@ export interface Config {
     maxInFlightPerTenant: number;
     allowPrivateNetworks: boolean;
   };
+  /** The buyer leg: delivering e-CF to buyers' receivers and sending commercial approvals. */
+  exchange: {
+    directoryCacheTtlMs: number;
+    timeoutMs: number;
+    maxAttempts: number;
+    retryBaseMs: number;
+    retryMaxMs: number;
+    allowPrivateNetworks: boolean;
+  };
   rateLimits: {
     defaultPerMinute: number;
     emitPerMinute: number;
@@ -364,6 +373,14 @@ function read(env: Env): { config: Config; r: Reader } {
       concurrency: r.int('WEBHOOK_CONCURRENCY', 100, 1, 10_000, 'Deliveries in flight at once in this instance.'),
       maxInFlightPerTenant: r.int('WEBHOOK_MAX_IN_FLIGHT_PER_TENANT', 10, 1, 10_000, 'Deliveries in flight at once to one tenant, so a slow receiver cannot take every slot.'),
       allowPrivateNetworks: r.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false, 'Allow webhook URLs that resolve to loopback, private, link-local or reserved addresses (development and tests only; under NODE_ENV=production the service warns at start).'),
+    },
+    exchange: {
+      directoryCacheTtlMs: r.int('DIRECTORY_CACHE_TTL_MS', 3_600_000, 0, 7 * 86_400_000, 'How long an answer of DGII\'s directory of electronic receivers (a buyer\'s URLs, or its absence) is reused; 0 asks every time.'),
+      timeoutMs: r.int('EXCHANGE_TIMEOUT_MS', 30_000, 100, 600_000, 'Deadline of each HTTP call to a buyer\'s or emisor\'s receiver (seed, token, e-CF, ACECF), reading the answer included.'),
+      maxAttempts: r.int('EXCHANGE_MAX_ATTEMPTS', 8, 1, 100, 'Tries to deliver an e-CF to the buyer, or an ACECF to the emisor or DGII (network errors, timeouts, 5xx), before it is recorded as error.'),
+      retryBaseMs: r.int('EXCHANGE_RETRY_BASE_MS', 5000, 1, 3_600_000, 'First wait after a failed delivery to a receiver; doubles each time.'),
+      retryMaxMs: r.int('EXCHANGE_RETRY_MAX_MS', 600_000, 1, 24 * 3_600_000, 'Longest wait between two failed deliveries to a receiver.'),
+      allowPrivateNetworks: r.bool('EXCHANGE_ALLOW_PRIVATE_NETWORKS', false, 'Allow receiver URLs from the directory that resolve to loopback, private, link-local or reserved addresses (development, tests, and the in-process simulator\'s directory of this service\'s own tenants).'),
     },
     rateLimits: {
       defaultPerMinute: r.int('RATE_LIMIT_DEFAULT_PER_MINUTE', 120, 1, 1_000_000, 'Default API scope, per tenant.'),

@@ -36,6 +36,7 @@ const RANKS: Readonly<Record<string, number>> = {
   'dashboard/': 30,
   'dgii/': 30,
   'documents/': 30,
+  'exchange/': 30,
   'idempotency/': 30,
   'maintenance/': 30,
   'receiver/': 30,

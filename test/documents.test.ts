@@ -222,7 +222,9 @@ describe('read', () => {
     const headers = { 'x-api-key': a.apiKey };
     const ids: string[] = [];
     for (const [tipo, fecha] of [[31, '01-03-2025'], [32, '05-03-2025'], [31, '10-03-2025'], [34, '15-03-2025'], [31, '20-03-2025']] as const) {
-      const body = ecfFor(a.rnc, tipo, { Encabezado: { IdDoc: { eNCF: undefined }, Emisor: { RNCEmisor: a.rnc, FechaEmision: fecha } } });
+      // The credit note modifies a paper NCF: an e-CF it names must exist and be accepted (emission rules).
+      const reference = tipo === 34 ? { InformacionReferencia: { NCFModificado: 'B0100000001' } } : {};
+      const body = ecfFor(a.rnc, tipo, { Encabezado: { IdDoc: { eNCF: undefined }, Emisor: { RNCEmisor: a.rnc, FechaEmision: fecha } }, ...reference });
       const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: body, headers });
       assert.equal(res.status, 202, res.text);
       ids.push(res.body.data.internalTrackId);

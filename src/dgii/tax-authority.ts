@@ -1,7 +1,9 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { TaxAuthority } from './authority.ts';
-import { DgiiAuthority, DgiiClient, type DgiiCredentials } from './protocol/index.ts';
+import { CachedDirectory, type ReceiverDirectory } from './directory.ts';
+import { DgiiAuthority, DgiiClient, type DgiiCredentials, type DirectoryEntry } from './protocol/index.ts';
+import type { Environment } from '../environments.ts';
 import { createDgiiSimulator, type DgiiSimulator } from './simulator/index.ts';
 
 // The configured TaxAuthority. Both kinds use the real DGII client: `dgii` against DGII's
@@ -12,18 +14,29 @@ export interface RunningAuthority {
   authority: TaxAuthority;
   /** The in-process simulator (TAX_AUTHORITY=simulator), for tests that inject faults. */
   simulator: DgiiSimulator | null;
+  /** DGII's protocol client (directory, Consulta Estado, approvals, timbre). */
+  client: DgiiClient | null;
+  /** DGII's directory of electronic receivers, cached for `directoryCacheTtlMs`. */
+  directory: ReceiverDirectory;
   close(): Promise<void>;
+}
+
+export interface AuthorityExtras {
+  /** What the in-process simulator's directory lists (by default, the service's own tenants). */
+  simulatedDirectory?: (environment: Environment, rnc: string | null) => Promise<DirectoryEntry[]>;
+  directoryCacheTtlMs: number;
 }
 
 export async function startTaxAuthority(
   config: Config['authority'],
   credentials: (tenantId: number) => Promise<DgiiCredentials | null>,
   log: Logger,
+  extras: AuthorityExtras = { directoryCacheTtlMs: 0 },
 ): Promise<RunningAuthority> {
   let urls = { baseUrls: config.baseUrls, fcBaseUrls: config.fcBaseUrls };
   let simulator: DgiiSimulator | null = null;
   if (config.kind === 'simulator') {
-    simulator = createDgiiSimulator({ processingMs: config.simulatedProcessingMs, log: log.child({ component: 'dgii-simulator' }) });
+    simulator = createDgiiSimulator({ processingMs: config.simulatedProcessingMs, log: log.child({ component: 'dgii-simulator' }), ...(extras.simulatedDirectory === undefined ? {} : { directory: extras.simulatedDirectory }) });
     const { url } = await simulator.listen(0, '127.0.0.1');
     urls = { baseUrls: simulator.baseUrls(url), fcBaseUrls: simulator.fcBaseUrls(url) };
   }
@@ -32,6 +45,8 @@ export async function startTaxAuthority(
   return {
     authority: new DgiiAuthority(client),
     simulator,
+    client,
+    directory: new CachedDirectory(client, extras.directoryCacheTtlMs),
     close: async () => {
       await running?.close();
     },

@@ -12,6 +12,7 @@ import type { JobContext, JobDefinition } from '../queue/runtime.ts';
 import { findDocumentById, type DocumentRow, type SignedXml } from './queries.ts';
 import { type CredentialsOf, ensureSigned } from './signing.ts';
 import { transition } from './transitions.ts';
+import { scheduleBuyerDelivery } from './buyer-delivery.ts';
 import { errorMessage } from '../errors.ts';
 
 // Background submission: `document.submit` signs a `recibido` document (once: retries resend
@@ -74,7 +75,10 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
   const { sql, authority, credentials, outbox, config, log } = deps;
 
   async function finish(doc: DocumentRow, verdict: Verdict, trackId?: string | null): Promise<void> {
-    await sql.begin((tx) => transition(tx, outbox, doc, verdict.estado, { trackId, dgiiCode: verdict.dgiiCode, dgiiMessage: verdict.dgiiMessage }));
+    await sql.begin(async (tx) => {
+      const moved = await transition(tx, outbox, doc, verdict.estado, { trackId, dgiiCode: verdict.dgiiCode, dgiiMessage: verdict.dgiiMessage });
+      if (moved !== undefined) await scheduleBuyerDelivery(tx, moved);
+    });
   }
 
   async function fail(documentId: string, dgiiCode: string | null, dgiiMessage: string): Promise<void> {

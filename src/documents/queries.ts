@@ -27,7 +27,21 @@ export interface DocumentRow {
   fechaHoraFirma: string | null;
   createdAt: Date;
   updatedAt: Date;
+  /** The buyer leg; null until its delivery job decides (the view derives pendiente or no_aplica). */
+  receptorEstado: ReceptorEstado | null;
+  receptorMotivo: string | null;
+  receptorDetalle: string | null;
+  receptorUpdatedAt: Date | null;
+  receptorReceivedAt: Date | null;
+  /** The buyer's commercial approval, once its ACECF arrived. */
+  aprobacionEstado: 'aprobado' | 'rechazado' | null;
+  aprobacionMotivo: string | null;
+  /** FechaHoraAprobacionComercial as the buyer wrote it (dd-MM-yyyy HH:mm:ss). */
+  aprobacionFecha: string | null;
 }
+
+export const RECEPTOR_ESTADOS = ['pendiente', 'recibido', 'no_recibido', 'no_aplica', 'error'] as const;
+export type ReceptorEstado = (typeof RECEPTOR_ESTADOS)[number];
 
 /** What signing adds to a document, stored in one statement. */
 export interface DocumentSignature {
@@ -57,7 +71,7 @@ export interface NewDocument extends IssuedEcf {
 }
 
 // Columns every document query returns; fecha_emision as ISO text to avoid time zones.
-const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, monto_total, ecf, track_id, dgii_code, dgii_message, security_code, timbre_url, fecha_hora_firma, created_at, updated_at';
+const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, monto_total, ecf, track_id, dgii_code, dgii_message, security_code, timbre_url, fecha_hora_firma, created_at, updated_at, receptor_estado, receptor_motivo, receptor_detalle, receptor_updated_at, receptor_received_at, aprobacion_estado, aprobacion_motivo, aprobacion_fecha';
 
 export async function insertDocument(sql: Queryable, d: NewDocument): Promise<DocumentRow> {
   const [row] = await sql<DocumentRow[]>`
@@ -200,4 +214,39 @@ export async function clearSignature(sql: Queryable, id: string): Promise<void> 
   await sql`
     update documents set signed_xml = null, rfce_xml = null, security_code = null, timbre_url = null, fecha_hora_firma = null, updated_at = now()
     where id = ${id}`;
+}
+
+export interface ReceptorChange {
+  estado: ReceptorEstado;
+  motivo: string | null;
+  detalle: string | null;
+  /** The buyer's signed ARECF, when it answered with one. */
+  arecfXml: string | null;
+}
+
+/**
+ * Records the outcome of the buyer leg, unless it already ended in recibido or no_recibido (a
+ * late retry does not overwrite the buyer's answer). Undefined when nothing was changed.
+ */
+export async function updateReceptor(sql: Queryable, id: string, c: ReceptorChange): Promise<DocumentRow | undefined> {
+  const [row] = await sql<DocumentRow[]>`
+    update documents set receptor_estado = ${c.estado}, receptor_motivo = ${c.motivo}, receptor_detalle = ${c.detalle},
+      arecf_xml = coalesce(${c.arecfXml}, arecf_xml), receptor_updated_at = now(),
+      receptor_received_at = case when ${c.arecfXml}::text is null then receptor_received_at else now() end
+    where id = ${id} and (receptor_estado is null or receptor_estado not in ('recibido', 'no_recibido'))
+    returning ${sql.unsafe(COLUMNS)}`;
+  return row;
+}
+
+/** The buyer's ARECF of a document, undefined while it has none. */
+export async function findArecf(sql: Queryable, id: string): Promise<string | undefined> {
+  const [row] = await sql<{ arecfXml: string | null }[]>`select arecf_xml from documents where id = ${id}`;
+  return row?.arecfXml ?? undefined;
+}
+
+/** An e-CF of the tenant by its eNCF, for the rules on the documents a 33 or 34 modifies. */
+export async function findByEncf(sql: Queryable, tenantId: number, environment: Environment, encf: string): Promise<{ estado: Estado } | undefined> {
+  const [row] = await sql<{ estado: Estado }[]>`
+    select estado from documents where tenant_id = ${tenantId} and environment = ${environment} and encf = ${encf}`;
+  return row;
 }

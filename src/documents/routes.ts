@@ -119,5 +119,20 @@ export function documentRoutes(deps: DocumentRouteDeps): Route[] {
       },
       handler: async (ctx) => pdfReply(await documents.printed(tenantOf(ctx), envOf(ctx), uuidParam(ctx, 'internalTrackId'), readPrintFormat(ctx.query))),
     },
+    {
+      method: 'GET', path: '/{env}/documentos-ecf/{internalTrackId}/arecf', auth: 'apiKeyOrBearer',
+      doc: {
+        operationId: 'getDocumentArecf', tags: ['Documents'], summary: 'The buyer\'s signed ARECF',
+        description: 'The acknowledgement (ARECF) the buyer\'s receiver answered when the e-CF was delivered to it, exactly as received; its signature was verified to be the buyer\'s. The delivery runs after DGII\'s verdict of aceptado or aceptado_condicional, never before (see `receptor` on the document). Estado 0 is recibido; 1 is no_recibido with CodigoMotivoNoRecibido.',
+        responses: {
+          '200': { description: 'The signed ARECF (UTF-8).', contentType: 'application/xml', schema: S.string() },
+          '404': ERR('NOT_FOUND: no such document for this tenant and environment, or the buyer has not answered (receptor.estado pendiente, no_aplica or error).'),
+        },
+      },
+      handler: async (ctx) => ({
+        status: 200,
+        raw: { data: await documents.arecf(tenantOf(ctx), envOf(ctx), uuidParam(ctx, 'internalTrackId')), contentType: 'application/xml; charset=utf-8' },
+      }),
+    },
   ];
 }

@@ -15,6 +15,23 @@ export const EMITTED: Schema = S.object({
   createdAt: S.dateTime(),
 });
 
+const RECEPTOR: Schema = S.object({
+  estado: S.string({ enum: ['pendiente', 'recibido', 'no_recibido', 'no_aplica', 'error'], description: 'The buyer leg: the e-CF is delivered to the buyer\'s receiver (its URLs from DGII\'s directory) after DGII\'s verdict of aceptado or aceptado_condicional, never before: only an accepted e-CF has fiscal validity. pendiente until then and while delivering; recibido: the buyer\'s signed ARECF, Estado 0; no_recibido: Estado 1 (motivo is its CodigoMotivoNoRecibido); no_aplica: the type has no electronic buyer, no RNCComprador, DGII did not accept the e-CF, or the directory does not list the buyer; error: with the reason in detalle (the buyer\'s receiver failed after retries, answered something that is not an ARECF, or an ARECF not signed by the buyer).' }),
+  motivo: S.nullable(S.string({ description: 'CodigoMotivoNoRecibido of an ARECF with Estado 1: 1 especificación, 2 firma, 3 duplicado, 4 RNC comprador.' })),
+  detalle: S.nullable(S.string()),
+  updatedAt: S.nullable(S.dateTime()),
+  receivedAt: S.nullable({ ...S.dateTime(), description: 'When the buyer\'s ARECF was received.' }),
+});
+
+const APROBACION: Schema = {
+  ...S.nullable(S.object({
+    estado: S.string({ enum: ['aprobado', 'rechazado'] }),
+    motivo: S.nullable(S.string({ description: 'DetalleMotivoRechazo, with a rejection.' })),
+    fecha: S.nullable(S.string({ description: 'FechaHoraAprobacionComercial as the buyer wrote it (dd-MM-yyyy HH:mm:ss).' })),
+  })),
+  description: 'The buyer\'s commercial approval (its ACECF, received at this tenant\'s receiver); null until it arrives.',
+};
+
 export const DOCUMENT_SUMMARY: Schema = S.object({
   internalTrackId: S.uuid(),
   environment: S.string(),
@@ -33,6 +50,8 @@ export const DOCUMENT_SUMMARY: Schema = S.object({
   fechaHoraFirma: S.nullable(S.string({ description: 'dd-MM-yyyy HH:mm:ss (GMT-4) as in the signed XML; null until signed.' })),
   createdAt: S.dateTime(),
   updatedAt: S.dateTime(),
+  receptor: RECEPTOR,
+  aprobacionComercial: APROBACION,
 });
 
 export const DOCUMENT_DETAIL: Schema = {
@@ -74,7 +93,29 @@ export const STATUS_UPDATE_EVENT: Schema = S.object({
   timestamp: S.string({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' }),
 });
 
+const RECEPTOR_UPDATE_EVENT: Schema = S.object({
+  event: S.string({ const: 'ecf.receptor_update' }),
+  internalTrackId: S.uuid(),
+  encf: S.string(),
+  environment: S.string(),
+  rncComprador: S.nullable(S.string()),
+  receptor: RECEPTOR,
+  timestamp: S.string({ format: 'date-time' }),
+});
+
+const COMMERCIAL_APPROVAL_EVENT: Schema = S.object({
+  event: S.string({ const: 'ecf.commercial_approval' }),
+  internalTrackId: S.uuid(),
+  encf: S.string(),
+  environment: S.string(),
+  rncComprador: S.string(),
+  aprobacionComercial: APROBACION,
+  timestamp: S.string({ format: 'date-time' }),
+});
+
 export const DOCUMENT_SCHEMAS: Record<string, Schema> = {
+  ReceptorUpdateEvent: RECEPTOR_UPDATE_EVENT,
+  CommercialApprovalEvent: COMMERCIAL_APPROVAL_EVENT,
   DocumentSummary: DOCUMENT_SUMMARY,
   DocumentDetail: DOCUMENT_DETAIL,
   EmittedDocument: EMITTED,

@@ -6,13 +6,14 @@ import { toPage } from '../lib/page.ts';
 import { emitDocument } from './emit.ts';
 import { SequenceBatcher } from './numbering.ts';
 import {
-  clearSignature, countDocumentsIn, documentHistory, findDocument, findSignedXml, listDocuments, usedEncfs, type DocumentRow, type ListFilter,
+  clearSignature, countDocumentsIn, documentHistory, findArecf, findByEncf, findDocument, findSignedXml, listDocuments, usedEncfs, type DocumentRow, type ListFilter,
 } from './queries.ts';
 import { insertJob } from '../queue/queries.ts';
 import type { DocumentUsage, SequenceService } from '../sequences/service.ts';
 import { transition } from './transitions.ts';
 import { validateEcf } from '../ecf/validation/validate-ecf.ts';
 import { printDocument, type PrintedPdf, type PrintFormat } from '../ecf/print/index.ts';
+import type { EcfObject } from '../ecf/types.ts';
 import { documentDetail, documentSummary, type DocumentSummary } from './views.ts';
 
 export interface EmitResult {
@@ -64,6 +65,7 @@ export class DocumentService {
     if (result.document.RNCEmisor !== rnc) {
       throw validationError([{ path: 'ECF.Encabezado.Emisor.RNCEmisor', message: `must be the RNC of this account (${rnc})` }], 'The e-CF is not valid');
     }
+    await this.checkModifiedEcf(tenantId, environment, result.document.tipo, result.document.ecf);
     const spend = (tx: Queryable, key: { tenantId: number; environment: Environment; tipo: number }, encf: string) => this.sequences.spendExplicit(tx, key, encf);
     const row = await emitDocument(this.sql, this.batcher, spend, this.outbox, { tenantId, environment, document: result.document }, (tx, doc) => inTransaction(tx, emittedView(doc)));
     this.onQueued();
@@ -93,6 +95,23 @@ export class DocumentService {
     });
     this.onQueued();
     return view;
+  }
+
+  /**
+   * DGII: a debit or credit note (33, 34) that modifies an e-CF must name one that exists and was
+   * accepted; checked here, before a number is spent. A paper NCF (B…) is not ours to check.
+   */
+  private async checkModifiedEcf(tenantId: number, environment: Environment, tipo: number, ecf: EcfObject): Promise<void> {
+    if (tipo !== 33 && tipo !== 34) return;
+    const referencia = ecf.InformacionReferencia;
+    const ncf = typeof referencia === 'object' && referencia !== null && !Array.isArray(referencia) ? (referencia as EcfObject).NCFModificado : undefined;
+    if (typeof ncf !== 'string' || !/^E\d{12}$/.test(ncf)) return;
+    const path = 'ECF.InformacionReferencia.NCFModificado';
+    const modified = await findByEncf(this.sql, tenantId, environment, ncf);
+    if (modified === undefined) throw validationError([{ path, message: `must name an e-CF this account issued in ${environment}: ${ncf} was not issued` }], 'The e-CF is not valid');
+    if (modified.estado !== 'aceptado' && modified.estado !== 'aceptado_condicional') {
+      throw validationError([{ path, message: `must name an e-CF DGII accepted: ${ncf} is ${modified.estado}` }], 'The e-CF is not valid');
+    }
   }
 
   private async tenantRnc(tenantId: number): Promise<string> {
@@ -139,6 +158,15 @@ export class DocumentService {
     }
     const signature = { securityCode: row.securityCode, timbreUrl: row.timbreUrl, fechaHoraFirma: row.fechaHoraFirma };
     return printDocument({ tipo: row.tipo, ecf: row.ecf, signature }, format, row.rncEmisor, row.encf);
+  }
+
+  /** The buyer's signed ARECF; 404 for another tenant's document and while the buyer has not answered. */
+  async arecf(tenantId: number, environment: Environment, id: string): Promise<string> {
+    const row = await findDocument(this.sql, tenantId, environment, id);
+    if (row === undefined) throw notFound('Document');
+    const xml = await findArecf(this.sql, row.id);
+    if (xml === undefined) throw new AppError('NOT_FOUND', `The buyer has not acknowledged this document (receptor.estado is ${row.receptorEstado ?? 'pendiente or no_aplica'})`);
+    return xml;
   }
 
   async list(filter: Omit<ListFilter, 'limit'> & { pageSize: number }): Promise<{ items: DocumentSummary[]; nextCursor: string | null }> {

@@ -1,4 +1,5 @@
-import type { DocumentRow, HistoryRow } from './queries.ts';
+import type { DocumentRow, HistoryRow, ReceptorEstado } from './queries.ts';
+import { buyerLegApplies } from './buyer-leg.ts';
 
 // What the API shows of a document. Dates of the fiscal document keep DGII's dd-MM-yyyy.
 
@@ -31,6 +32,24 @@ export function documentSummary(row: DocumentRow) {
     fechaHoraFirma: row.fechaHoraFirma,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
+    receptor: receptorView(row),
+    aprobacionComercial: row.aprobacionEstado === null ? null : { estado: row.aprobacionEstado, motivo: row.aprobacionMotivo, fecha: row.aprobacionFecha },
+  };
+}
+
+/** Until its delivery job decides, the buyer leg is pendiente, or no_aplica where it never runs. */
+function derivedEstado(row: DocumentRow): ReceptorEstado {
+  if (!buyerLegApplies(row.tipo, row.rncComprador)) return 'no_aplica';
+  return row.estado === 'rechazado' || row.estado === 'error' ? 'no_aplica' : 'pendiente';
+}
+
+export function receptorView(row: DocumentRow) {
+  return {
+    estado: row.receptorEstado ?? derivedEstado(row),
+    motivo: row.receptorMotivo,
+    detalle: row.receptorDetalle,
+    updatedAt: row.receptorUpdatedAt?.toISOString() ?? null,
+    receivedAt: row.receptorReceivedAt?.toISOString() ?? null,
   };
 }
 

@@ -19,6 +19,10 @@ export interface JobPayloads {
   'annulment.submit': { annulmentId: string };
   /** Periodic: sequence.expiring for the active ranges that entered the warning window. */
   'sequences.expiry': Record<string, never>;
+  /** Delivers an accepted e-CF to its buyer's receiver (the buyer leg). */
+  'exchange.deliver': { documentId: string };
+  /** Sends a commercial approval the tenant decided as buyer to the emisor's receiver or to DGII. */
+  'exchange.approval': { approvalId: string; target: 'emisor' | 'dgii' };
   'maintenance.purge': Record<string, never>;
   /** Does nothing: used by the queue's tests and benchmark, whose fields tell jobs apart. */
   noop: Record<string, string | number>;
@@ -30,6 +34,8 @@ export const JOB_KINDS = {
   'webhook.deliver': { maxAttempts: 50, backoffBaseMs: 1_000, backoffMaxMs: 60_000 },
   'annulment.submit': { maxAttempts: 8, backoffBaseMs: 2_000, backoffMaxMs: 300_000 },
   'sequences.expiry': { maxAttempts: 1_000_000, backoffBaseMs: 60_000, backoffMaxMs: 3_600_000 },
+  'exchange.deliver': { maxAttempts: 8, backoffBaseMs: 5_000, backoffMaxMs: 600_000 },
+  'exchange.approval': { maxAttempts: 8, backoffBaseMs: 5_000, backoffMaxMs: 600_000 },
   'maintenance.purge': { maxAttempts: 1_000_000, backoffBaseMs: 60_000, backoffMaxMs: 3_600_000 },
   noop: { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 100 },
 } as const satisfies Record<keyof JobPayloads, { maxAttempts: number; backoffBaseMs: number; backoffMaxMs: number }>;

@@ -21,6 +21,13 @@ export async function findTenantByRnc(sql: Queryable, rnc: string): Promise<Rece
   return row;
 }
 
+/** Tenants as the in-process DGII simulator's directory lists them: one RNC, or every tenant (capped). */
+export async function listTenants(sql: Queryable, rnc: string | null, limit: number): Promise<{ rnc: string; name: string }[]> {
+  return rnc === null
+    ? sql<{ rnc: string; name: string }[]>`select rnc, name from tenants order by id limit ${limit}`
+    : sql<{ rnc: string; name: string }[]>`select rnc, name from tenants where rnc = ${rnc}`;
+}
+
 /** Stores a new seed (and drops expired ones, which keeps the table at the live seeds). */
 export async function insertSeed(sql: Queryable, s: { value: string; tenantId: number; environment: Environment; ttlMs: number }): Promise<void> {
   await sql`delete from receiver_seeds where expires_at < now()`;

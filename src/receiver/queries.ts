@@ -103,3 +103,66 @@ export async function insertApproval(sql: Queryable, a: NewApproval): Promise<{ 
   const [existing] = await sql<{ xml: string }[]>`select xml from commercial_approvals where document_id = ${a.documentId}`;
   return { inserted: false, existingXml: existing?.xml ?? '' };
 }
+
+/** Shows the buyer's commercial approval on the issued document it concerns. */
+export async function markIssuedApproval(sql: Queryable, documentId: string, a: { estado: 'aprobado' | 'rechazado'; motivo: string | null; fecha: string }): Promise<void> {
+  await sql`
+    update documents set aprobacion_estado = ${a.estado}, aprobacion_motivo = ${a.motivo}, aprobacion_fecha = ${a.fecha}, updated_at = now()
+    where id = ${documentId}`;
+}
+
+/** The tenant's decision as buyer on a received e-CF, and what became of each of its two legs. */
+export interface SentApprovalRow {
+  id: string;
+  tenantId: number;
+  receivedDocumentId: string;
+  estado: 'aprobado' | 'rechazado';
+  motivo: string | null;
+  xml: string;
+  emisorEstado: string;
+  emisorDetalle: string | null;
+  dgiiEstado: string;
+  dgiiDetalle: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  /** From the received document. */
+  environment: Environment;
+  rncEmisor: string;
+  encf: string;
+}
+
+const SENT_COLUMNS = 'a.id, a.tenant_id, a.received_document_id, a.estado, a.motivo, a.xml, a.emisor_estado, a.emisor_detalle, a.dgii_estado, a.dgii_detalle, a.created_at, a.updated_at, r.environment, r.rnc_emisor, r.encf';
+
+/** Stores the decision; undefined when the document already has one. */
+export async function insertSentApproval(
+  sql: Queryable,
+  a: { id: string; tenantId: number; receivedDocumentId: string; estado: 'aprobado' | 'rechazado'; motivo: string | null; xml: string },
+): Promise<boolean> {
+  const rows = await sql`
+    insert into sent_approvals (id, tenant_id, received_document_id, estado, motivo, xml)
+    values (${a.id}, ${a.tenantId}, ${a.receivedDocumentId}, ${a.estado}, ${a.motivo}, ${a.xml})
+    on conflict (received_document_id) do nothing
+    returning 1`;
+  return rows.count > 0;
+}
+
+export async function findSentApproval(sql: Queryable, id: string): Promise<SentApprovalRow | undefined> {
+  const [row] = await sql<SentApprovalRow[]>`
+    select ${sql.unsafe(SENT_COLUMNS)} from sent_approvals a join received_documents r on r.id = a.received_document_id where a.id = ${id}`;
+  return row;
+}
+
+export async function findSentApprovalOf(sql: Queryable, receivedDocumentId: string): Promise<SentApprovalRow | undefined> {
+  const [row] = await sql<SentApprovalRow[]>`
+    select ${sql.unsafe(SENT_COLUMNS)} from sent_approvals a join received_documents r on r.id = a.received_document_id where a.received_document_id = ${receivedDocumentId}`;
+  return row;
+}
+
+/** Records the outcome of one leg (to the emisor's receiver, or to DGII). */
+export async function updateSentApprovalLeg(sql: Queryable, id: string, target: 'emisor' | 'dgii', estado: string, detalle: string | null): Promise<void> {
+  if (target === 'emisor') {
+    await sql`update sent_approvals set emisor_estado = ${estado}, emisor_detalle = ${detalle}, updated_at = now() where id = ${id}`;
+  } else {
+    await sql`update sent_approvals set dgii_estado = ${estado}, dgii_detalle = ${detalle}, updated_at = now() where id = ${id}`;
+  }
+}

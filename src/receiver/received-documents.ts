@@ -4,7 +4,8 @@ import { AppError, errorMessage, notFound } from '../errors.ts';
 import { printDocument, type PrintedPdf, type PrintFormat, type PrintSignature } from '../ecf/print/index.ts';
 import { receivedSignature } from './printing.ts';
 import { toPage } from '../lib/page.ts';
-import { findReceived, findReceivedXml, listReceived, type ReceivedFilter } from './queries.ts';
+import { findReceived, findReceivedXml, findSentApprovalOf, listReceived, type ReceivedFilter } from './queries.ts';
+import { sentApprovalView } from './buyer-approval.ts';
 import { receivedDetail, receivedSummary, type ReceivedSummary } from './views.ts';
 
 /** Reading the e-CF a tenant received, for the tenant's own API. */
@@ -23,7 +24,8 @@ export class ReceivedDocuments {
   async get(tenantId: number, environment: Environment, id: string) {
     const row = await findReceived(this.sql, tenantId, environment, id);
     if (row === undefined) throw notFound('Received document');
-    return receivedDetail(row);
+    const decision = await findSentApprovalOf(this.sql, row.id);
+    return { ...receivedDetail(row), aprobacionComercial: decision === undefined ? null : sentApprovalView(decision) };
   }
 
   /** `ecf`: the signed e-CF exactly as the sender uploaded it; `arecf`: the signed acknowledgement it got. */

@@ -22,6 +22,7 @@ const RECEIVED_DETAIL: Schema = {
     S.object({
       signerSubject: S.string({ description: 'Subject of the certificate that signed the e-CF.' }),
       document: S.object({ ECF: { type: 'object', description: 'The received XML read back into the same JSON form as emitted documents, FechaHoraFirma included.' } }),
+      aprobacionComercial: { ...S.nullable(S.ref('SentApproval')), description: 'This tenant\'s decision as buyer (POST …/aprobacion); null until taken.' },
     }),
   ],
 };
@@ -38,7 +39,22 @@ const RECEIVER_TOKEN: Schema = S.object({
   expedido: S.dateTime(),
 });
 
+const LEG: Schema = S.object({
+  estado: S.string({ enum: ['pendiente', 'enviado', 'no_aplica', 'error'] }),
+  detalle: S.nullable(S.string()),
+});
+
+const SENT_APPROVAL: Schema = S.object({
+  estado: S.string({ enum: ['aprobado', 'rechazado'] }),
+  motivo: S.nullable(S.string()),
+  emisor: { ...LEG, description: 'The ACECF sent to the emisor\'s receiver (URL from DGII\'s directory).' },
+  dgii: { ...LEG, description: 'The ACECF sent to DGII\'s aprobacioncomercial service.' },
+  createdAt: S.dateTime(),
+  updatedAt: S.dateTime(),
+});
+
 export const RECEIVER_SCHEMAS: Record<string, Schema> = {
+  SentApproval: SENT_APPROVAL,
   ReceivedDocumentSummary: RECEIVED_SUMMARY,
   ReceivedDocumentDetail: RECEIVED_DETAIL,
   ReceiverUpload: MULTIPART_XML,

@@ -11,7 +11,7 @@ import { signXml } from '../xml/index.ts';
 import { assessAcecf, mismatch } from './assess-acecf.ts';
 import { assessEcf, type AcknowledgedIds } from './assess-ecf.ts';
 import { findTenantByRnc, type ReceiverTenant } from './auth-queries.ts';
-import { findIssued, insertApproval, insertReceived } from './queries.ts';
+import { findIssued, insertApproval, insertReceived, markIssuedApproval } from './queries.ts';
 import { acceptedOrThrow, type SignerTrustPolicy } from './signer-trust.ts';
 import { receivedEventPayload } from './views.ts';
 
@@ -105,16 +105,27 @@ export class ReceiverService {
     if (issued === undefined) throw new AppError('INVALID_REQUEST', `El RNC ${tenant.rnc} no ha emitido el e-CF ${approval.encf} en ${environment}`);
     const problem = mismatch(approval, issued);
     if (problem !== null) throw new AppError('INVALID_REQUEST', problem);
-    const result = await insertApproval(this.sql, {
-      id: randomUUID(),
-      tenantId: tenant.id,
-      documentId: issued.id,
-      rncComprador: approval.rncComprador,
-      estado: approval.estado,
-      detalleMotivoRechazo: approval.detalleMotivoRechazo,
-      fechaHoraAprobacion: approval.fechaHoraAprobacion,
-      xml: approval.xml,
-      signerTrust,
+    // Stored, shown on the document and announced (ecf.commercial_approval) in one transaction.
+    const result = await this.sql.begin(async (tx) => {
+      const inserted = await insertApproval(tx, {
+        id: randomUUID(),
+        tenantId: tenant.id,
+        documentId: issued.id,
+        rncComprador: approval.rncComprador,
+        estado: approval.estado,
+        detalleMotivoRechazo: approval.detalleMotivoRechazo,
+        fechaHoraAprobacion: approval.fechaHoraAprobacion,
+        xml: approval.xml,
+        signerTrust,
+      });
+      if (inserted.inserted) {
+        const shown = { estado: approval.estado === 1 ? 'aprobado' : 'rechazado', motivo: approval.detalleMotivoRechazo, fecha: approval.fechaHoraAprobacion } as const;
+        await markIssuedApproval(tx, issued.id, shown);
+        await this.outbox.record(tx, tenant.id, 'ecf.commercial_approval', {
+          internalTrackId: issued.id, encf: approval.encf, environment, rncComprador: approval.rncComprador, aprobacionComercial: shown, timestamp: new Date().toISOString(),
+        });
+      }
+      return inserted;
     });
     // The same approval sent again (a retry) is answered as the first; a different one is not taken.
     if (!result.inserted && result.existingXml !== approval.xml) {

@@ -25,6 +25,18 @@ const EVENTS = {
     summary: 'An e-CF from another taxpayer was received',
     description: 'Sent when another taxpayer\'s e-CF addressed to this tenant was accepted by the receiver endpoints (ARECF Estado 0). GET /{env}/documentos-recibidos/{id} has the whole document.',
   },
+  'ecf.receptor_update': {
+    operationId: 'receptorUpdateWebhook',
+    schema: 'ReceptorUpdateEvent',
+    summary: 'The buyer leg of an emitted e-CF changed',
+    description: 'Sent when the delivery of an emitted e-CF to its buyer\'s receiver ends: recibido (the buyer\'s signed ARECF, Estado 0), no_recibido (Estado 1, with its CodigoMotivoNoRecibido), no_aplica (the buyer is not in DGII\'s directory of electronic receivers) or error (with the reason). GET /{env}/documentos-ecf/{id}/arecf has the ARECF.',
+  },
+  'ecf.commercial_approval': {
+    operationId: 'commercialApprovalWebhook',
+    schema: 'CommercialApprovalEvent',
+    summary: 'The buyer approved or rejected an emitted e-CF',
+    description: 'Sent when the buyer of an e-CF this tenant issued sends its signed commercial approval (ACECF) to this tenant\'s receiver: aprobado, or rechazado with the buyer\'s reason.',
+  },
   'sequence.low': {
     operationId: 'sequenceLowWebhook',
     schema: 'SequenceLowEvent',

@@ -52,6 +52,22 @@ async function openPdf(ctx, doc, status, action) {
         status.replaceChildren(errorBox(err));
     }
 }
+const RECEPTOR = {
+    pendiente: 'Pendiente', recibido: 'Recibido por el comprador', no_recibido: 'No recibido por el comprador', no_aplica: 'No aplica', error: 'Error al entregar',
+};
+function buyerLeg(doc) {
+    const r = doc.receptor;
+    const a = doc.aprobacionComercial;
+    return [
+        ['Entrega al receptor', h('span', { 'data-field': 'receptor' }, RECEPTOR[r.estado] ?? r.estado)],
+        r.motivo === null ? null : ['Motivo (ARECF)', h('span', { 'data-field': 'receptorMotivo' }, r.motivo)],
+        r.detalle === null ? null : ['Detalle', h('span', { 'data-field': 'receptorDetalle', class: 'break' }, r.detalle)],
+        r.receivedAt === null ? null : ['Acuse recibido', time(r.receivedAt)],
+        ['Aprobación comercial', h('span', { 'data-field': 'aprobacion' }, a === null ? 'Sin respuesta del comprador' : a.estado === 'aprobado' ? 'Aprobada' : 'Rechazada')],
+        a?.motivo ? ['Motivo del rechazo', h('span', { 'data-field': 'aprobacionMotivo' }, a.motivo)] : null,
+        a?.fecha ? ['Fecha de la respuesta', dgiiDateTime(a.fecha)] : null,
+    ];
+}
 function detail(ctx, doc) {
     const xmlStatus = h('div');
     const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
@@ -76,6 +92,7 @@ function detail(ctx, doc) {
             signed ? ['Código de seguridad', h('span', { class: 'mono', 'data-field': 'securityCode' }, doc.securityCode ?? '')] : null,
             typeof doc.fechaHoraFirma === 'string' && doc.fechaHoraFirma !== '' ? ['Firmado', h('span', { 'data-field': 'signedAt' }, dgiiDateTime(doc.fechaHoraFirma))] : null,
             typeof doc.timbreUrl === 'string' && doc.timbreUrl !== '' ? ['Timbre', webLink(doc.timbreUrl)] : null,
+            ...buyerLeg(doc),
             ['Recibido', time(doc.createdAt)],
             ['Actualizado', time(doc.updatedAt)],
             ['ID interno', h('span', { class: 'mono break' }, doc.internalTrackId)],

@@ -61,6 +61,25 @@ async function openPdf(ctx: PageContext, doc: DocumentDetail, status: HTMLElemen
   }
 }
 
+const RECEPTOR: Readonly<Record<string, string>> = {
+  pendiente: 'Pendiente', recibido: 'Recibido por el comprador', no_recibido: 'No recibido por el comprador', no_aplica: 'No aplica', error: 'Error al entregar',
+};
+
+/** The buyer leg (delivery to the buyer's receiver, its ARECF) and the buyer's commercial approval, as summary rows. */
+function buyerLeg(doc: DocumentDetail): ([string, Node] | null)[] {
+  const r = doc.receptor;
+  const a = doc.aprobacionComercial;
+  return [
+      ['Entrega al receptor', h('span', { 'data-field': 'receptor' }, RECEPTOR[r.estado] ?? r.estado)],
+      r.motivo === null ? null : ['Motivo (ARECF)', h('span', { 'data-field': 'receptorMotivo' }, r.motivo)],
+      r.detalle === null ? null : ['Detalle', h('span', { 'data-field': 'receptorDetalle', class: 'break' }, r.detalle)],
+      r.receivedAt === null ? null : ['Acuse recibido', time(r.receivedAt)],
+      ['Aprobación comercial', h('span', { 'data-field': 'aprobacion' }, a === null ? 'Sin respuesta del comprador' : a.estado === 'aprobado' ? 'Aprobada' : 'Rechazada')],
+      a?.motivo ? ['Motivo del rechazo', h('span', { 'data-field': 'aprobacionMotivo' }, a.motivo)] : null,
+      a?.fecha ? ['Fecha de la respuesta', dgiiDateTime(a.fecha)] : null,
+  ];
+}
+
 function detail(ctx: PageContext, doc: DocumentDetail): HTMLElement[] {
   const xmlStatus = h('div');
   const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
@@ -87,6 +106,7 @@ function detail(ctx: PageContext, doc: DocumentDetail): HTMLElement[] {
         signed ? ['Código de seguridad', h('span', { class: 'mono', 'data-field': 'securityCode' }, doc.securityCode ?? '')] : null,
         typeof doc.fechaHoraFirma === 'string' && doc.fechaHoraFirma !== '' ? ['Firmado', h('span', { 'data-field': 'signedAt' }, dgiiDateTime(doc.fechaHoraFirma))] : null,
         typeof doc.timbreUrl === 'string' && doc.timbreUrl !== '' ? ['Timbre', webLink(doc.timbreUrl)] : null,
+        ...buyerLeg(doc),
         ['Recibido', time(doc.createdAt)],
         ['Actualizado', time(doc.updatedAt)],
         ['ID interno', h('span', { class: 'mono break' }, doc.internalTrackId)],

@@ -18,6 +18,9 @@ import {
   type TrackIdEntry,
 } from './answers.ts';
 import { exchange, type HttpAnswer, type HttpRequest } from './http.ts';
+import {
+  type AprobacionAnswer, type ConsultaEstadoAnswer, type DirectoryEntry, readAprobacionAnswer, readConsultaEstadoAnswer, readDirectoryAnswer, readTimbreEstado,
+} from './exchange-answers.ts';
 import { encodeMultipartFile } from './multipart.ts';
 import { DGII_PATHS, type EcfService, type FcService, XML_FIELD } from './paths.ts';
 import { TokenCache } from './tokens.ts';
@@ -57,6 +60,14 @@ export interface RfceQuery {
   encf: string;
   /** The security code of the signed e-CF, which the RFCE carries. */
   securityCode: string;
+}
+
+/** What identifies an e-CF to "Consulta Estado" when its trackId is lost. */
+export interface EstadoQuery {
+  rncEmisor: string;
+  encf: string;
+  rncComprador?: string | null;
+  codigoSeguridad?: string | null;
 }
 
 export const NO_CERTIFICATE_MESSAGE = 'No valid certificate: upload one with POST /api/certificates';
@@ -249,5 +260,51 @@ export class DgiiClient {
     const result = readEstadoAnswer(answer.json);
     if (result === null) throw new TransientAuthorityError(`DGII's answer while ${purpose} carries no status`);
     return result;
+  }
+
+  /**
+   * "Consulta Directorio": the receiver URLs DGII publishes, for one RNC or (rnc null, TesteCF
+   * and CerteCF) the whole listing. eCF answers one RNC at obtenerdirectorioporrnc.
+   */
+  async directory(tenantId: number, environment: Environment, rnc: string | null, signal: AbortSignal): Promise<DirectoryEntry[]> {
+    const purpose = rnc === null ? 'reading the directory' : `looking up ${rnc} in the directory`;
+    const service = environment === 'eCF' && rnc !== null ? 'directoryByRnc' : 'directoryListing';
+    const url = `${this.url(environment, service)}${rnc === null ? '' : `?rnc=${encodeURIComponent(rnc)}`}`;
+    const answer = await this.query(tenantId, environment, url, purpose, signal);
+    const result = readDirectoryAnswer(answer.json ?? (answer.text.trim() === '' ? null : undefined));
+    if ('problem' in result) throw new TransientAuthorityError(`DGII's answer while ${purpose} is not a directory: ${result.problem}`);
+    return result.entries;
+  }
+
+  /** "Consulta Estado": an e-CF's status by its data, for when its trackId is lost. */
+  async ecfStatus(tenantId: number, environment: Environment, q: EstadoQuery, signal: AbortSignal): Promise<ConsultaEstadoAnswer> {
+    const purpose = `querying the status of ${q.encf}`;
+    const params = new URLSearchParams({ rncEmisor: q.rncEmisor, ncfElectronico: q.encf });
+    if (q.rncComprador) params.set('rncComprador', q.rncComprador);
+    if (q.codigoSeguridad) params.set('codigoSeguridad', q.codigoSeguridad);
+    const answer = await this.query(tenantId, environment, `${this.url(environment, 'consultaEstado')}?${params.toString()}`, purpose, signal);
+    const result = readConsultaEstadoAnswer(answer.json);
+    if (result === null) throw new TransientAuthorityError(`DGII's answer while ${purpose} carries no status`);
+    return result;
+  }
+
+  /** Uploads a buyer's signed commercial approval (ACECF) to DGII. */
+  async sendApproval(tenantId: number, environment: Environment, file: XmlUpload, signal: AbortSignal): Promise<AprobacionAnswer> {
+    const purpose = `sending the commercial approval ${file.fileName}`;
+    const answer = await this.authorized(tenantId, environment, signal, this.upload(this.url(environment, 'aprobacionComercial'), purpose, file));
+    if (answer.status !== 200) throw failure(answer, purpose);
+    return readAprobacionAnswer(answer.json) ?? { codigo: null, estado: null, mensajes: [] };
+  }
+
+  /**
+   * The public timbre page for the query of a document's timbre URL (its `?…` part), and the
+   * status it shows in words (null when none of DGII's words is on it). No token.
+   */
+  async timbre(environment: Environment, rfce: boolean, search: string, signal: AbortSignal): Promise<{ estado: string | null; page: string }> {
+    const purpose = 'querying the timbre';
+    const base = rfce ? this.fcUrl(environment, 'timbreFc') : this.url(environment, 'timbre');
+    const answer = await this.send({ method: 'GET', url: `${base}${search.startsWith('?') ? search : `?${search}`}`, headers: { accept: 'text/html, application/json' }, purpose }, signal);
+    if (answer.status !== 200) throw failure(answer, purpose);
+    return { estado: readTimbreEstado(answer.text), page: answer.text };
   }
 }

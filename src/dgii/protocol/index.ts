@@ -1,6 +1,7 @@
 /** DGII's HTTP protocol: the client, the TaxAuthority adapter over it, and multipart/form-data. */
 export { DgiiClient, NO_CERTIFICATE_MESSAGE } from './client.ts';
-export type { DgiiClientOptions, DgiiCredentials, RfceQuery, XmlUpload } from './client.ts';
+export type { DgiiClientOptions, DgiiCredentials, EstadoQuery, RfceQuery, XmlUpload } from './client.ts';
+export type { AprobacionAnswer, ConsultaEstadoAnswer, DirectoryEntry } from './exchange-answers.ts';
 export { DgiiAuthority } from './dgii-authority.ts';
 export type { AnulacionAnswer, DgiiMessage, EstadoAnswer, RecepcionAnswer, RfceAnswer, TokenAnswer, TrackIdEntry } from './answers.ts';
 export { DEFAULT_MULTIPART_LIMITS, encodeMultipartFile, findFilePart, multipartBoundary, MultipartError, parseMultipart } from './multipart.ts';

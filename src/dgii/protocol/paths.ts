@@ -20,12 +20,27 @@ export const DGII_PATHS = {
   rfceStatus: '/consultarfce/api/Consultas/Consulta',
   /** "Anulación rangos": a signed ANECF, uploaded like an e-CF; DGII decides at once. */
   anulacion: '/anulacionrangos/api/operaciones/anularrango',
+  /** "Consulta Directorio", TesteCF and CerteCF: the listing, `?rnc=…` to narrow it to one RNC. */
+  directoryListing: '/consultadirectorio/api/consultas/listado',
+  /** "Consulta Directorio" for one RNC, `?rnc=…` (the form eCF answers). */
+  directoryByRnc: '/consultadirectorio/api/consultas/obtenerdirectorioporrnc',
+  /**
+   * "Consulta Estado": an e-CF's validity by its data rather than a trackId,
+   * `?rncEmisor=…&ncfElectronico=…&rncComprador=…&codigoSeguridad=…`.
+   */
+  consultaEstado: '/consultaestado/api/consultas/estado',
+  /** DGII's copy of a buyer's commercial approval (ACECF), uploaded as multipart `xml`. */
+  aprobacionComercial: '/aprobacioncomercial/api/aprobacioncomercial',
+  /** The timbre (QR) page: the e-CF as DGII holds it, public, no token. */
+  timbre: '/consultatimbre',
+  /** The timbre page of a type 32 sent as RFCE, on the RFCE host. */
+  timbreFc: '/consultatimbrefc',
 } as const;
 
 export type DgiiService = keyof typeof DGII_PATHS;
 
 /** Services below the RFCE host's base; every other one is below the e-CF base. */
-export const FC_SERVICES = ['rfce', 'rfceStatus'] as const satisfies readonly DgiiService[];
+export const FC_SERVICES = ['rfce', 'rfceStatus', 'timbreFc'] as const satisfies readonly DgiiService[];
 export type FcService = (typeof FC_SERVICES)[number];
 export type EcfService = Exclude<DgiiService, FcService>;
 

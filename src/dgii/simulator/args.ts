@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { readDirectoryAnswer, type DirectoryEntry } from '../protocol/exchange-answers.ts';
 import { createLogger, type Logger } from '../../log.ts';
 import { createDgiiSimulator, type DgiiSimulator } from './server.ts';
 import { errorMessage } from '../../errors.ts';
@@ -6,7 +8,7 @@ import { errorMessage } from '../../errors.ts';
 // The command line of the runnable simulator. Options come from arguments, not the
 // environment: only src/config.ts reads environment variables.
 
-export const SIMULATOR_USAGE = `Usage: node src/dgii/simulator/main.ts [--port 8090] [--host 127.0.0.1] [--processing-ms 2000] [--token-ttl-ms 3600000]`;
+export const SIMULATOR_USAGE = `Usage: node src/dgii/simulator/main.ts [--port 8090] [--host 127.0.0.1] [--processing-ms 2000] [--token-ttl-ms 3600000] [--directory RNC=URL]... [--directory-file entries.json]`;
 
 const DEFAULTS = { port: '8090', host: '127.0.0.1', 'processing-ms': '2000', 'token-ttl-ms': '3600000' } as const;
 
@@ -27,7 +29,7 @@ export interface RunningSimulator {
 
 /** Parses the arguments and starts the simulator; throws SimulatorArgsError for bad arguments. */
 export async function runSimulatorFromArgs(argv: string[], log: Logger = createLogger('info')): Promise<RunningSimulator> {
-  let values: Record<string, string | undefined>;
+  let values: Record<string, string | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -36,6 +38,8 @@ export async function runSimulatorFromArgs(argv: string[], log: Logger = createL
         host: { type: 'string', default: DEFAULTS.host },
         'processing-ms': { type: 'string', default: DEFAULTS['processing-ms'] },
         'token-ttl-ms': { type: 'string', default: DEFAULTS['token-ttl-ms'] },
+        directory: { type: 'string', multiple: true },
+        'directory-file': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -43,12 +47,47 @@ export async function runSimulatorFromArgs(argv: string[], log: Logger = createL
   } catch (err) {
     throw new SimulatorArgsError(`${errorMessage(err)}\n${SIMULATOR_USAGE}`);
   }
-  const port = integer('port', values.port ?? DEFAULTS.port, 0, 65_535);
-  const processingMs = integer('processing-ms', values['processing-ms'] ?? DEFAULTS['processing-ms'], 0, 3_600_000);
-  const tokenTtlMs = integer('token-ttl-ms', values['token-ttl-ms'] ?? DEFAULTS['token-ttl-ms'], 1_000, 86_400_000);
-  const host = values.host ?? DEFAULTS.host;
+  const one = (name: keyof typeof DEFAULTS): string => {
+    const v = values[name];
+    return typeof v === 'string' ? v : DEFAULTS[name];
+  };
+  const port = integer('port', one('port'), 0, 65_535);
+  const processingMs = integer('processing-ms', one('processing-ms'), 0, 3_600_000);
+  const tokenTtlMs = integer('token-ttl-ms', one('token-ttl-ms'), 1_000, 86_400_000);
+  const host = one('host');
+  const file = values['directory-file'];
+  const entries = [...directoryFlags(values.directory), ...(typeof file === 'string' ? directoryFile(file) : [])];
   if (host === '') throw new SimulatorArgsError(`--host must not be empty\n${SIMULATOR_USAGE}`);
-  const simulator = createDgiiSimulator({ processingMs, tokenTtlMs, log });
+  const simulator = createDgiiSimulator({ processingMs, tokenTtlMs, log, directory: staticDirectory(entries) });
   const { url } = await simulator.listen(port, host);
   return { simulator, url };
+}
+
+/** `RNC=URL`: a receiver whose reception, approval and authentication bases are all URL. */
+function directoryFlags(flags: string | string[] | undefined): DirectoryEntry[] {
+  const list = flags === undefined ? [] : Array.isArray(flags) ? flags : [flags];
+  return list.map((flag) => {
+    const m = /^(\d{9}|\d{11})=(https?:\/\/\S+)$/.exec(flag);
+    if (m === null) throw new SimulatorArgsError(`--directory must be RNC=URL (9 or 11 digits, an http(s) URL), got "${flag}"\n${SIMULATOR_USAGE}`);
+    const url = (m[2] as string).replace(/\/+$/, '');
+    return { nombre: '', rnc: m[1] as string, urlRecepcion: url, urlAceptacion: url, urlOpcional: url };
+  });
+}
+
+/** A JSON file in DGII's directory shape: a list of { nombre, rnc, urlRecepcion, urlAceptacion, urlOpcional }. */
+function directoryFile(path: string): DirectoryEntry[] {
+  let body: unknown;
+  try {
+    body = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  } catch (err) {
+    throw new SimulatorArgsError(`--directory-file ${path}: ${errorMessage(err)}`);
+  }
+  const read = readDirectoryAnswer(body);
+  if ('problem' in read) throw new SimulatorArgsError(`--directory-file ${path}: ${read.problem}`);
+  return read.entries;
+}
+
+/** The same entries in every environment. */
+export function staticDirectory(entries: DirectoryEntry[]): (environment: string, rnc: string | null) => Promise<DirectoryEntry[]> {
+  return (_environment, rnc) => Promise.resolve(rnc === null ? entries : entries.filter((e) => e.rnc === rnc));
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Environment } from '../../environments.ts';
 import type { Logger } from '../../log.ts';
+import type { DirectoryEntry } from '../protocol/exchange-answers.ts';
 import type { Reply } from './http.ts';
 import type { EnvironmentState, SimulatorState } from './state.ts';
 
@@ -16,6 +17,8 @@ export interface HandlerContext {
   now: number;
   processingMs: number;
   log: Logger;
+  /** The directory of electronic receivers: one RNC's entries, or every entry when rnc is null. */
+  directory: (environment: Environment, rnc: string | null) => Promise<DirectoryEntry[]>;
 }
 
-export type Handler = (ctx: HandlerContext) => Reply;
+export type Handler = (ctx: HandlerContext) => Reply | Promise<Reply>;

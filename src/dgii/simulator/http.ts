@@ -7,7 +7,8 @@ import { XML_FIELD } from '../protocol/paths.ts';
 
 export type Reply =
   | { status: number; json: unknown; headers?: Record<string, string> }
-  | { status: number; xml: string };
+  | { status: number; xml: string }
+  | { status: number; html: string };
 
 export class BodyTooLarge extends Error {
   override name = 'BodyTooLarge';
@@ -43,12 +44,13 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
 export function send(res: ServerResponse, reply: Reply): void {
   if (res.headersSent || res.destroyed) return;
   const isXml = 'xml' in reply;
-  const payload = Buffer.from(isXml ? reply.xml : JSON.stringify(reply.json), 'utf8');
+  const isHtml = 'html' in reply;
+  const payload = Buffer.from(isXml ? reply.xml : isHtml ? reply.html : JSON.stringify(reply.json), 'utf8');
   res.writeHead(reply.status, {
-    'content-type': isXml ? 'application/xml; charset=utf-8' : 'application/json; charset=utf-8',
+    'content-type': isXml ? 'application/xml; charset=utf-8' : isHtml ? 'text/html; charset=utf-8' : 'application/json; charset=utf-8',
     'content-length': String(payload.length),
     'cache-control': 'no-store',
-    ...(isXml ? {} : reply.headers),
+    ...('json' in reply ? reply.headers : {}),
   });
   res.end(payload);
 }

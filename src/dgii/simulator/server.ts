@@ -8,6 +8,8 @@ import { seedHandler, validateSeedHandler } from './auth.ts';
 import type { Handler } from './context.ts';
 import { BodyTooLarge, errorReply, jsonReply, readBody, type Reply, send } from './http.ts';
 import { annulmentHandler } from './annulment.ts';
+import { aprobacionHandler, consultaEstadoHandler, directoryHandler, timbreHandler } from './exchange.ts';
+import type { DirectoryEntry } from '../protocol/exchange-answers.ts';
 import { estadoHandler, recepcionHandler, rfceHandler, rfceStatusHandler, trackIdsHandler } from './reception.ts';
 import { type SimulatorCounters, SimulatorState } from './state.ts';
 
@@ -22,6 +24,8 @@ export interface DgiiSimulatorOptions {
   tokenTtlMs?: number;
   /** Largest request body read; larger ones get 413. */
   maxBodyBytes?: number;
+  /** The directory of electronic receivers (Consulta Directorio); empty when absent. */
+  directory?: (environment: Environment, rnc: string | null) => Promise<DirectoryEntry[]>;
 }
 
 /** A failure to answer with instead of the service's own answer (tests of the client). */
@@ -56,6 +60,8 @@ export interface DgiiSimulator {
   /** Drops every injected fault not yet used up. */
   clearFaults(): void;
   counters(): SimulatorCounters;
+  /** Lists (or replaces) a receiver in the directory, ahead of the configured source (for tests). */
+  listInDirectory(entry: DirectoryEntry): void;
   /** trackIds of the e-CFs received with this RNCEmisor and eNCF, oldest first (for tests). */
   trackIdsOf(environment: Environment, rncEmisor: string, encf: string): string[];
 }
@@ -76,6 +82,12 @@ const ROUTES: readonly Route[] = [
   { service: 'rfce', method: 'POST', host: 'fc', handler: rfceHandler },
   { service: 'rfceStatus', method: 'GET', host: 'fc', handler: rfceStatusHandler },
   { service: 'anulacion', method: 'POST', host: 'ecf', handler: annulmentHandler },
+  { service: 'directoryListing', method: 'GET', host: 'ecf', handler: directoryHandler(false) },
+  { service: 'directoryByRnc', method: 'GET', host: 'ecf', handler: directoryHandler(true) },
+  { service: 'consultaEstado', method: 'GET', host: 'ecf', handler: consultaEstadoHandler },
+  { service: 'aprobacionComercial', method: 'POST', host: 'ecf', handler: aprobacionHandler },
+  { service: 'timbre', method: 'GET', host: 'ecf', handler: timbreHandler },
+  { service: 'timbreFc', method: 'GET', host: 'fc', handler: timbreHandler },
 ];
 
 const PREFIX = /^\/(fc\/)?([a-z]+)(\/.*)$/;
@@ -99,6 +111,13 @@ export function createDgiiSimulator(options: DgiiSimulatorOptions): DgiiSimulato
   if (!(Number.isInteger(processingMs) && processingMs >= 0)) throw new RangeError('processingMs must be an integer >= 0');
   if (!(Number.isInteger(tokenTtlMs) && tokenTtlMs > 0)) throw new RangeError('tokenTtlMs must be a positive integer');
   const state = new SimulatorState(tokenTtlMs);
+  const listed = new Map<string, DirectoryEntry>();
+  const source = options.directory ?? (() => Promise.resolve([]));
+  const directory = async (environment: Environment, rnc: string | null): Promise<DirectoryEntry[]> => {
+    const extra = rnc === null ? [...listed.values()] : [listed.get(rnc)].filter((e): e is DirectoryEntry => e !== undefined);
+    const rest = (await source(environment, rnc)).filter((e) => !listed.has(e.rnc));
+    return [...extra, ...rest];
+  };
   const faults: (SimulatedFault & { left: number })[] = [];
   let server: Server | null = null;
 
@@ -138,7 +157,7 @@ export function createDgiiSimulator(options: DgiiSimulatorOptions): DgiiSimulato
         return errorReply(413, `El cuerpo de la solicitud excede ${maxBodyBytes} bytes`, { connection: 'close' });
       }
     }
-    const reply = route.handler({ environment, env: state.environments[environment], state, req, url, body, now: Date.now(), processingMs, log });
+    const reply = await route.handler({ environment, env: state.environments[environment], state, req, url, body, now: Date.now(), processingMs, log, directory });
     if (fault?.holdAnswerMs !== undefined) await new Promise((r) => setTimeout(r, fault.holdAnswerMs));
     return fault?.dropAnswer === true ? null : reply;
   }
@@ -198,6 +217,9 @@ export function createDgiiSimulator(options: DgiiSimulatorOptions): DgiiSimulato
       faults.length = 0;
     },
     counters: () => ({ ...state.counters }),
+    listInDirectory(entry) {
+      listed.set(entry.rnc, entry);
+    },
     trackIdsOf: (environment, rncEmisor, encf) => state.environments[environment].tracksOf(rncEmisor, encf).map((t) => t.trackId),
   };
 }

@@ -191,11 +191,13 @@ export interface SimulatorCounters {
   trackIdQueries: number;
   summaryQueries: number;
   annulmentsReceived: number;
+  directoryQueries: number;
+  approvalsReceived: number;
 }
 
 export class SimulatorState implements Ledger {
   readonly environments: Readonly<Record<Environment, EnvironmentState>>;
-  readonly counters: SimulatorCounters = { seedsIssued: 0, tokensIssued: 0, documentsReceived: 0, summariesReceived: 0, statusQueries: 0, trackIdQueries: 0, summaryQueries: 0, annulmentsReceived: 0 };
+  readonly counters: SimulatorCounters = { seedsIssued: 0, tokensIssued: 0, documentsReceived: 0, summariesReceived: 0, statusQueries: 0, trackIdQueries: 0, summaryQueries: 0, annulmentsReceived: 0, directoryQueries: 0, approvalsReceived: 0 };
 
   constructor(tokenTtlMs: number) {
     this.environments = Object.fromEntries(ENVIRONMENTS.map((e) => [e, new EnvironmentState(tokenTtlMs)])) as Record<Environment, EnvironmentState>;

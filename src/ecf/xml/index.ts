@@ -9,6 +9,8 @@ export { buildArecfXml, ESTADO_ACUSE, MOTIVO_NO_RECIBIDO } from './arecf.ts';
 export type { ArecfParams, MotivoNoRecibido } from './arecf.ts';
 export { ANECF_MAX_LINES, ANECF_MAX_SEQUENCES, anecfCounts, buildAnecfXml } from './anecf.ts';
 export type { AnecfLine, AnecfParams } from './anecf.ts';
+export { buildAcecfXml } from './acecf.ts';
+export type { AcecfParams } from './acecf.ts';
 export { ecfXmlToObject } from './to-object.ts';
 export { validateAcecfXml, validateAnecfXml, validateArecfXml, validateEcfXml, validateRfceXml } from './validate.ts';
 export { documentSchema, ecfDocumentSchema } from '../schema/document-schemas.ts';

@@ -2,6 +2,7 @@
 import { ENCF_FORMAT, dateOrdinal } from '../leaf-formats.ts';
 import type { Finding, RuleContext } from './context.ts';
 import type { Rule } from './rule.ts';
+import { compare, parseDecimal } from '../../decimal.ts';
 
 const idDoc = (ctx: RuleContext) => ctx.root.group('Encabezado').group('IdDoc');
 
@@ -60,4 +61,29 @@ const creditNoteIndicator: Rule = {
   },
 };
 
-export const DOCUMENT_RULES: readonly Rule[] = [encfMatchesType, ...DATE_ORDER.map(dateOrderRule), creditNoteIndicator];
+// The RFCE threshold (xml/rfce.ts, which imports validation: kept here as a literal to avoid the cycle).
+const RFCE_MONTO_LIMITE = '250000';
+const CONSUMER_LIMIT = parseDecimal(RFCE_MONTO_LIMITE);
+
+/**
+ * DGII: a consumer invoice (32) of RD$250,000 or more is sent whole, not summarised, and must
+ * identify its buyer: RNCComprador or IdentificadorExtranjero, with RazonSocialComprador.
+ */
+const largeConsumerBuyer: Rule = {
+  id: 'consumer-250k-buyer',
+  message: 'is required in a type 32 whose MontoTotal is RD$250,000 or more: the buyer must be identified (RNCComprador or IdentificadorExtranjero, with RazonSocialComprador)',
+  appliesTo: [32],
+  check: (ctx): Finding[] => {
+    const total = ctx.root.group('Encabezado').group('Totales').amount('MontoTotal');
+    if (total === undefined || CONSUMER_LIMIT === undefined || compare(total, CONSUMER_LIMIT) < 0) return [];
+    const comprador = ctx.root.group('Encabezado').group('Comprador');
+    const findings: Finding[] = [];
+    if (comprador.text('RNCComprador') === undefined && comprador.text('IdentificadorExtranjero') === undefined) {
+      findings.push({ path: comprador.at('RNCComprador'), detail: `MontoTotal is ${RFCE_MONTO_LIMITE} or more` });
+    }
+    if (comprador.text('RazonSocialComprador') === undefined) findings.push({ path: comprador.at('RazonSocialComprador'), detail: `MontoTotal is ${RFCE_MONTO_LIMITE} or more` });
+    return findings;
+  },
+};
+
+export const DOCUMENT_RULES: readonly Rule[] = [encfMatchesType, ...DATE_ORDER.map(dateOrderRule), creditNoteIndicator, largeConsumerBuyer];

@@ -1,0 +1,38 @@
+import type { Environment } from '../environments.ts';
+import { TtlCache } from '../lib/ttl-cache.ts';
+import type { DgiiClient } from './protocol/client.ts';
+import type { DirectoryEntry } from './protocol/exchange-answers.ts';
+
+// DGII's directory of electronic receivers, read through the emisor's own DGII session and
+// remembered for DIRECTORY_CACHE_TTL_MS: a buyer's URLs change rarely, and every e-CF to the
+// same buyer would otherwise cost a query. "Not in the directory" is remembered as well.
+
+export interface ReceiverDirectory {
+  /** The buyer's entry, or null when DGII does not list it as an electronic receiver. */
+  lookup(tenantId: number, environment: Environment, rnc: string, signal: AbortSignal): Promise<DirectoryEntry | null>;
+}
+
+const MAX_CACHED = 10_000;
+
+export class CachedDirectory implements ReceiverDirectory {
+  private readonly cache: TtlCache<{ entry: DirectoryEntry | null }>;
+  private readonly client: DgiiClient;
+
+  constructor(client: DgiiClient, ttlMs: number) {
+    this.client = client;
+    this.cache = new TtlCache(ttlMs, MAX_CACHED);
+  }
+
+  async lookup(tenantId: number, environment: Environment, rnc: string, signal: AbortSignal): Promise<DirectoryEntry | null> {
+    const key = `${environment}|${rnc}`;
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached.entry;
+    const entries = await this.client.directory(tenantId, environment, rnc, signal);
+    const entry = entries.find((e) => e.rnc === rnc) ?? null;
+    this.cache.set(key, { entry });
+    return entry;
+  }
+}
+
+/** For a custom tax authority (tests of failure paths): nobody is an electronic receiver. */
+export const EMPTY_DIRECTORY: ReceiverDirectory = { lookup: () => Promise.resolve(null) };
