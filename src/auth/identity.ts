@@ -3,6 +3,7 @@ import type { Queryable, Sql } from '../db/connect.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { ENVIRONMENTS, type Environment } from '../environments.ts';
 import { generateApiKey, maskApiKey } from './api-keys.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { PasswordHasher } from './passwords.ts';
@@ -19,7 +20,17 @@ export interface ApiKeyView {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  environments: Environment[];
+  readOnly: boolean;
 }
+
+/** What a new key may do; POST /api/keys defaults to the two test environments, read-write. */
+export interface NewKeyScope {
+  environments: readonly Environment[];
+  readOnly: boolean;
+}
+
+export const DEFAULT_KEY_ENVIRONMENTS: readonly Environment[] = ['TesteCF', 'CerteCF'];
 
 export interface NewTenant {
   tenant: { id: number; name: string; rnc: string };
@@ -35,6 +46,9 @@ function keyView(row: ApiKeyRow): ApiKeyView {
     createdAt: row.createdAt.toISOString(),
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
+    // In the fixed order of ENVIRONMENTS, whatever order the key was created with.
+    environments: ENVIRONMENTS.filter((e) => row.environments.includes(e)),
+    readOnly: row.readOnly,
   };
 }
 
@@ -49,14 +63,14 @@ export class IdentityService {
   ) {}
 
   /** Creates a tenant with its first user and API key, in one transaction. */
-  async createTenant(input: { name: string; rnc: string; email: string; password: string; userName?: string }): Promise<NewTenant> {
+  async createTenant(input: { name: string; rnc: string; email: string; password: string; userName?: string; environments?: readonly Environment[] }): Promise<NewTenant> {
     const passwordHash = await this.hasher.hash(input.password);
     const email = input.email.toLowerCase();
     try {
       return await this.sql.begin(async (tx) => {
         const tenant = await insertTenant(tx, { name: input.name, rnc: input.rnc });
         const user = await insertUser(tx, { tenantId: tenant.id, email, name: input.userName ?? input.name, passwordHash });
-        const key = await this.insertKey(tx, tenant.id, user.id, 'Default key');
+        const key = await this.insertKey(tx, tenant.id, user.id, 'Default key', { environments: input.environments ?? DEFAULT_KEY_ENVIRONMENTS, readOnly: false });
         this.log.info('tenant created', { tenant: tenant.id, user: user.id });
         return {
           tenant: { id: tenant.id, name: tenant.name, rnc: tenant.rnc },
@@ -131,8 +145,8 @@ export class IdentityService {
     return { user: rest, tenant };
   }
 
-  async createApiKey(tenantId: number, userId: number | null, name: string): Promise<ApiKeyView & { key: string }> {
-    return this.insertKey(this.sql, tenantId, userId, name);
+  async createApiKey(tenantId: number, userId: number | null, name: string, scope: NewKeyScope = { environments: DEFAULT_KEY_ENVIRONMENTS, readOnly: false }): Promise<ApiKeyView & { key: string }> {
+    return this.insertKey(this.sql, tenantId, userId, name, scope);
   }
 
   async listApiKeys(tenantId: number): Promise<ApiKeyView[]> {
@@ -146,9 +160,9 @@ export class IdentityService {
     return keyView(row);
   }
 
-  private async insertKey(sql: Queryable, tenantId: number, userId: number | null, name: string): Promise<ApiKeyView & { key: string }> {
+  private async insertKey(sql: Queryable, tenantId: number, userId: number | null, name: string, scope: NewKeyScope): Promise<ApiKeyView & { key: string }> {
     const generated = generateApiKey();
-    const row = await insertApiKey(sql, { id: randomUUID(), tenantId, publicId: generated.publicId, keyHash: generated.hash, name, createdBy: userId });
+    const row = await insertApiKey(sql, { id: randomUUID(), tenantId, publicId: generated.publicId, keyHash: generated.hash, name, createdBy: userId, ...scope });
     return { ...keyView(row), key: generated.key };
   }
 }

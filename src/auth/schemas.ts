@@ -1,4 +1,5 @@
 import { S, envelope, type Schema } from '../http/openapi.ts';
+import { ENVIRONMENTS } from '../environments.ts';
 
 // OpenAPI schemas of the identity endpoints.
 export const TOKEN_SET: Schema = S.object({
@@ -16,6 +17,8 @@ export const API_KEY: Schema = S.object({
   createdAt: S.dateTime(),
   lastUsedAt: S.nullable(S.dateTime()),
   revokedAt: S.nullable(S.dateTime()),
+  environments: S.array(S.string({ enum: [...ENVIRONMENTS] })),
+  readOnly: S.bool(),
 });
 
 export const NEW_API_KEY: Schema = { allOf: [API_KEY, S.object({ key: S.string({ description: 'The whole key, shown only in this response.' }) })] };

@@ -10,6 +10,7 @@ import { insertDocument, type DocumentRow } from './queries.ts';
 import { recordCreation } from './transitions.ts';
 import type { EcfDocument, EcfObject } from '../ecf/types.ts';
 import { dgiiToIsoDate } from './views.ts';
+import type { ErpReference } from './erp-reference.ts';
 
 const ENCF_CONSTRAINT = 'documents_encf_key';
 
@@ -29,6 +30,7 @@ export interface EmitInput {
   tenantId: number;
   environment: Environment;
   document: EcfDocument;
+  erp?: ErpReference;
 }
 
 /**
@@ -62,6 +64,8 @@ export async function emitDocument(
       fechaEmision: dgiiToIsoDate(document.FechaEmision),
       montoTotal: document.MontoTotal,
       ecf: withEncf(document.ecf, encf),
+      referencia: input.erp?.referencia ?? null,
+      metadata: input.erp?.metadata ?? null,
     });
     // Independent writes go out together: the driver pipelines them on the connection.
     await Promise.all([

@@ -12,6 +12,8 @@ export const EMITTED: Schema = S.object({
   environment: S.string(),
   fechaEmision: S.string({ description: 'dd-MM-yyyy' }),
   montoTotal: S.string({ description: 'Decimal text, e.g. "1180.00".' }),
+  referencia: S.nullable(S.string({ description: 'The emit body\'s `referencia` (the ERP\'s own id).' })),
+  metadata: S.nullable({ type: 'object', additionalProperties: { type: 'string' }, description: 'The emit body\'s `metadata`.' }),
   createdAt: S.dateTime(),
 });
 
@@ -31,6 +33,8 @@ export const DOCUMENT_SUMMARY: Schema = S.object({
   securityCode: S.nullable(S.string({ description: 'CodigoSeguridad: the first 6 characters of the signature value; null until the document is signed (right before its first submission).' })),
   timbreUrl: S.nullable(S.string({ format: 'uri', description: 'DGII\'s verification URL (ConsultaTimbre, or ConsultaTimbreFC for a type 32 sent as RFCE), printed as a QR code; null until signed.' })),
   fechaHoraFirma: S.nullable(S.string({ description: 'dd-MM-yyyy HH:mm:ss (GMT-4) as in the signed XML; null until signed.' })),
+  referencia: S.nullable(S.string({ description: 'The ERP\'s own id sent as `referencia` when the document was emitted; not part of the e-CF.' })),
+  metadata: S.nullable({ type: 'object', additionalProperties: { type: 'string' }, description: 'The `metadata` sent when the document was emitted; not part of the e-CF.' }),
   createdAt: S.dateTime(),
   updatedAt: S.dateTime(),
 });
@@ -72,7 +76,16 @@ export const STATUS_UPDATE_EVENT: Schema = S.object({
   dgiiMessage: S.nullable(S.string()),
   trackId: S.nullable(S.string()),
   timestamp: S.string({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' }),
-});
+  sequence: S.int({ minimum: 1, description: 'The document\'s event number, the same as X-ECF-Event-Sequence: 1 for its first event, one more for each later one. Drop an event whose sequence is not above the highest one processed for the document (a retried recibido arriving after aceptado).' }),
+  // An extra key receivers may ignore: only documents emitted with referencia or metadata have it.
+  erp: {
+    ...S.object({
+      referencia: S.nullable(S.string({ minLength: 1, maxLength: 100 })),
+      metadata: { type: 'object', additionalProperties: { type: 'string' }, maxProperties: 20 },
+    }),
+    description: 'Only when the document was emitted with `referencia` or `metadata`: both, as stored (metadata {} when only referencia was sent). Receivers may ignore it.',
+  },
+}, ['event', 'internalTrackId', 'encf', 'estado', 'dgiiCode', 'dgiiMessage', 'trackId', 'timestamp', 'sequence']);
 
 export const DOCUMENT_SCHEMAS: Record<string, Schema> = {
   DocumentSummary: DOCUMENT_SUMMARY,

@@ -8,6 +8,7 @@ import { SequenceBatcher } from './numbering.ts';
 import { documentHistory, findDocument, findSignedXml, listDocuments, type DocumentRow, type ListFilter } from './queries.ts';
 import { validateEcf } from '../ecf/validation/validate-ecf.ts';
 import { documentDetail, documentSummary, type DocumentSummary } from './views.ts';
+import { splitErpReference } from './erp-reference.ts';
 
 export interface EmitResult {
   row: DocumentRow;
@@ -16,7 +17,10 @@ export interface EmitResult {
 
 export function emittedView(row: DocumentRow) {
   const s = documentSummary(row);
-  return { internalTrackId: s.internalTrackId, encf: s.encf, estado: s.estado, tipo: s.tipo, environment: s.environment, fechaEmision: s.fechaEmision, montoTotal: s.montoTotal, createdAt: s.createdAt };
+  return {
+    internalTrackId: s.internalTrackId, encf: s.encf, estado: s.estado, tipo: s.tipo, environment: s.environment, fechaEmision: s.fechaEmision, montoTotal: s.montoTotal,
+    referencia: s.referencia, metadata: s.metadata, createdAt: s.createdAt,
+  };
 }
 
 /** Emission and reading of documents; knows nothing of HTTP. */
@@ -42,15 +46,16 @@ export class DocumentService {
 
   /** Validates and stores a document; 422 with every problem when it is not valid. */
   async emit(tenantId: number, environment: Environment, body: unknown, inTransaction: (tx: Queryable, view: ReturnType<typeof emittedView>) => Promise<void>): Promise<EmitResult> {
-    const result = validateEcf(body);
-    if (!result.ok) throw validationError(result.errors, 'The e-CF is not valid');
+    const { rest, erp, errors } = splitErpReference(body);
+    const result = validateEcf(rest);
+    if (!result.ok || errors.length > 0) throw validationError([...errors, ...(result.ok ? [] : result.errors)], 'The e-CF is not valid');
     // A tenant is one taxpayer: DGII binds its token to that RNC, so it only signs and
     // sends its own documents.
     const rnc = await this.tenantRnc(tenantId);
     if (result.document.RNCEmisor !== rnc) {
       throw validationError([{ path: 'ECF.Encabezado.Emisor.RNCEmisor', message: `must be the RNC of this account (${rnc})` }], 'The e-CF is not valid');
     }
-    const row = await emitDocument(this.sql, this.batcher, this.outbox, { tenantId, environment, document: result.document }, (tx, doc) => inTransaction(tx, emittedView(doc)));
+    const row = await emitDocument(this.sql, this.batcher, this.outbox, { tenantId, environment, document: result.document, erp }, (tx, doc) => inTransaction(tx, emittedView(doc)));
     this.onQueued();
     return { row, view: emittedView(row) };
   }

@@ -29,6 +29,8 @@ export function documentSummary(row: DocumentRow) {
     securityCode: row.securityCode,
     timbreUrl: row.timbreUrl,
     fechaHoraFirma: row.fechaHoraFirma,
+    referencia: row.referencia,
+    metadata: row.metadata,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
