@@ -8,7 +8,7 @@ import { generateApiKey, maskApiKey } from './api-keys.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { PasswordHasher } from './passwords.ts';
 import {
-  deleteExpiredSessions, findTenant, findUser, findUserByEmail, insertApiKey, insertTenant, insertUser, listApiKeys, revokeApiKey,
+  deleteExpiredSessions, findTenant, findUser, findUserByEmail, insertApiKey, insertTenant, insertUser, listApiKeys, revokeApiKey, updateApiKeyScope,
   revokeSession, revokeUserSessions, updatePasswordHash, type ApiKeyRow, type TenantRow, type UserRow,
 } from './queries.ts';
 import type { TokenIssuer, TokenSet } from './tokens.ts';
@@ -155,6 +155,16 @@ export class IdentityService {
 
   async revokeApiKey(tenantId: number, id: string): Promise<ApiKeyView> {
     const row = await revokeApiKey(this.sql, tenantId, id);
+    if (row === undefined) throw new AppError('NOT_FOUND', 'API key not found');
+    this.authenticator.forgetApiKey(row.publicId);
+    return keyView(row);
+  }
+
+  /** Changes what a key may do; fields left out keep their value. Effective on other instances within CREDENTIAL_CACHE_MS. */
+  async updateApiKeyScope(tenantId: number, id: string, change: Partial<NewKeyScope>): Promise<ApiKeyView> {
+    const current = (await listApiKeys(this.sql, tenantId)).find((k) => k.id === id);
+    if (current === undefined) throw new AppError('NOT_FOUND', 'API key not found');
+    const row = await updateApiKeyScope(this.sql, tenantId, id, { environments: change.environments ?? current.environments, readOnly: change.readOnly ?? current.readOnly });
     if (row === undefined) throw new AppError('NOT_FOUND', 'API key not found');
     this.authenticator.forgetApiKey(row.publicId);
     return keyView(row);

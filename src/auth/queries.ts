@@ -110,6 +110,15 @@ export async function revokeApiKey(sql: Queryable, tenantId: number, id: string)
   return row;
 }
 
+/** Changes the scope of a key of the tenant; undefined when the tenant has no such key. */
+export async function updateApiKeyScope(sql: Queryable, tenantId: number, id: string, scope: { environments: readonly Environment[]; readOnly: boolean }): Promise<ApiKeyRow | undefined> {
+  const [row] = await sql<ApiKeyRow[]>`
+    update api_keys set environments = ${sql.array([...scope.environments])}::text[], read_only = ${scope.readOnly}
+    where id = ${id} and tenant_id = ${tenantId}
+    returning id, tenant_id, public_id, key_hash, name, environments, read_only, created_at, last_used_at, revoked_at`;
+  return row;
+}
+
 export async function touchApiKey(sql: Queryable, id: string): Promise<void> {
   await sql`update api_keys set last_used_at = now() where id = ${id}`;
 }

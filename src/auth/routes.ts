@@ -55,6 +55,8 @@ async function optionalKeyTenant(ctx: RequestContext, authenticator: Authenticat
   return key === undefined ? null : (await authenticator.verifyApiKey(key)).tenantId;
 }
 
+const KEY_ENVIRONMENTS_SCHEMA = { type: 'array', items: { type: 'string', enum: [...ENVIRONMENTS] }, minItems: 1, uniqueItems: true, description: 'Where the key may be used ({env} of the path, matched case-insensitively).' };
+
 /** `environments` of a new key: a non-empty list of known names, without repeats; the default when absent. */
 function readEnvironments(v: Input, body: unknown): Environment[] {
   const raw = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).environments : undefined;
@@ -217,7 +219,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
           required: false,
           schema: S.object({
             name: S.string({ maxLength: 100 }),
-            environments: { type: 'array', items: { type: 'string', enum: [...ENVIRONMENTS] }, minItems: 1, uniqueItems: true, default: [...DEFAULT_KEY_ENVIRONMENTS], description: 'Where the key may be used ({env} of the path, matched case-insensitively).' },
+            environments: { ...KEY_ENVIRONMENTS_SCHEMA, default: [...DEFAULT_KEY_ENVIRONMENTS] },
             readOnly: { type: 'boolean', default: false, description: 'Refuse every write (any method but GET).' },
           }, []),
         },
@@ -230,6 +232,26 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         const environments = readEnvironments(v, ctx.body);
         v.done();
         return created(await identity.createApiKey(tenantOf(ctx), ctx.principal?.userId ?? null, name, { environments, readOnly }));
+      },
+    },
+    {
+      method: 'PATCH', path: '/api/keys/{id}', auth: 'bearer', body: 'json',
+      doc: {
+        operationId: 'updateApiKeyScope', tags: ['API keys'], summary: 'Change where an API key acts and whether it may write',
+        description: 'Fields left out keep their value. Other instances apply the change within CREDENTIAL_CACHE_MS.',
+        requestBody: { schema: S.object({ environments: KEY_ENVIRONMENTS_SCHEMA, readOnly: S.bool() }, []) },
+        responses: {
+          '200': { description: 'The key with its new scope.', schema: envelope(S.ref('ApiKey')) },
+          '422': { description: 'VALIDATION_ERROR: environments empty, not a list, or naming an unknown environment.', schema: S.ref('ErrorEnvelope') },
+        },
+      },
+      handler: async (ctx) => {
+        const v = new Input(ctx.body);
+        const readOnly = v.has('readOnly') ? v.boolean('readOnly', false) : undefined;
+        const given = typeof ctx.body === 'object' && ctx.body !== null && Object.hasOwn(ctx.body, 'environments');
+        const environments = given ? readEnvironments(v, ctx.body) : undefined;
+        v.done();
+        return ok(await identity.updateApiKeyScope(tenantOf(ctx), uuidParam(ctx, 'id'), { ...(environments === undefined ? {} : { environments }), ...(readOnly === undefined ? {} : { readOnly }) }));
       },
     },
     {

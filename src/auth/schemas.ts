@@ -23,6 +23,6 @@ export const API_KEY: Schema = S.object({
 
 export const NEW_API_KEY: Schema = { allOf: [API_KEY, S.object({ key: S.string({ description: 'The whole key, shown only in this response.' }) })] };
 
-export const TOKEN_RESPONSE = { description: 'A token set.', schema: envelope(TOKEN_SET) };
+export const TOKEN_RESPONSE = { description: 'A token set.', schema: envelope(S.ref('TokenSet')) };
 
 export const IDENTITY_SCHEMAS: Record<string, Schema> = { TokenSet: TOKEN_SET, ApiKey: API_KEY, NewApiKey: NEW_API_KEY };

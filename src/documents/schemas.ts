@@ -1,6 +1,7 @@
 import { S, type Schema } from '../http/openapi.ts';
 import { ECF_TIPOS } from '../ecf/ecf-types.ts';
 import { ESTADO_NAMES } from '../ecf/states.ts';
+import { ecfBodySchemas } from './ecf-openapi.ts';
 
 export const ESTADO: Schema = S.string({ enum: ESTADO_NAMES, description: 'recibido → en_proceso → aceptado | aceptado_condicional | rechazado; error when it could not be sent or no verdict came.' });
 
@@ -49,24 +50,6 @@ export const DOCUMENT_DETAIL: Schema = {
   ],
 };
 
-export const ECF_BODY: Schema = {
-  type: 'object',
-  required: ['ECF'],
-  additionalProperties: false,
-  description: 'The e-CF as JSON mirroring DGII\'s XML: element names unchanged, repeated elements as arrays, amounts as numbers or numeric strings, dates dd-MM-yyyy. eNCF may be omitted: the next number of the tenant\'s sequence for that type and environment is assigned. FechaHoraFirma and the signature are added by the service.',
-  properties: {
-    ECF: {
-      type: 'object',
-      required: ['Encabezado', 'DetallesItems'],
-      properties: {
-        Encabezado: { type: 'object', required: ['Version', 'IdDoc', 'Emisor', 'Totales'], description: 'Version, IdDoc (TipoeCF, eNCF?, ...), Emisor, Comprador, InformacionesAdicionales, Transporte, Totales, OtraMoneda.' },
-        DetallesItems: { type: 'object', properties: { Item: { type: 'array', maxItems: 1000, items: { type: 'object' } } } },
-        InformacionReferencia: { type: 'object', description: 'Required in types 33 and 34: NCFModificado, FechaNCFModificado, CodigoModificacion.' },
-      },
-    },
-  },
-};
-
 export const STATUS_UPDATE_EVENT: Schema = S.object({
   event: S.string({ const: 'ecf.status_update' }),
   internalTrackId: S.uuid(),
@@ -91,6 +74,6 @@ export const DOCUMENT_SCHEMAS: Record<string, Schema> = {
   DocumentSummary: DOCUMENT_SUMMARY,
   DocumentDetail: DOCUMENT_DETAIL,
   EmittedDocument: EMITTED,
-  EcfBody: ECF_BODY,
+  ...ecfBodySchemas(),
   StatusUpdateEvent: STATUS_UPDATE_EVENT,
 };

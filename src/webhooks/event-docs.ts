@@ -55,6 +55,8 @@ export function webhookEventDocs(config: Config['webhooks']): Record<string, unk
         summary: e.summary,
         description: `${e.description} A POST to the tenant's webhook URL (PUT /api/webhooks/settings) whose body is the event's JSON. Delivery is at least once and in no guaranteed order: deduplicate by webhook-id (the same as X-ECF-Delivery-Id), and order the events of one document by X-ECF-Event-Sequence (the body's \`sequence\`). Verify webhook-signature (Standard Webhooks) or X-ECF-Signature over the raw body before parsing it, and refuse a webhook-timestamp too far from now (docs/webhooks.md).`,
         tags: ['Webhooks'],
+        // A request this service makes: the receiver authenticates it by its signature headers.
+        security: [],
         parameters: [
           header('User-Agent', 'ecf-service-webhooks/<service version>.', S.string({ pattern: '^ecf-service-webhooks/' })),
           header('X-ECF-Tenant-Id', 'The tenant the event belongs to.', S.string({ pattern: '^[0-9]+$' })),
