@@ -94,6 +94,8 @@ export interface Config {
     concurrency: number;
     maxInFlightPerTenant: number;
     allowPrivateNetworks: boolean;
+    /** How long a rotated-out webhook secret keeps signing beside the new one. */
+    secretRotationOverlapMs: number;
   };
   /** The buyer leg: delivering e-CF to buyers' receivers and sending commercial approvals. */
   exchange: {
@@ -373,6 +375,7 @@ function read(env: Env): { config: Config; r: Reader } {
       concurrency: r.int('WEBHOOK_CONCURRENCY', 100, 1, 10_000, 'Deliveries in flight at once in this instance.'),
       maxInFlightPerTenant: r.int('WEBHOOK_MAX_IN_FLIGHT_PER_TENANT', 10, 1, 10_000, 'Deliveries in flight at once to one tenant, so a slow receiver cannot take every slot.'),
       allowPrivateNetworks: r.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false, 'Allow webhook URLs that resolve to loopback, private, link-local or reserved addresses (development and tests only; under NODE_ENV=production the service warns at start).'),
+      secretRotationOverlapMs: r.int('WEBHOOK_SECRET_ROTATION_OVERLAP_HOURS', 24, 0, 24 * 30, 'After POST /api/webhooks/settings/rotate-secret, deliveries stay signed with the previous secret too for this long, so receivers can switch without refusing one.') * 3_600_000,
     },
     exchange: {
       directoryCacheTtlMs: r.int('DIRECTORY_CACHE_TTL_MS', 3_600_000, 0, 7 * 86_400_000, 'How long an answer of DGII\'s directory of electronic receivers (a buyer\'s URLs, or its absence) is reused; 0 asks every time.'),

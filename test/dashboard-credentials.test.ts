@@ -125,6 +125,34 @@ describe('API keys', () => {
     assert.equal(await page.locator('#new-api-key').inputValue(), key, 'another key was revoked: the new one stays shown');
     assert.deepEqual(unexpectedProblems(w), []);
   });
+
+  test('a key is created for the chosen environments and read-only, and the list shows both', async () => {
+    const { w, page, tenant } = await signedIn();
+    await page.goto(`${t.url}/dashboard/#/configuracion/claves`);
+    await heading(page, 'Claves API');
+    await rows(page, 'keys', 1);
+    // The default of the API: both test environments, production unchecked, read-write.
+    assert.equal(await page.getByLabel('TesteCF (pruebas)').isChecked(), true);
+    assert.equal(await page.getByLabel('CerteCF (certificación)').isChecked(), true);
+    assert.equal(await page.getByLabel('eCF (producción)').isChecked(), false);
+    await page.getByLabel('Nombre').fill('Consultas producción');
+    await page.getByLabel('TesteCF (pruebas)').uncheck();
+    await page.getByLabel('CerteCF (certificación)').uncheck();
+    await page.getByLabel('eCF (producción)').check();
+    await page.getByLabel(/Solo lectura/).check();
+    await page.getByRole('button', { name: 'Crear clave' }).click();
+    await page.locator('#new-api-key').waitFor();
+    await rows(page, 'keys', 2);
+    const row = page.locator('table[data-list="keys"] tbody tr', { hasText: 'Consultas producción' });
+    assert.match(await row.textContent() ?? '', /eCF · Solo lectura/);
+    assert.match(await page.locator('table[data-list="keys"] tbody tr', { hasText: 'Clave inicial' }).textContent() ?? '', /TesteCF, CerteCF, eCF · Lectura y escritura/);
+    const listed = await call(t.url, 'GET', '/api/keys', { headers: { authorization: `Bearer ${tenant.accessToken}` } });
+    const made = listed.body.data.find((k: { name: string }) => k.name === 'Consultas producción');
+    assert.deepEqual([made.environments, made.readOnly], [['eCF'], true]);
+    // The form is back to the default for the next key.
+    assert.equal(await page.getByLabel('eCF (producción)').isChecked(), false);
+    assert.deepEqual(unexpectedProblems(w), []);
+  });
 });
 
 describe('signing certificate', () => {

@@ -59,7 +59,9 @@ interface WebhookOp {
   responses: Record<string, { description: string }>;
 }
 
-const DELIVERY_HEADERS = ['User-Agent', 'X-ECF-Tenant-Id', 'X-ECF-Event', 'X-ECF-Delivery-Id', 'X-ECF-Delivery-Attempt', 'X-ECF-Signature'];
+const DELIVERY_HEADERS = ['User-Agent', 'X-ECF-Tenant-Id', 'X-ECF-Event', 'X-ECF-Delivery-Id', 'X-ECF-Delivery-Attempt', 'X-ECF-Signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
+/** Events about one document also carry its event number. */
+const headersOf = (kind: string): string[] => (kind === 'ecf.status_update' ? [...DELIVERY_HEADERS, 'X-ECF-Event-Sequence'] : DELIVERY_HEADERS);
 
 test('every event kind is an OpenAPI webhook with its headers, payload schema and delivery rules', async () => {
   const doc = (await call(t.url, 'GET', '/openapi.json')).body;
@@ -69,8 +71,8 @@ test('every event kind is an OpenAPI webhook with its headers, payload schema an
   for (const kind of EVENT_KINDS) {
     const op = webhooks[kind]?.post;
     assert.ok(op, kind);
-    assert.deepEqual(op.parameters.map((p) => [p.in, p.name]), DELIVERY_HEADERS.map((h) => ['header', h]), kind);
-    assert.deepEqual(op.parameters.filter((p) => !p.required).map((p) => p.name), ['X-ECF-Signature'], 'only the signature is optional');
+    assert.deepEqual(op.parameters.map((p) => [p.in, p.name]), headersOf(kind).map((h) => ['header', h]), kind);
+    assert.deepEqual(op.parameters.filter((p) => !p.required).map((p) => p.name), ['X-ECF-Signature', 'webhook-signature'], 'only the signatures are optional');
     assert.equal(op.parameters.find((p) => p.name === 'X-ECF-Event')?.schema.const, kind);
     const ref = op.requestBody.content['application/json']?.schema.$ref ?? '';
     payloads[kind] = ref.split('/').at(-1) as string;
@@ -80,7 +82,7 @@ test('every event kind is an OpenAPI webhook with its headers, payload schema an
     assert.match(op.responses.default?.description ?? '', /redirect is not followed.*no complete answer within 10 s.*retried after 1 min, 5 min, 30 min, 2 h, 12 h .*abandoned/);
   }
   assert.deepEqual(payloads, { 'ecf.status_update': 'StatusUpdateEvent', 'webhook.test': 'WebhookTestEvent', 'ecf.received': 'ReceivedEvent', 'ecf.receptor_update': 'ReceptorUpdateEvent', 'ecf.commercial_approval': 'CommercialApprovalEvent', 'sequence.low': 'SequenceLowEvent', 'sequence.expiring': 'SequenceExpiringEvent' });
-  assert.deepEqual(doc.components.schemas.StatusUpdateEvent.required, ['event', 'internalTrackId', 'encf', 'estado', 'dgiiCode', 'dgiiMessage', 'trackId', 'timestamp']);
+  assert.deepEqual(doc.components.schemas.StatusUpdateEvent.required, ['event', 'internalTrackId', 'encf', 'estado', 'dgiiCode', 'dgiiMessage', 'trackId', 'timestamp', 'sequence']);
   const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) => Object.values(item).map((o) => o.operationId));
   for (const kind of EVENT_KINDS) assert.ok(!ids.includes(webhooks[kind]?.post.operationId as string), 'operation ids are unique across paths and webhooks');
 });
@@ -94,7 +96,7 @@ test('a real delivery carries exactly the documented headers and the documented 
   assert.equal((await api.post('/api/webhooks/test', { json: {} })).body.data.delivery.status, 'delivered');
   const got = r.received[0];
   assert.ok(got);
-  const sent = Object.keys(got.headers).filter((h) => h === 'user-agent' || h.startsWith('x-ecf-')).sort();
+  const sent = Object.keys(got.headers).filter((h) => h === 'user-agent' || h.startsWith('x-ecf-') || h.startsWith('webhook-')).sort();
   assert.deepEqual(sent, DELIVERY_HEADERS.map((h) => h.toLowerCase()).sort());
   const doc = (await call(t.url, 'GET', '/openapi.json')).body;
   const op = doc.webhooks['webhook.test'].post as WebhookOp;

@@ -47,11 +47,12 @@ describe('settings', () => {
   test('a generated secret is shown once, stored sealed, and never returned again', async () => {
     const a = await newTenant(t.url);
     const api = client(t.url, { authorization: `Bearer ${a.accessToken}` });
-    assert.deepEqual((await api.get('/api/webhooks/settings')).body.data, { webhookUrl: null, secretConfigured: false, updatedAt: null });
+    assert.deepEqual((await api.get('/api/webhooks/settings')).body.data, { webhookUrl: null, secretConfigured: false, updatedAt: null, previousSecretExpiresAt: null });
     const gen = await api.put('/api/webhooks/settings', { json: { webhookUrl: 'https://erp.example.com/hooks', generate: true } });
     assert.equal(gen.status, 200);
     const secret = gen.body.data.webhookSecret as string;
-    assert.match(secret, /^whsec_[A-Za-z0-9_-]{43}$/);
+    // Standard Webhooks form: whsec_ and the base64 of 32 random bytes.
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
     const got = await api.get('/api/webhooks/settings');
     assert.equal(got.body.data.secretConfigured, true);
     assert.equal(got.body.data.webhookUrl, 'https://erp.example.com/hooks');
@@ -148,7 +149,8 @@ describe('delivery', () => {
     const estados = events.map((e) => e.json.estado).sort();
     assert.deepEqual(estados, ['aceptado', 'en_proceso', 'recibido']);
     for (const e of events) {
-      assert.deepEqual(Object.keys(e.json), ['event', 'internalTrackId', 'encf', 'estado', 'dgiiCode', 'dgiiMessage', 'trackId', 'timestamp']);
+      assert.deepEqual(Object.keys(e.json), ['event', 'internalTrackId', 'encf', 'estado', 'dgiiCode', 'dgiiMessage', 'trackId', 'timestamp', 'sequence']);
+      assert.equal(e.headers['x-ecf-event-sequence'], String(e.json.sequence));
       assert.match(String(e.json.timestamp), ISO_UTC_MS);
       assert.equal(e.headers['x-ecf-event'], 'ecf.status_update');
       assert.equal(e.signatureValid, true);
@@ -157,6 +159,10 @@ describe('delivery', () => {
     assert.equal(accepted?.json.dgiiCode, '0');
     assert.equal(typeof accepted?.json.trackId, 'string');
     assert.equal(new Set(events.map((e) => e.headers['x-ecf-delivery-id'])).size, 3, 'one delivery per event');
+    // The document's events are numbered in the order they happened, whatever order they arrived in.
+    const order = ['recibido', 'en_proceso', 'aceptado'];
+    assert.deepEqual([...events].sort((x, y) => Number(x.json.sequence) - Number(y.json.sequence)).map((e) => e.json.estado), order);
+    assert.deepEqual(events.map((e) => Number(e.json.sequence)).sort(), [1, 2, 3]);
   });
 
   test('events of a tenant without a URL are recorded but not delivered, and the log says so', async () => {

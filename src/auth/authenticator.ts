@@ -8,7 +8,7 @@ import type { AuthMode, Headers } from '../http/types.ts';
 import { header } from '../http/types.ts';
 import { apiKeyPublicId, hashApiKey } from './api-keys.ts';
 import { verifyJwt, type Claims } from './jwt.ts';
-import type { Principal } from '../http/principal.ts';
+import type { ApiKeyScope, Principal } from '../http/principal.ts';
 import { findApiKeyByPublicId, findSession, touchApiKey } from './queries.ts';
 
 interface CachedKey {
@@ -16,6 +16,7 @@ interface CachedKey {
   tenantId: number;
   hash: Buffer;
   revoked: boolean;
+  scope: ApiKeyScope;
 }
 
 interface CachedSession {
@@ -87,11 +88,12 @@ export class Authenticator {
       userId: claims === null ? null : Number(claims.sub),
       sessionId: claims?.sid ?? null,
       apiKeyId: key?.id ?? null,
+      apiKeyScope: key?.scope ?? null,
     };
   }
 
   /** Checks an X-API-KEY value; 403 INVALID_API_KEY when unknown, malformed or revoked. */
-  async verifyApiKey(presented: string): Promise<{ id: string; tenantId: number }> {
+  async verifyApiKey(presented: string): Promise<{ id: string; tenantId: number; scope: ApiKeyScope }> {
     const publicId = apiKeyPublicId(presented);
     if (publicId === null) throw new AppError('INVALID_API_KEY');
     if (this.unknownKeys.get(publicId) !== undefined) throw new AppError('INVALID_API_KEY');
@@ -102,13 +104,13 @@ export class Authenticator {
         this.unknownKeys.set(publicId, true);
         throw new AppError('INVALID_API_KEY');
       }
-      entry = { id: row.id, tenantId: row.tenantId, hash: row.keyHash, revoked: row.revokedAt !== null };
+      entry = { id: row.id, tenantId: row.tenantId, hash: row.keyHash, revoked: row.revokedAt !== null, scope: { environments: row.environments, readOnly: row.readOnly } };
       this.keys.set(publicId, entry);
     }
     const matches = timingSafeEqual(hashApiKey(presented), entry.hash);
     if (!matches || entry.revoked) throw new AppError('INVALID_API_KEY');
     this.touch(entry.id);
-    return { id: entry.id, tenantId: entry.tenantId };
+    return { id: entry.id, tenantId: entry.tenantId, scope: entry.scope };
   }
 
   async verifyAccessToken(token: string): Promise<Claims> {

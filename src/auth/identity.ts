@@ -4,11 +4,12 @@ import { isUniqueViolation } from '../db/errors.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { RateLimits } from '../ratelimit/limiter.ts';
+import { ENVIRONMENTS, type Environment } from '../environments.ts';
 import { generateApiKey, maskApiKey } from './api-keys.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { PasswordHasher } from './passwords.ts';
 import {
-  deleteExpiredSessions, findTenant, findUser, findUserByEmail, insertApiKey, insertTenant, insertUser, listApiKeys, revokeApiKey,
+  deleteExpiredSessions, findTenant, findUser, findUserByEmail, insertApiKey, insertTenant, insertUser, listApiKeys, revokeApiKey, updateApiKeyScope,
   revokeSession, revokeUserSessions, updatePasswordHash, type ApiKeyRow, type TenantRow, type UserRow,
 } from './queries.ts';
 import type { TokenIssuer, TokenSet } from './tokens.ts';
@@ -20,7 +21,17 @@ export interface ApiKeyView {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  environments: Environment[];
+  readOnly: boolean;
 }
+
+/** What a new key may do; POST /api/keys defaults to the two test environments, read-write. */
+export interface NewKeyScope {
+  environments: readonly Environment[];
+  readOnly: boolean;
+}
+
+export const DEFAULT_KEY_ENVIRONMENTS: readonly Environment[] = ['TesteCF', 'CerteCF'];
 
 export interface NewTenant {
   tenant: { id: number; name: string; rnc: string };
@@ -36,6 +47,9 @@ function keyView(row: ApiKeyRow): ApiKeyView {
     createdAt: row.createdAt.toISOString(),
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
+    // In the fixed order of ENVIRONMENTS, whatever order the key was created with.
+    environments: ENVIRONMENTS.filter((e) => row.environments.includes(e)),
+    readOnly: row.readOnly,
   };
 }
 
@@ -66,14 +80,14 @@ export class IdentityService {
   }
 
   /** Creates a tenant with its first user and API key, in one transaction. */
-  async createTenant(input: { name: string; rnc: string; email: string; password: string; userName?: string }): Promise<NewTenant> {
+  async createTenant(input: { name: string; rnc: string; email: string; password: string; userName?: string; environments?: readonly Environment[] }): Promise<NewTenant> {
     const passwordHash = await this.hasher.hash(input.password);
     const email = input.email.toLowerCase();
     try {
       return await this.sql.begin(async (tx) => {
         const tenant = await insertTenant(tx, { name: input.name, rnc: input.rnc });
         const user = await insertUser(tx, { tenantId: tenant.id, email, name: input.userName ?? input.name, passwordHash });
-        const key = await this.insertKey(tx, tenant.id, user.id, 'Default key');
+        const key = await this.insertKey(tx, tenant.id, user.id, 'Default key', { environments: input.environments ?? DEFAULT_KEY_ENVIRONMENTS, readOnly: false });
         this.log.info('tenant created', { tenant: tenant.id, user: user.id });
         return {
           tenant: { id: tenant.id, name: tenant.name, rnc: tenant.rnc },
@@ -160,8 +174,8 @@ export class IdentityService {
     return { user: rest, tenant };
   }
 
-  async createApiKey(tenantId: number, userId: number | null, name: string): Promise<ApiKeyView & { key: string }> {
-    return this.insertKey(this.sql, tenantId, userId, name);
+  async createApiKey(tenantId: number, userId: number | null, name: string, scope: NewKeyScope = { environments: DEFAULT_KEY_ENVIRONMENTS, readOnly: false }): Promise<ApiKeyView & { key: string }> {
+    return this.insertKey(this.sql, tenantId, userId, name, scope);
   }
 
   async listApiKeys(tenantId: number): Promise<ApiKeyView[]> {
@@ -175,9 +189,19 @@ export class IdentityService {
     return keyView(row);
   }
 
-  private async insertKey(sql: Queryable, tenantId: number, userId: number | null, name: string): Promise<ApiKeyView & { key: string }> {
+  /** Changes what a key may do; fields left out keep their value. Effective on other instances within CREDENTIAL_CACHE_MS. */
+  async updateApiKeyScope(tenantId: number, id: string, change: Partial<NewKeyScope>): Promise<ApiKeyView> {
+    const current = (await listApiKeys(this.sql, tenantId)).find((k) => k.id === id);
+    if (current === undefined) throw new AppError('NOT_FOUND', 'API key not found');
+    const row = await updateApiKeyScope(this.sql, tenantId, id, { environments: change.environments ?? current.environments, readOnly: change.readOnly ?? current.readOnly });
+    if (row === undefined) throw new AppError('NOT_FOUND', 'API key not found');
+    this.authenticator.forgetApiKey(row.publicId);
+    return keyView(row);
+  }
+
+  private async insertKey(sql: Queryable, tenantId: number, userId: number | null, name: string, scope: NewKeyScope): Promise<ApiKeyView & { key: string }> {
     const generated = generateApiKey();
-    const row = await insertApiKey(sql, { id: randomUUID(), tenantId, publicId: generated.publicId, keyHash: generated.hash, name, createdBy: userId });
+    const row = await insertApiKey(sql, { id: randomUUID(), tenantId, publicId: generated.publicId, keyHash: generated.hash, name, createdBy: userId, ...scope });
     return { ...keyView(row), key: generated.key };
   }
 }

@@ -1,3 +1,4 @@
+import type { Environment } from '../environments.ts';
 import type { Queryable } from '../db/connect.ts';
 
 // Identity queries. Each function is one statement; callers pass `sql` or a transaction.
@@ -24,6 +25,10 @@ export interface ApiKeyRow {
   publicId: string;
   keyHash: Buffer;
   name: string;
+  /** The environments the key may act in ({env} of the path). */
+  environments: Environment[];
+  /** Refuses every write (any method but GET). */
+  readOnly: boolean;
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
@@ -72,24 +77,27 @@ export async function updatePasswordHash(sql: Queryable, userId: number, passwor
     where id = ${userId}`;
 }
 
-export async function insertApiKey(sql: Queryable, k: { id: string; tenantId: number; publicId: string; keyHash: Buffer; name: string; createdBy: number | null }): Promise<ApiKeyRow> {
+export async function insertApiKey(
+  sql: Queryable,
+  k: { id: string; tenantId: number; publicId: string; keyHash: Buffer; name: string; createdBy: number | null; environments: readonly Environment[]; readOnly: boolean },
+): Promise<ApiKeyRow> {
   const [row] = await sql<ApiKeyRow[]>`
-    insert into api_keys (id, tenant_id, public_id, key_hash, name, created_by)
-    values (${k.id}, ${k.tenantId}, ${k.publicId}, ${k.keyHash}, ${k.name}, ${k.createdBy})
-    returning id, tenant_id, public_id, key_hash, name, created_at, last_used_at, revoked_at`;
+    insert into api_keys (id, tenant_id, public_id, key_hash, name, created_by, environments, read_only)
+    values (${k.id}, ${k.tenantId}, ${k.publicId}, ${k.keyHash}, ${k.name}, ${k.createdBy}, ${sql.array([...k.environments])}::text[], ${k.readOnly})
+    returning id, tenant_id, public_id, key_hash, name, environments, read_only, created_at, last_used_at, revoked_at`;
   return row as ApiKeyRow;
 }
 
 export async function findApiKeyByPublicId(sql: Queryable, publicId: string): Promise<ApiKeyRow | undefined> {
   const [row] = await sql<ApiKeyRow[]>`
-    select id, tenant_id, public_id, key_hash, name, created_at, last_used_at, revoked_at
+    select id, tenant_id, public_id, key_hash, name, environments, read_only, created_at, last_used_at, revoked_at
     from api_keys where public_id = ${publicId}`;
   return row;
 }
 
 export async function listApiKeys(sql: Queryable, tenantId: number): Promise<ApiKeyRow[]> {
   return sql<ApiKeyRow[]>`
-    select id, tenant_id, public_id, key_hash, name, created_at, last_used_at, revoked_at
+    select id, tenant_id, public_id, key_hash, name, environments, read_only, created_at, last_used_at, revoked_at
     from api_keys where tenant_id = ${tenantId} order by created_at desc, id`;
 }
 
@@ -98,7 +106,16 @@ export async function revokeApiKey(sql: Queryable, tenantId: number, id: string)
   const [row] = await sql<ApiKeyRow[]>`
     update api_keys set revoked_at = coalesce(revoked_at, now())
     where id = ${id} and tenant_id = ${tenantId}
-    returning id, tenant_id, public_id, key_hash, name, created_at, last_used_at, revoked_at`;
+    returning id, tenant_id, public_id, key_hash, name, environments, read_only, created_at, last_used_at, revoked_at`;
+  return row;
+}
+
+/** Changes the scope of a key of the tenant; undefined when the tenant has no such key. */
+export async function updateApiKeyScope(sql: Queryable, tenantId: number, id: string, scope: { environments: readonly Environment[]; readOnly: boolean }): Promise<ApiKeyRow | undefined> {
+  const [row] = await sql<ApiKeyRow[]>`
+    update api_keys set environments = ${sql.array([...scope.environments])}::text[], read_only = ${scope.readOnly}
+    where id = ${id} and tenant_id = ${tenantId}
+    returning id, tenant_id, public_id, key_hash, name, environments, read_only, created_at, last_used_at, revoked_at`;
   return row;
 }
 

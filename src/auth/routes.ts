@@ -2,7 +2,9 @@ import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { S, envelope } from '../http/openapi.ts';
 import { created, ok } from '../http/reply.ts';
-import { tenantOf, uuidParam } from '../http/params.ts';
+import { envOf, tenantOf, uuidParam } from '../http/params.ts';
+import { ENVIRONMENTS, parseEnvironment, type Environment } from '../environments.ts';
+import { DEFAULT_KEY_ENVIRONMENTS } from './identity.ts';
 import { header, type RequestContext, type Route } from '../http/types.ts';
 import { EMAIL, Input, RNC } from '../lib/input.ts';
 import type { Authenticator } from './authenticator.ts';
@@ -53,6 +55,27 @@ async function optionalKeyTenant(ctx: RequestContext, authenticator: Authenticat
   return key === undefined ? null : (await authenticator.verifyApiKey(key)).tenantId;
 }
 
+const KEY_ENVIRONMENTS_SCHEMA = { type: 'array', items: { type: 'string', enum: [...ENVIRONMENTS] }, minItems: 1, uniqueItems: true, description: 'Where the key may be used ({env} of the path, matched case-insensitively).' };
+
+/** `environments` of a new key: a non-empty list of known names, without repeats; the default when absent. */
+function readEnvironments(v: Input, body: unknown): Environment[] {
+  const raw = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).environments : undefined;
+  v.has('environments');
+  if (raw === undefined) return [...DEFAULT_KEY_ENVIRONMENTS];
+  if (!Array.isArray(raw) || raw.length === 0) {
+    v.errors.push({ path: 'environments', message: `must be a non-empty list of ${ENVIRONMENTS.join(', ')}` });
+    return [];
+  }
+  const out: Environment[] = [];
+  raw.forEach((item: unknown, i) => {
+    const env = typeof item === 'string' ? parseEnvironment(item) : null;
+    if (env === null) v.errors.push({ path: `environments[${i}]`, message: `is not an environment; use one of ${ENVIRONMENTS.join(', ')}` });
+    else if (out.includes(env)) v.errors.push({ path: `environments[${i}]`, message: `repeats ${env}` });
+    else out.push(env);
+  });
+  return out;
+}
+
 export function authRoutes(deps: AuthRouteDeps): Route[] {
   const { identity, tokens, authenticator, config } = deps;
   return [
@@ -78,7 +101,8 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         const name = v.string('name', { max: 150 });
         const rnc = v.string('rnc', { max: 11, pattern: RNC, patternMessage: 'must be an RNC (9 digits) or cédula (11 digits)' });
         v.done();
-        return created(await identity.createTenant({ name, rnc, email, password }));
+        // The first key acts only where the tenant registered; POST /api/keys makes others.
+        return created(await identity.createTenant({ name, rnc, email, password, environments: [envOf(ctx)] }));
       },
     },
     {
@@ -191,14 +215,44 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       method: 'POST', path: '/api/keys', auth: 'bearer', body: 'optionalJson',
       doc: {
         operationId: 'createApiKey', tags: ['API keys'], summary: 'Create an API key (shown once)',
-        requestBody: { required: false, schema: S.object({ name: S.string({ maxLength: 100 }) }, []) },
-        responses: { '201': { description: 'The new key; `key` is never shown again.', schema: envelope(NEW_API_KEY) }, '422': { description: 'VALIDATION_ERROR.', schema: S.ref('ErrorEnvelope') } },
+        description: 'A key acts only in its `environments` (default TesteCF and CerteCF: production, eCF, must be asked for) and, with `"readOnly": true`, makes only GET requests. A request outside its scope is 403 FORBIDDEN with a message saying why.',
+        requestBody: {
+          required: false,
+          schema: S.object({
+            name: S.string({ maxLength: 100 }),
+            environments: { ...KEY_ENVIRONMENTS_SCHEMA, default: [...DEFAULT_KEY_ENVIRONMENTS] },
+            readOnly: { type: 'boolean', default: false, description: 'Refuse every write (any method but GET).' },
+          }, []),
+        },
+        responses: { '201': { description: 'The new key; `key` is never shown again.', schema: envelope(NEW_API_KEY) }, '422': { description: 'VALIDATION_ERROR: a name over 100 characters, or environments empty, not a list, or naming an unknown environment.', schema: S.ref('ErrorEnvelope') } },
       },
       handler: async (ctx) => {
         const v = new Input(ctx.body);
         const name = v.optionalString('name', { max: 100 }) ?? 'API key';
+        const readOnly = v.boolean('readOnly', false);
+        const environments = readEnvironments(v, ctx.body);
         v.done();
-        return created(await identity.createApiKey(tenantOf(ctx), ctx.principal?.userId ?? null, name));
+        return created(await identity.createApiKey(tenantOf(ctx), ctx.principal?.userId ?? null, name, { environments, readOnly }));
+      },
+    },
+    {
+      method: 'PATCH', path: '/api/keys/{id}', auth: 'bearer', body: 'json',
+      doc: {
+        operationId: 'updateApiKeyScope', tags: ['API keys'], summary: 'Change where an API key acts and whether it may write',
+        description: 'Fields left out keep their value. Other instances apply the change within CREDENTIAL_CACHE_MS.',
+        requestBody: { schema: S.object({ environments: KEY_ENVIRONMENTS_SCHEMA, readOnly: S.bool() }, []) },
+        responses: {
+          '200': { description: 'The key with its new scope.', schema: envelope(S.ref('ApiKey')) },
+          '422': { description: 'VALIDATION_ERROR: environments empty, not a list, or naming an unknown environment.', schema: S.ref('ErrorEnvelope') },
+        },
+      },
+      handler: async (ctx) => {
+        const v = new Input(ctx.body);
+        const readOnly = v.has('readOnly') ? v.boolean('readOnly', false) : undefined;
+        const given = typeof ctx.body === 'object' && ctx.body !== null && Object.hasOwn(ctx.body, 'environments');
+        const environments = given ? readEnvironments(v, ctx.body) : undefined;
+        v.done();
+        return ok(await identity.updateApiKeyScope(tenantOf(ctx), uuidParam(ctx, 'id'), { ...(environments === undefined ? {} : { environments }), ...(readOnly === undefined ? {} : { readOnly }) }));
       },
     },
     {

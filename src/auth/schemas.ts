@@ -1,4 +1,5 @@
 import { S, envelope, type Schema } from '../http/openapi.ts';
+import { ENVIRONMENTS } from '../environments.ts';
 
 // OpenAPI schemas of the identity endpoints.
 export const TOKEN_SET: Schema = S.object({
@@ -16,10 +17,12 @@ export const API_KEY: Schema = S.object({
   createdAt: S.dateTime(),
   lastUsedAt: S.nullable(S.dateTime()),
   revokedAt: S.nullable(S.dateTime()),
+  environments: S.array(S.string({ enum: [...ENVIRONMENTS] })),
+  readOnly: S.bool(),
 });
 
 export const NEW_API_KEY: Schema = { allOf: [API_KEY, S.object({ key: S.string({ description: 'The whole key, shown only in this response.' }) })] };
 
-export const TOKEN_RESPONSE = { description: 'A token set.', schema: envelope(TOKEN_SET) };
+export const TOKEN_RESPONSE = { description: 'A token set.', schema: envelope(S.ref('TokenSet')) };
 
 export const IDENTITY_SCHEMAS: Record<string, Schema> = { TokenSet: TOKEN_SET, ApiKey: API_KEY, NewApiKey: NEW_API_KEY };

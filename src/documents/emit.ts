@@ -12,6 +12,7 @@ import { insertDocument, type DocumentRow } from './queries.ts';
 import { recordCreation } from './transitions.ts';
 import type { EcfDocument, EcfObject } from '../ecf/types.ts';
 import { dgiiToIsoDate } from './views.ts';
+import type { ErpReference } from './erp-reference.ts';
 
 const ENCF_CONSTRAINT = 'documents_encf_key';
 
@@ -48,6 +49,7 @@ export interface EmitInput {
   tenantId: number;
   environment: Environment;
   document: EcfDocument;
+  erp?: ErpReference;
 }
 
 /**
@@ -82,6 +84,8 @@ export async function emitDocument(
       fechaEmision: dgiiToIsoDate(document.FechaEmision),
       montoTotal: document.MontoTotal,
       ecf: withEncf(document.ecf, document.tipo, encf, fechaVencimiento),
+      referencia: input.erp?.referencia ?? null,
+      metadata: input.erp?.metadata ?? null,
     });
     // Independent writes go out together: the driver pipelines them on the connection.
     await Promise.all([

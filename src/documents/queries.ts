@@ -25,6 +25,11 @@ export interface DocumentRow {
   timbreUrl: string | null;
   /** dd-MM-yyyy HH:mm:ss (GMT-4), as in the signed XML. */
   fechaHoraFirma: string | null;
+  /** The number of the document's latest event; each event takes the next one. */
+  eventSeq: number;
+  /** The ERP's own id and metadata (erp-reference.ts); never in the XML. */
+  referencia: string | null;
+  metadata: Record<string, string> | null;
   createdAt: Date;
   updatedAt: Date;
   /** The buyer leg; null until its delivery job decides (the view derives pendiente or no_aplica). */
@@ -68,16 +73,19 @@ export interface HistoryRow {
 
 export interface NewDocument extends IssuedEcf {
   id: string;
+  referencia?: string | null;
+  metadata?: Record<string, string> | null;
 }
 
 // Columns every document query returns; fecha_emision as ISO text to avoid time zones.
-const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, monto_total, ecf, track_id, dgii_code, dgii_message, security_code, timbre_url, fecha_hora_firma, created_at, updated_at, receptor_estado, receptor_motivo, receptor_detalle, receptor_updated_at, receptor_received_at, aprobacion_estado, aprobacion_motivo, aprobacion_fecha';
+const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, monto_total, ecf, track_id, dgii_code, dgii_message, security_code, timbre_url, fecha_hora_firma, event_seq, referencia, metadata, created_at, updated_at, receptor_estado, receptor_motivo, receptor_detalle, receptor_updated_at, receptor_received_at, aprobacion_estado, aprobacion_motivo, aprobacion_fecha';
 
 export async function insertDocument(sql: Queryable, d: NewDocument): Promise<DocumentRow> {
   const [row] = await sql<DocumentRow[]>`
-    insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, fecha_emision, monto_total, ecf)
+    insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, fecha_emision, monto_total, ecf, referencia, metadata)
     values (${d.id}, ${d.tenantId}, ${d.environment}, ${d.tipo}, ${d.encf}, 'recibido', ${d.rncEmisor}, ${d.rncComprador},
-            ${d.fechaEmision}::date, ${d.montoTotal}::numeric, ${sql.json(d.ecf as never)})
+            ${d.fechaEmision}::date, ${d.montoTotal}::numeric, ${sql.json(d.ecf as never)},
+            ${d.referencia ?? null}, ${d.metadata == null ? null : sql.json(d.metadata)})
     returning ${sql.unsafe(COLUMNS)}`;
   return row as DocumentRow;
 }
@@ -153,7 +161,7 @@ export async function updateEstado(
   dgii: { trackId?: string | null; dgiiCode: string | null; dgiiMessage: string | null },
 ): Promise<DocumentRow | undefined> {
   const [row] = await sql<DocumentRow[]>`
-    update documents set estado = ${to}, updated_at = now(),
+    update documents set estado = ${to}, updated_at = now(), event_seq = event_seq + 1,
       track_id = coalesce(${dgii.trackId ?? null}, track_id),
       dgii_code = ${dgii.dgiiCode}, dgii_message = ${dgii.dgiiMessage}
     where id = ${id} and estado = ${from}
@@ -173,6 +181,7 @@ export interface ListFilter extends IssuedPageFilter {
   estado?: Estado;
   tipo?: number;
   encf?: string;
+  referencia?: string;
 }
 
 /** Newest first, keyset-paginated on seq; every filter is optional. */
@@ -180,7 +189,7 @@ export async function listDocuments(sql: Queryable, f: ListFilter): Promise<Docu
   return sql<DocumentRow[]>`
     select ${sql.unsafe(COLUMNS)} from documents
     where tenant_id = ${f.tenantId} and environment = ${f.environment}
-      ${whereEqual(sql, { estado: f.estado, tipo: f.tipo, encf: f.encf })}
+      ${whereEqual(sql, { estado: f.estado, tipo: f.tipo, encf: f.encf, referencia: f.referencia })}
       ${issuedPage(sql, f)}`;
 }
 

@@ -61,6 +61,7 @@ export function documentRoutes(deps: DocumentRouteDeps): Route[] {
           estado: { description: 'Only documents in this state.', schema: S.string({ enum: ESTADO_NAMES }) },
           tipo: { description: 'Only this e-CF type.', schema: S.int({ enum: [...ECF_TIPOS] }) },
           encf: { description: 'Exactly this eNCF.', schema: S.string({ pattern: '^E\\d{12}$' }) },
+          referencia: { description: 'Exactly this `referencia` (the ERP\'s own id sent at emission).', schema: S.string({ minLength: 1, maxLength: 100 }) },
           ...DATE_RANGE_QUERY_DOCS,
           ...PAGE_QUERY_DOCS,
         },
@@ -74,11 +75,12 @@ export function documentRoutes(deps: DocumentRouteDeps): Route[] {
         const estado = q.oneOf('estado', ESTADO_NAMES);
         const tipo = q.oneOf('tipo', ECF_TIPOS);
         const encf = q.string('encf', { pattern: /^E\d{12}$/, message: 'must be E followed by 12 digits' });
+        const referencia = q.string('referencia', { pattern: /^[^\p{Cc}]{1,100}$/u, message: 'must be 1 to 100 printable characters' });
         const desde = q.date('desde');
         const hasta = q.date('hasta');
         const { pageSize, after } = readPage(q);
         q.done();
-        return ok(await documents.list({ tenantId: tenantOf(ctx), environment: envOf(ctx), estado, tipo, encf, desde, hasta, after, pageSize }));
+        return ok(await documents.list({ tenantId: tenantOf(ctx), environment: envOf(ctx), estado, tipo, encf, referencia, desde, hasta, after, pageSize }));
       },
     },
     {

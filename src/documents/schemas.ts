@@ -1,6 +1,7 @@
 import { S, type Schema } from '../http/openapi.ts';
 import { ECF_TIPOS } from '../ecf/ecf-types.ts';
 import { ESTADO_NAMES } from '../ecf/states.ts';
+import { ecfBodySchemas } from './ecf-openapi.ts';
 
 export const ESTADO: Schema = S.string({ enum: ESTADO_NAMES, description: 'recibido → en_proceso → aceptado | aceptado_condicional | rechazado; error when it could not be sent or no verdict came. A document in error goes back to recibido when resubmitted (POST …/reenviar) and becomes anulado (final) when DGII accepts an annulment of its eNCF.' });
 
@@ -12,6 +13,8 @@ export const EMITTED: Schema = S.object({
   environment: S.string(),
   fechaEmision: S.string({ description: 'dd-MM-yyyy' }),
   montoTotal: S.string({ description: 'Decimal text, e.g. "1180.00".' }),
+  referencia: S.nullable(S.string({ description: 'The emit body\'s `referencia` (the ERP\'s own id).' })),
+  metadata: S.nullable({ type: 'object', additionalProperties: { type: 'string' }, description: 'The emit body\'s `metadata`.' }),
   createdAt: S.dateTime(),
 });
 
@@ -48,6 +51,8 @@ export const DOCUMENT_SUMMARY: Schema = S.object({
   securityCode: S.nullable(S.string({ description: 'CodigoSeguridad: the first 6 characters of the signature value; null until the document is signed (right before its first submission).' })),
   timbreUrl: S.nullable(S.string({ format: 'uri', description: 'DGII\'s verification URL (ConsultaTimbre, or ConsultaTimbreFC for a type 32 sent as RFCE), printed as a QR code; null until signed.' })),
   fechaHoraFirma: S.nullable(S.string({ description: 'dd-MM-yyyy HH:mm:ss (GMT-4) as in the signed XML; null until signed.' })),
+  referencia: S.nullable(S.string({ description: 'The ERP\'s own id sent as `referencia` when the document was emitted; not part of the e-CF.' })),
+  metadata: S.nullable({ type: 'object', additionalProperties: { type: 'string' }, description: 'The `metadata` sent when the document was emitted; not part of the e-CF.' }),
   createdAt: S.dateTime(),
   updatedAt: S.dateTime(),
   receptor: RECEPTOR,
@@ -64,24 +69,6 @@ export const DOCUMENT_DETAIL: Schema = {
   ],
 };
 
-export const ECF_BODY: Schema = {
-  type: 'object',
-  required: ['ECF'],
-  additionalProperties: false,
-  description: 'The e-CF as JSON mirroring DGII\'s XML: element names unchanged, repeated elements as arrays, amounts as numbers or numeric strings, dates dd-MM-yyyy. eNCF may be omitted: the next number of the tenant\'s active authorised range of that type that expires first is assigned (GET /{env}/secuencias), and IdDoc.FechaVencimientoSecuencia is filled from that range when omitted (a different value is 422). In TesteCF and CerteCF a type with no range registered yet is numbered implicitly from 1. A given eNCF must lie in a registered, unexpired range of the type (422) and not be annulled (409 ENCF_ANNULLED). FechaHoraFirma and the signature are added by the service.',
-  properties: {
-    ECF: {
-      type: 'object',
-      required: ['Encabezado', 'DetallesItems'],
-      properties: {
-        Encabezado: { type: 'object', required: ['Version', 'IdDoc', 'Emisor', 'Totales'], description: 'Version, IdDoc (TipoeCF, eNCF?, ...), Emisor, Comprador, InformacionesAdicionales, Transporte, Totales, OtraMoneda.' },
-        DetallesItems: { type: 'object', properties: { Item: { type: 'array', maxItems: 1000, items: { type: 'object' } } } },
-        InformacionReferencia: { type: 'object', description: 'Required in types 33 and 34: NCFModificado, FechaNCFModificado, CodigoModificacion.' },
-      },
-    },
-  },
-};
-
 export const STATUS_UPDATE_EVENT: Schema = S.object({
   event: S.string({ const: 'ecf.status_update' }),
   internalTrackId: S.uuid(),
@@ -91,7 +78,16 @@ export const STATUS_UPDATE_EVENT: Schema = S.object({
   dgiiMessage: S.nullable(S.string()),
   trackId: S.nullable(S.string()),
   timestamp: S.string({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' }),
-});
+  sequence: S.int({ minimum: 1, description: 'The document\'s event number, the same as X-ECF-Event-Sequence: 1 for its first event, one more for each later one. Drop an event whose sequence is not above the highest one processed for the document (a retried recibido arriving after aceptado).' }),
+  // An extra key receivers may ignore: only documents emitted with referencia or metadata have it.
+  erp: {
+    ...S.object({
+      referencia: S.nullable(S.string({ minLength: 1, maxLength: 100 })),
+      metadata: { type: 'object', additionalProperties: { type: 'string' }, maxProperties: 20 },
+    }),
+    description: 'Only when the document was emitted with `referencia` or `metadata`: both, as stored (metadata {} when only referencia was sent). Receivers may ignore it.',
+  },
+}, ['event', 'internalTrackId', 'encf', 'estado', 'dgiiCode', 'dgiiMessage', 'trackId', 'timestamp', 'sequence']);
 
 const RECEPTOR_UPDATE_EVENT: Schema = S.object({
   event: S.string({ const: 'ecf.receptor_update' }),
@@ -119,6 +115,6 @@ export const DOCUMENT_SCHEMAS: Record<string, Schema> = {
   DocumentSummary: DOCUMENT_SUMMARY,
   DocumentDetail: DOCUMENT_DETAIL,
   EmittedDocument: EMITTED,
-  EcfBody: ECF_BODY,
+  ...ecfBodySchemas(),
   StatusUpdateEvent: STATUS_UPDATE_EVENT,
 };

@@ -15,6 +15,7 @@ import { validateEcf } from '../ecf/validation/validate-ecf.ts';
 import { printDocument, type PrintedPdf, type PrintFormat } from '../ecf/print/index.ts';
 import type { EcfObject } from '../ecf/types.ts';
 import { documentDetail, documentSummary, type DocumentSummary } from './views.ts';
+import { splitErpReference } from './erp-reference.ts';
 
 export interface EmitResult {
   row: DocumentRow;
@@ -23,7 +24,10 @@ export interface EmitResult {
 
 export function emittedView(row: DocumentRow) {
   const s = documentSummary(row);
-  return { internalTrackId: s.internalTrackId, encf: s.encf, estado: s.estado, tipo: s.tipo, environment: s.environment, fechaEmision: s.fechaEmision, montoTotal: s.montoTotal, createdAt: s.createdAt };
+  return {
+    internalTrackId: s.internalTrackId, encf: s.encf, estado: s.estado, tipo: s.tipo, environment: s.environment, fechaEmision: s.fechaEmision, montoTotal: s.montoTotal,
+    referencia: s.referencia, metadata: s.metadata, createdAt: s.createdAt,
+  };
 }
 
 /** What the sequences feature needs to know of the eNCFs documents use (app.ts hands it down). */
@@ -57,8 +61,9 @@ export class DocumentService {
 
   /** Validates and stores a document; 422 with every problem when it is not valid. */
   async emit(tenantId: number, environment: Environment, body: unknown, inTransaction: (tx: Queryable, view: ReturnType<typeof emittedView>) => Promise<void>): Promise<EmitResult> {
-    const result = validateEcf(body);
-    if (!result.ok) throw validationError(result.errors, 'The e-CF is not valid');
+    const { rest, erp, errors } = splitErpReference(body);
+    const result = validateEcf(rest);
+    if (!result.ok || errors.length > 0) throw validationError([...errors, ...(result.ok ? [] : result.errors)], 'The e-CF is not valid');
     // A tenant is one taxpayer: DGII binds its token to that RNC, so it only signs and
     // sends its own documents.
     const rnc = await this.tenantRnc(tenantId);
@@ -67,7 +72,7 @@ export class DocumentService {
     }
     await this.checkModifiedEcf(tenantId, environment, result.document.tipo, result.document.ecf);
     const spend = (tx: Queryable, key: { tenantId: number; environment: Environment; tipo: number }, encf: string) => this.sequences.spendExplicit(tx, key, encf);
-    const row = await emitDocument(this.sql, this.batcher, spend, this.outbox, { tenantId, environment, document: result.document }, (tx, doc) => inTransaction(tx, emittedView(doc)));
+    const row = await emitDocument(this.sql, this.batcher, spend, this.outbox, { tenantId, environment, document: result.document, erp }, (tx, doc) => inTransaction(tx, emittedView(doc)));
     this.onQueued();
     return { row, view: emittedView(row) };
   }

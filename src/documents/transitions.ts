@@ -2,6 +2,7 @@ import type { Queryable } from '../db/connect.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import { insertHistory, updateEstado, type DocumentRow } from './queries.ts';
 import { canTransition, type Estado } from '../ecf/states.ts';
+import { erpPayload } from './erp-reference.ts';
 
 export interface DgiiInfo {
   trackId?: string | null;
@@ -10,7 +11,10 @@ export interface DgiiInfo {
   detail?: string | null;
 }
 
-/** The ecf.status_update payload: exactly the fields of the specification. */
+/**
+ * The ecf.status_update payload: the fields of the specification, then `sequence` (added by the
+ * outbox) and, for a document with an ERP reference, the `erp` extra key receivers may ignore.
+ */
 export function statusUpdatePayload(doc: DocumentRow): Record<string, unknown> {
   return {
     internalTrackId: doc.id,
@@ -20,6 +24,7 @@ export function statusUpdatePayload(doc: DocumentRow): Record<string, unknown> {
     dgiiMessage: doc.dgiiMessage,
     trackId: doc.trackId,
     timestamp: new Date().toISOString(),
+    ...erpPayload({ referencia: doc.referencia, metadata: doc.metadata }),
   };
 }
 
@@ -27,7 +32,7 @@ export function statusUpdatePayload(doc: DocumentRow): Record<string, unknown> {
 export async function recordCreation(tx: Queryable, outbox: EventOutbox, doc: DocumentRow): Promise<void> {
   await Promise.all([
     insertHistory(tx, doc.id, { estado: doc.estado, dgiiCode: null, dgiiMessage: null, trackId: null, detail: null }),
-    outbox.record(tx, doc.tenantId, 'ecf.status_update', statusUpdatePayload(doc)),
+    outbox.record(tx, doc.tenantId, 'ecf.status_update', statusUpdatePayload(doc), { sequence: doc.eventSeq }),
   ]);
 }
 
@@ -40,6 +45,6 @@ export async function transition(tx: Queryable, outbox: EventOutbox, doc: Docume
   const updated = await updateEstado(tx, doc.id, doc.estado, to, info);
   if (updated === undefined) return undefined;
   await insertHistory(tx, doc.id, { estado: to, dgiiCode: info.dgiiCode, dgiiMessage: info.dgiiMessage, trackId: updated.trackId, detail: info.detail ?? null });
-  await outbox.record(tx, doc.tenantId, 'ecf.status_update', statusUpdatePayload(updated));
+  await outbox.record(tx, doc.tenantId, 'ecf.status_update', statusUpdatePayload(updated), { sequence: updated.eventSeq });
   return updated;
 }

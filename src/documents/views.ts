@@ -30,6 +30,8 @@ export function documentSummary(row: DocumentRow) {
     securityCode: row.securityCode,
     timbreUrl: row.timbreUrl,
     fechaHoraFirma: row.fechaHoraFirma,
+    referencia: row.referencia,
+    metadata: row.metadata,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     receptor: receptorView(row),

@@ -12,6 +12,11 @@ export interface RecordedEvent {
   kind: EventKind;
   /** The exact JSON bytes receivers get (signatures are computed over them). */
   body: string;
+  /**
+   * For events about one document: its per-document number, which only grows (X-ECF-Event-Sequence
+   * and the payload's `sequence`). Null otherwise.
+   */
+  sequence: number | null;
 }
 
 /** Reacts to an event inside the transaction that produced it (e.g. to queue a delivery). */
@@ -29,8 +34,10 @@ export class EventOutbox {
     this.listeners.push(listener);
   }
 
-  async record(tx: Queryable, tenantId: number, kind: EventKind, payload: Record<string, unknown>): Promise<RecordedEvent> {
-    const event: RecordedEvent = { id: randomUUID(), tenantId, kind, body: JSON.stringify({ event: kind, ...payload }) };
+  async record(tx: Queryable, tenantId: number, kind: EventKind, payload: Record<string, unknown>, options: { sequence?: number } = {}): Promise<RecordedEvent> {
+    const sequence = options.sequence ?? null;
+    const body = JSON.stringify({ event: kind, ...payload, ...(sequence === null ? {} : { sequence }) });
+    const event: RecordedEvent = { id: randomUUID(), tenantId, kind, body, sequence };
     await insertEvent(tx, event);
     for (const listener of this.listeners) await listener(tx, event);
     return event;

@@ -161,7 +161,8 @@ export function buildOpenApi(
       version: info.version,
       description: 'Issue Dominican electronic fiscal documents (e-CF) to DGII, follow their status, and receive signed webhooks. Every answer is an envelope: { success: true, data } or { success: false, error: { code, message, details? } }.',
     },
-    ...(info.serverUrl === null ? {} : { servers: [{ url: info.serverUrl }] }),
+    // Without PUBLIC_URL the paths are relative to wherever the document was fetched from.
+    servers: [info.serverUrl === null ? { url: '/', description: 'This server (set PUBLIC_URL for an absolute URL).' } : { url: info.serverUrl }],
     paths,
     ...(info.webhooks === undefined ? {} : { webhooks: info.webhooks }),
     components: {

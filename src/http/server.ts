@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.ts';
-import type { Principal } from './principal.ts';
+import { assertInScope, type Principal } from './principal.ts';
 import { isDatabaseUnavailable, isUnstorableText } from '../db/errors.ts';
 import { AppError, ERROR_CODES, errorEnvelope, type ErrorCode } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -121,7 +121,10 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     }
     const scope = rateScopeOf(route);
     if (scope !== null && isIpScope(scope)) limit(scope, route, ctx, rate);
-    if (route.auth !== 'none') ctx.principal = await authenticator.authenticate(route.auth, ctx.headers);
+    if (route.auth !== 'none') {
+      ctx.principal = await authenticator.authenticate(route.auth, ctx.headers);
+      assertInScope(ctx.principal, route.method, ctx.env);
+    }
     if (scope !== null && RATE_SCOPES[scope].key === 'tenant') limit(scope, route, ctx, rate);
     const bodyKind = route.body ?? 'none';
     if (bodyKind !== 'none') {

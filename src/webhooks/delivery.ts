@@ -9,7 +9,8 @@ import { insertJob } from '../queue/queries.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
 import { abandonDelivery, findDeliveryToSend, findSettings, insertDelivery, recordAttempt, type DeliveryRow, type DeliveryStatus, type DeliveryToSend } from './queries.ts';
 import { postWebhook, type AttemptResult } from './sender.ts';
-import { signatureHeader, type WebhookSettings } from './settings.ts';
+import type { WebhookSettings } from './settings.ts';
+import { signatureHeaders } from './signing.ts';
 import { errorMessage } from '../errors.ts';
 
 // A delivery is one event sent to one tenant's URL:
@@ -117,7 +118,10 @@ export class DeliveryEngine {
     const started = performance.now();
     let url: string | null = null;
     try {
-      const settings = this.settings.forDelivery(d.tenantId, { url: d.settingsUrl, secretSealed: d.secretSealed });
+      const at = new Date();
+      const settings = this.settings.forDelivery(d.tenantId, {
+        url: d.settingsUrl, secretSealed: d.secretSealed, previousSecretSealed: d.previousSecretSealed, previousSecretExpiresAt: d.previousSecretExpiresAt,
+      }, at);
       url = settings.url;
       if (url === null) return { url, result: { ok: false, statusCode: null, durationMs: 0, error: 'no webhook URL is configured', responseBody: '' } };
       const headers: Record<string, string> = {
@@ -127,8 +131,9 @@ export class DeliveryEngine {
         'x-ecf-event': d.event,
         'x-ecf-delivery-id': d.id,
         'x-ecf-delivery-attempt': String(d.attemptCount + 1),
+        ...(d.eventSequence === null ? {} : { 'x-ecf-event-sequence': String(d.eventSequence) }),
+        ...signatureHeaders(settings.secrets, d.id, at, d.body),
       };
-      if (settings.secret !== null) headers['x-ecf-signature'] = signatureHeader(settings.secret, d.body);
       const result = await postWebhook(url, d.body, headers, { timeoutMs: this.config.timeoutMs, allowPrivate: this.config.allowPrivateNetworks, signal });
       return { url, result: storable(result) };
     } catch (err) {

@@ -8,8 +8,13 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export interface SettingsRow {
   url: string | null;
   secretSealed: Buffer | null;
+  /** The secret a rotation replaced, signing beside the new one until it expires. */
+  previousSecretSealed: Buffer | null;
+  previousSecretExpiresAt: Date | null;
   updatedAt: Date;
 }
+
+export type NewSettings = Omit<SettingsRow, 'updatedAt'>;
 
 export interface DeliveryRow {
   id: string;
@@ -44,15 +49,18 @@ export interface AttemptRow {
 }
 
 export async function findSettings(sql: Queryable, tenantId: number): Promise<SettingsRow | undefined> {
-  const [row] = await sql<SettingsRow[]>`select url, secret_sealed, updated_at from webhook_settings where tenant_id = ${tenantId}`;
+  const [row] = await sql<SettingsRow[]>`
+    select url, secret_sealed, previous_secret_sealed, previous_secret_expires_at, updated_at from webhook_settings where tenant_id = ${tenantId}`;
   return row;
 }
 
-export async function upsertSettings(sql: Queryable, tenantId: number, s: { url: string | null; secretSealed: Buffer | null }): Promise<SettingsRow> {
+export async function upsertSettings(sql: Queryable, tenantId: number, s: NewSettings): Promise<SettingsRow> {
   const [row] = await sql<SettingsRow[]>`
-    insert into webhook_settings (tenant_id, url, secret_sealed) values (${tenantId}, ${s.url}, ${s.secretSealed})
-    on conflict (tenant_id) do update set url = excluded.url, secret_sealed = excluded.secret_sealed, updated_at = now()
-    returning url, secret_sealed, updated_at`;
+    insert into webhook_settings (tenant_id, url, secret_sealed, previous_secret_sealed, previous_secret_expires_at)
+    values (${tenantId}, ${s.url}, ${s.secretSealed}, ${s.previousSecretSealed}, ${s.previousSecretExpiresAt})
+    on conflict (tenant_id) do update set url = excluded.url, secret_sealed = excluded.secret_sealed,
+      previous_secret_sealed = excluded.previous_secret_sealed, previous_secret_expires_at = excluded.previous_secret_expires_at, updated_at = now()
+    returning url, secret_sealed, previous_secret_sealed, previous_secret_expires_at, updated_at`;
   return row as SettingsRow;
 }
 
@@ -71,12 +79,21 @@ export async function insertDelivery(sql: Queryable, d: { id: string; tenantId: 
   return row as DeliveryRow;
 }
 
-export type DeliveryToSend = DeliveryRow & { body: string; settingsUrl: string | null; secretSealed: Buffer | null };
+export type DeliveryToSend = DeliveryRow & {
+  body: string;
+  /** The event's per-document sequence number; null for events not about one document. */
+  eventSequence: number | null;
+  settingsUrl: string | null;
+  secretSealed: Buffer | null;
+  previousSecretSealed: Buffer | null;
+  previousSecretExpiresAt: Date | null;
+};
 
 /** A delivery with its event's body and the tenant's current webhook settings: one round trip per attempt. */
 export async function findDeliveryToSend(sql: Queryable, id: string): Promise<DeliveryToSend | undefined> {
   const [row] = await sql<DeliveryToSend[]>`
-    select ${sql.unsafe(D_COLUMNS)}, e.body, s.url as settings_url, s.secret_sealed
+    select ${sql.unsafe(D_COLUMNS)}, e.body, e.sequence as event_sequence, s.url as settings_url, s.secret_sealed,
+      s.previous_secret_sealed, s.previous_secret_expires_at
     from webhook_deliveries d join events e on e.id = d.event_id left join webhook_settings s on s.tenant_id = d.tenant_id
     where d.id = ${id}`;
   return row;

@@ -24,11 +24,25 @@ export function webhookRoutes(deps: { settings: WebhookSettings; webhooks: Webho
       method: 'PUT', path: '/api/webhooks/settings', auth: 'bearer', body: 'json',
       doc: {
         operationId: 'putWebhookSettings', tags: ['Webhooks'], summary: 'Set the webhook URL and secret',
-        description: 'Fields left out keep their value; null clears. `webhookUrl` is an absolute http or https URL without credentials (user:password@). `webhookSecret` (16–256 characters) is write-only; `"generate": true` makes the server create one and show it in this answer only. Deliveries are signed with X-ECF-Signature: sha256=<hex HMAC-SHA256 of the body> when a secret is set. A URL whose host is a forbidden address (loopback, private, link-local, reserved...), as an IP literal or as a name that resolves to one, is refused with 422 unless the operator set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true.',
+        description: 'Fields left out keep their value; null clears. `webhookUrl` is an absolute http or https URL without credentials (user:password@). `webhookSecret` (16–256 characters) is write-only; `"generate": true` makes the server create one and show it in this answer only. Deliveries are signed when a secret is set: X-ECF-Signature: sha256=<hex HMAC-SHA256 of the body> and the Standard Webhooks webhook-signature (see docs/webhooks.md); a generated secret is whsec_<base64 of 32 bytes>, and a given secret starting with whsec_ must be base64 of 16–64 bytes. A secret set here replaces the old one at once; POST /api/webhooks/settings/rotate-secret keeps the old one signing during an overlap. A URL whose host is a forbidden address (loopback, private, link-local, reserved...), as an IP literal or as a name that resolves to one, is refused with 422 unless the operator set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true.',
         requestBody: { schema: S.object({ webhookUrl: S.nullable(S.string({ format: 'uri', maxLength: 2048 })), webhookSecret: S.nullable(S.string({ minLength: 16, maxLength: 256 })), generate: S.bool() }, []) },
         responses: { '200': { description: 'The saved settings.', schema: envelope(S.ref('WebhookSettings')) }, '422': ERR('VALIDATION_ERROR.') },
       },
       handler: async (ctx) => ok(await settings.update(tenantOf(ctx), ctx.body)),
+    },
+    {
+      method: 'POST', path: '/api/webhooks/settings/rotate-secret', auth: 'bearer', rateScope: 'sensitive', body: 'optionalJson',
+      doc: {
+        operationId: 'rotateWebhookSecret', tags: ['Webhooks'], summary: 'Rotate the webhook secret with an overlap',
+        description: 'Replaces the secret with `webhookSecret`, or with a generated one shown in this answer only, and keeps the previous secret signing for WEBHOOK_SECRET_ROTATION_OVERLAP_HOURS (24 h by default; `previousSecretExpiresAt` says until when). During the overlap every delivery carries both signatures, the new one first: two space-separated v1 values in webhook-signature, and two comma-separated sha256= values in X-ECF-Signature. Receivers accept a delivery when any value matches their secret, so they can switch at any moment of the overlap.',
+        requestBody: { required: false, schema: S.object({ webhookSecret: S.string({ minLength: 16, maxLength: 256 }) }, []) },
+        responses: {
+          '200': { description: 'The saved settings, with `webhookSecret` when it was generated.', schema: envelope(S.ref('WebhookSettings')) },
+          '409': ERR('CONFLICT: no secret is set, so there is nothing to rotate (set one with PUT /api/webhooks/settings).'),
+          '422': ERR('VALIDATION_ERROR: a webhookSecret of the wrong length or a malformed whsec_ secret.'),
+        },
+      },
+      handler: async (ctx) => ok(await settings.rotate(tenantOf(ctx), ctx.body)),
     },
     {
       method: 'POST', path: '/api/webhooks/test', auth: 'bearer', rateScope: 'sensitive', body: 'optionalJson',

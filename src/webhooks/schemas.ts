@@ -7,8 +7,9 @@ export const SETTINGS: Schema = S.object({
   webhookUrl: S.nullable(S.string({ format: 'uri', maxLength: 2048 })),
   secretConfigured: S.bool(),
   updatedAt: S.nullable(S.dateTime()),
-  webhookSecret: S.string({ description: 'Only in the answer of a PUT with "generate": true: the new secret, shown once.' }),
-}, ['webhookUrl', 'secretConfigured', 'updatedAt']);
+  previousSecretExpiresAt: S.nullable({ ...S.dateTime(), description: 'After a rotation: until when the previous secret still signs deliveries beside the current one; null when only one secret signs.' }),
+  webhookSecret: S.string({ description: 'Only in the answer that generated it (a PUT with "generate": true, or a rotation without webhookSecret): the new secret, shown once.' }),
+}, ['webhookUrl', 'secretConfigured', 'updatedAt', 'previousSecretExpiresAt']);
 
 /** What a delivery is about, from its event's payload: which fields depends on the event. */
 export const DELIVERY_SUBJECT: Schema = {

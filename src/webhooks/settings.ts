@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { Sql } from '../db/connect.ts';
 import { open, seal } from '../crypto/aead.ts';
@@ -6,24 +6,40 @@ import { validationError, type FieldError } from '../errors.ts';
 import { Input } from '../lib/input.ts';
 import { findSettings, upsertSettings, type SettingsRow } from './queries.ts';
 import { hostReason } from '../lib/egress-guard.ts';
+import { whsecProblem } from './signing.ts';
+import { AppError } from '../errors.ts';
+
+export { signatureHeader } from './signing.ts';
 
 export interface SettingsView {
   webhookUrl: string | null;
   secretConfigured: boolean;
   updatedAt: string | null;
+  /** While a rotation's overlap lasts: when the previous secret stops signing deliveries. */
+  previousSecretExpiresAt: string | null;
   /** Only in the answer that generated it. */
   webhookSecret?: string;
 }
 
 const MAX_URL_LENGTH = 2048;
 
-/** X-ECF-Signature: GitHub's X-Hub-Signature-256 scheme over the exact bytes sent. */
-export function signatureHeader(secret: string, body: string): string {
-  return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
+/** A new secret in the Standard Webhooks form: whsec_ and the base64 of 32 random bytes. */
+function generateSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+function previousLive(row: Pick<SettingsRow, 'previousSecretSealed' | 'previousSecretExpiresAt'> | undefined, now: Date): boolean {
+  return row?.previousSecretSealed != null && row.previousSecretExpiresAt !== null && row.previousSecretExpiresAt > now;
 }
 
 function view(row: SettingsRow | undefined): SettingsView {
-  return { webhookUrl: row?.url ?? null, secretConfigured: row?.secretSealed != null, updatedAt: row?.updatedAt.toISOString() ?? null };
+  const live = previousLive(row, new Date());
+  return {
+    webhookUrl: row?.url ?? null,
+    secretConfigured: row?.secretSealed != null,
+    updatedAt: row?.updatedAt.toISOString() ?? null,
+    previousSecretExpiresAt: live ? row?.previousSecretExpiresAt?.toISOString() ?? null : null,
+  };
 }
 
 /**
@@ -55,8 +71,14 @@ export class WebhookSettings {
    * secret that does not open (sealed under another master key, or damaged) is an error,
    * never a reason to send the event unsigned.
    */
-  forDelivery(tenantId: number, row: { url: string | null; secretSealed: Buffer | null }): { url: string | null; secret: string | null } {
-    return { url: row.url, secret: row.secretSealed === null ? null : this.openSecret(tenantId, row.secretSealed) };
+  forDelivery(
+    tenantId: number,
+    row: { url: string | null; secretSealed: Buffer | null; previousSecretSealed: Buffer | null; previousSecretExpiresAt: Date | null },
+    now: Date = new Date(),
+  ): { url: string | null; secrets: string[] } {
+    const secrets = row.secretSealed === null ? [] : [this.openSecret(tenantId, row.secretSealed)];
+    if (secrets.length > 0 && previousLive(row, now)) secrets.push(this.openSecret(tenantId, row.previousSecretSealed as Buffer));
+    return { url: row.url, secrets };
   }
 
   private openSecret(tenantId: number, sealed: Buffer): string {
@@ -77,19 +99,54 @@ export class WebhookSettings {
     const secret = v.optionalString('webhookSecret', { min: 16, max: 256, trim: false });
     const generate = v.boolean('generate', false);
     if (generate && secretGiven) v.errors.push({ path: 'generate', message: 'cannot be combined with webhookSecret' });
+    const whsec = secret === undefined ? null : whsecProblem(secret);
+    if (whsec !== null) v.errors.push({ path: 'webhookSecret', message: whsec });
     if (url !== undefined) v.errors.push(...(await this.checkUrl(url)));
     v.done();
 
     const current = await findSettings(this.sql, tenantId);
-    const generated = generate ? `whsec_${randomBytes(32).toString('base64url')}` : undefined;
+    const generated = generate ? generateSecret() : undefined;
     const newSecret = generated ?? secret;
+    // Setting or clearing the secret here replaces it at once: only rotate() keeps the old one.
+    const replaces = newSecret !== undefined || clearsSecret;
     const next = {
       url: urlGiven ? url ?? null : clearsUrl ? null : current?.url ?? null,
-      secretSealed: newSecret !== undefined ? seal(this.key, Buffer.from(newSecret, 'utf8'), this.context(tenantId))
+      secretSealed: newSecret !== undefined ? this.sealSecret(tenantId, newSecret)
         : clearsSecret ? null : current?.secretSealed ?? null,
+      previousSecretSealed: replaces ? null : current?.previousSecretSealed ?? null,
+      previousSecretExpiresAt: replaces ? null : current?.previousSecretExpiresAt ?? null,
     };
     const saved = view(await upsertSettings(this.sql, tenantId, next));
     return generated === undefined ? saved : { ...saved, webhookSecret: generated };
+  }
+
+  /**
+   * Replaces the secret with a new one (given, or generated and shown in this answer only) and
+   * keeps the current one signing beside it for WEBHOOK_SECRET_ROTATION_OVERLAP_HOURS, so
+   * receivers can switch without refusing a delivery. 409 CONFLICT when no secret is set.
+   */
+  async rotate(tenantId: number, body: unknown): Promise<SettingsView> {
+    const v = new Input(body ?? {});
+    const secret = v.optionalString('webhookSecret', { min: 16, max: 256, trim: false });
+    const whsec = secret === undefined ? null : whsecProblem(secret);
+    if (whsec !== null) v.errors.push({ path: 'webhookSecret', message: whsec });
+    v.done();
+    const current = await findSettings(this.sql, tenantId);
+    if (current?.secretSealed == null) {
+      throw new AppError('CONFLICT', 'No webhook secret is set, so there is nothing to rotate; set one with PUT /api/webhooks/settings ("generate": true)');
+    }
+    const generated = secret === undefined ? generateSecret() : undefined;
+    const saved = view(await upsertSettings(this.sql, tenantId, {
+      url: current.url,
+      secretSealed: this.sealSecret(tenantId, generated ?? (secret as string)),
+      previousSecretSealed: current.secretSealed,
+      previousSecretExpiresAt: new Date(Date.now() + this.config.secretRotationOverlapMs),
+    }));
+    return generated === undefined ? saved : { ...saved, webhookSecret: generated };
+  }
+
+  private sealSecret(tenantId: number, secret: string): Buffer {
+    return seal(this.key, Buffer.from(secret, 'utf8'), this.context(tenantId));
   }
 
   private async checkUrl(url: string): Promise<FieldError[]> {

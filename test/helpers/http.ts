@@ -55,6 +55,10 @@ export async function newTenant(baseUrl: string, overrides: { email?: string; rn
   if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${reg.text}`);
   const login = await call(baseUrl, 'POST', '/TesteCF/customer/authentication', { json: { email, password } });
   if (login.status !== 200) throw new Error(`login failed: ${login.status} ${login.text}`);
+  // The registered key acts only in TesteCF; tests use it in every environment.
+  const keyId = reg.body.data.apiKey.id as string;
+  const widened = await call(baseUrl, 'PATCH', `/api/keys/${keyId}`, { json: { environments: ['TesteCF', 'CerteCF', 'eCF'] }, headers: { authorization: `Bearer ${login.body.data.accessToken}` } });
+  if (widened.status !== 200) throw new Error(`widening the key failed: ${widened.status} ${widened.text}`);
   return {
     tenantId: reg.body.data.tenant.id as number,
     rnc,

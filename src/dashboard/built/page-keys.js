@@ -1,11 +1,23 @@
 // Built from src/dashboard/client/page-keys.ts by `npm run build:dashboard`: edit that file, not this one.
 import { badge, busy, confirmAction, empty, errorBox, field, focusSecret, h, loading, notice, secretBox, table, time } from "./dom.js";
 import { DEFAULT_KEY_NAME } from "./labels.js";
+const KEY_ENVIRONMENTS = [
+    { env: 'TesteCF', label: 'TesteCF (pruebas)', checked: true },
+    { env: 'CerteCF', label: 'CerteCF (certificación)', checked: true },
+    { env: 'eCF', label: 'eCF (producción)', checked: false },
+];
+function scopeText(k) {
+    return h('span', null, k.environments.join(', '), ' · ', k.readOnly ? badge('Solo lectura', 'warn', 'read-only') : 'Lectura y escritura');
+}
+function checkbox(name, value, label, checked) {
+    const box = h('input', { type: 'checkbox', name, value, checked });
+    return { box, row: h('label', { class: 'check' }, box, ' ', label) };
+}
 export function keyName(k) {
     return k.name === DEFAULT_KEY_NAME.server ? DEFAULT_KEY_NAME.shown : k.name;
 }
 function keysTable(ctx, keys, revoked) {
-    return table(['Nombre', 'Prefijo', 'Creada', 'Último uso', 'Estado', ''], keys.map((k) => {
+    return table(['Nombre', 'Prefijo', 'Ámbito', 'Creada', 'Último uso', 'Estado', ''], keys.map((k) => {
         const name = keyName(k);
         const revoke = h('button', { type: 'button', class: 'danger small', 'data-action': 'revoke', 'aria-label': `Revocar la clave ${name}` }, 'Revocar');
         revoke.addEventListener('click', () => void busy(revoke, async () => {
@@ -22,6 +34,7 @@ function keysTable(ctx, keys, revoked) {
         return [
             name,
             h('span', { class: 'mono break' }, k.prefix),
+            scopeText(k),
             time(k.createdAt),
             k.lastUsedAt === null ? 'Nunca' : time(k.lastUsedAt),
             k.revokedAt === null ? badge('Activa', 'ok', 'active') : h('span', null, badge('Revocada', 'bad', 'revoked'), ' ', time(k.revokedAt)),
@@ -55,8 +68,10 @@ export async function keysPage(ctx) {
         outcome.focus();
     };
     const name = h('input', { type: 'text', name: 'name', maxlength: '100', placeholder: 'ERP de facturación', autocomplete: 'off' });
+    const envBoxes = KEY_ENVIRONMENTS.map((e) => checkbox('environments', e.env, e.label, e.checked));
+    const readOnly = checkbox('readOnly', 'true', 'Solo lectura: la clave consulta pero no emite ni cambia nada', false);
     const submit = h('button', { type: 'submit' }, 'Crear clave');
-    const form = h('form', { class: 'stack narrow', 'aria-labelledby': 'keys-new' }, field('Nombre', name, 'Para reconocerla después, p. ej. el sistema que la usará.'), h('div', { class: 'actions' }, submit));
+    const form = h('form', { class: 'stack narrow', 'aria-labelledby': 'keys-new' }, field('Nombre', name, 'Para reconocerla después, p. ej. el sistema que la usará.'), h('fieldset', { 'data-field': 'environments' }, h('legend', null, 'Ambientes en que vale'), ...envBoxes.map((b) => b.row)), h('div', { 'data-field': 'readOnly' }, readOnly.row), h('div', { class: 'actions' }, submit));
     form.addEventListener('submit', (ev) => {
         ev.preventDefault();
         void busy(submit, async () => {
@@ -64,12 +79,16 @@ export async function keysPage(ctx) {
             shownKey = null;
             try {
                 const value = name.value.trim();
-                const key = await ctx.api.post('/api/keys', value === '' ? {} : { name: value });
+                const environments = envBoxes.filter((b) => b.box.checked).map((b) => b.box.value);
+                const key = await ctx.api.post('/api/keys', { ...(value === '' ? {} : { name: value }), environments, readOnly: readOnly.box.checked });
                 const box = secretBox(`Clave «${keyName(key)}»`, key.key, 'new-api-key');
                 created.replaceChildren(box);
                 focusSecret(box);
                 shownKey = key.id;
                 name.value = '';
+                for (const [i, b] of envBoxes.entries())
+                    b.box.checked = KEY_ENVIRONMENTS[i]?.checked ?? false;
+                readOnly.box.checked = false;
                 listStatus.replaceChildren();
                 await reload();
             }

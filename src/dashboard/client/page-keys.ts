@@ -2,6 +2,23 @@ import type { PageContext } from './context.ts';
 import { badge, busy, confirmAction, empty, errorBox, field, focusSecret, h, loading, notice, secretBox, table, time } from './dom.ts';
 import { DEFAULT_KEY_NAME } from './labels.ts';
 import type { ApiKey, NewApiKey } from './types.ts';
+import type { Environment } from '../../environments.ts';
+
+/** The choices of a new key's environments; the API's default (both test environments) is checked. */
+const KEY_ENVIRONMENTS = [
+  { env: 'TesteCF', label: 'TesteCF (pruebas)', checked: true },
+  { env: 'CerteCF', label: 'CerteCF (certificación)', checked: true },
+  { env: 'eCF', label: 'eCF (producción)', checked: false },
+] as const satisfies readonly { env: Environment; label: string; checked: boolean }[];
+
+function scopeText(k: Pick<ApiKey, 'environments' | 'readOnly'>): HTMLElement {
+  return h('span', null, k.environments.join(', '), ' · ', k.readOnly ? badge('Solo lectura', 'warn', 'read-only') : 'Lectura y escritura');
+}
+
+function checkbox(name: string, value: string, label: string, checked: boolean): { box: HTMLInputElement; row: HTMLElement } {
+  const box = h('input', { type: 'checkbox', name, value, checked });
+  return { box, row: h('label', { class: 'check' }, box, ' ', label) };
+}
 
 // API keys for the tenant's ERP: create one (the whole key is shown once), see when each
 // was last used, revoke the ones no longer needed.
@@ -13,7 +30,7 @@ export function keyName(k: Pick<ApiKey, 'name'>): string {
 type Revoked = (k: ApiKey, outcome: HTMLElement) => Promise<void>;
 
 function keysTable(ctx: PageContext, keys: readonly ApiKey[], revoked: Revoked): HTMLElement {
-  return table(['Nombre', 'Prefijo', 'Creada', 'Último uso', 'Estado', ''], keys.map((k) => {
+  return table(['Nombre', 'Prefijo', 'Ámbito', 'Creada', 'Último uso', 'Estado', ''], keys.map((k) => {
     const name = keyName(k);
     const revoke = h('button', { type: 'button', class: 'danger small', 'data-action': 'revoke', 'aria-label': `Revocar la clave ${name}` }, 'Revocar');
     revoke.addEventListener('click', () => void busy(revoke, async () => {
@@ -28,6 +45,7 @@ function keysTable(ctx: PageContext, keys: readonly ApiKey[], revoked: Revoked):
     return [
       name,
       h('span', { class: 'mono break' }, k.prefix),
+      scopeText(k),
       time(k.createdAt),
       k.lastUsedAt === null ? 'Nunca' : time(k.lastUsedAt),
       k.revokedAt === null ? badge('Activa', 'ok', 'active') : h('span', null, badge('Revocada', 'bad', 'revoked'), ' ', time(k.revokedAt)),
@@ -65,8 +83,14 @@ export async function keysPage(ctx: PageContext): Promise<void> {
   };
 
   const name = h('input', { type: 'text', name: 'name', maxlength: '100', placeholder: 'ERP de facturación', autocomplete: 'off' });
+  const envBoxes = KEY_ENVIRONMENTS.map((e) => checkbox('environments', e.env, e.label, e.checked));
+  const readOnly = checkbox('readOnly', 'true', 'Solo lectura: la clave consulta pero no emite ni cambia nada', false);
   const submit = h('button', { type: 'submit' }, 'Crear clave');
-  const form = h('form', { class: 'stack narrow', 'aria-labelledby': 'keys-new' }, field('Nombre', name, 'Para reconocerla después, p. ej. el sistema que la usará.'), h('div', { class: 'actions' }, submit));
+  const form = h('form', { class: 'stack narrow', 'aria-labelledby': 'keys-new' },
+    field('Nombre', name, 'Para reconocerla después, p. ej. el sistema que la usará.'),
+    h('fieldset', { 'data-field': 'environments' }, h('legend', null, 'Ambientes en que vale'), ...envBoxes.map((b) => b.row)),
+    h('div', { 'data-field': 'readOnly' }, readOnly.row),
+    h('div', { class: 'actions' }, submit));
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     void busy(submit, async () => {
@@ -74,13 +98,16 @@ export async function keysPage(ctx: PageContext): Promise<void> {
       shownKey = null;
       try {
         const value = name.value.trim();
-        const key = await ctx.api.post<NewApiKey>('/api/keys', value === '' ? {} : { name: value });
+        const environments = envBoxes.filter((b) => b.box.checked).map((b) => b.box.value);
+        const key = await ctx.api.post<NewApiKey>('/api/keys', { ...(value === '' ? {} : { name: value }), environments, readOnly: readOnly.box.checked });
         const box = secretBox(`Clave «${keyName(key)}»`, key.key, 'new-api-key');
         created.replaceChildren(box);
         // Focused in the same turn it appears: the list reload below may take a while.
         focusSecret(box);
         shownKey = key.id;
         name.value = '';
+        for (const [i, b] of envBoxes.entries()) b.box.checked = KEY_ENVIRONMENTS[i]?.checked ?? false;
+        readOnly.box.checked = false;
         listStatus.replaceChildren();
         await reload();
       } catch (err) {
