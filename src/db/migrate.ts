@@ -30,8 +30,10 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
       text,
     });
   }
+  // Numbers are handed out to parallel branches ahead of time, so a branch may land with a
+  // gap the others fill later; each migration is recorded by number and applied when absent.
   out.forEach((mig, i) => {
-    if (mig.version !== i + 1) throw new Error(`migrations must be numbered 1..n without gaps; found ${mig.version} at position ${i + 1}`);
+    if (mig.version < 1 || mig.version === out[i - 1]?.version) throw new Error(`migration numbers must be unique and start at 1; found ${mig.version} twice or out of range`);
   });
   return out;
 }
