@@ -23,6 +23,29 @@ const MAX16 = 0xffff;
 const FLAGS = 0x0008 | 0x0800; // data descriptor, UTF-8 names
 const DEFLATE = 8;
 
+/**
+ * The central directory, copied into one buffer of its own: small Buffers are slices of
+ * Node's shared 8 KiB pool, and keeping 100,000 of them would keep their whole slabs alive.
+ */
+class Directory {
+  private buf = Buffer.allocUnsafeSlow(64 * 1024);
+  length = 0;
+
+  append(...parts: Buffer[]): void {
+    const size = parts.reduce((n, p) => n + p.length, 0);
+    if (this.length + size > this.buf.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.length + size));
+      this.buf.copy(grown, 0, 0, this.length);
+      this.buf = grown;
+    }
+    for (const p of parts) this.length += p.copy(this.buf, this.length);
+  }
+
+  get bytes(): Buffer {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
 /** MS-DOS date and time of the local clock, as unzip shows them; 2-second precision. */
 function dosDateTime(d: Date): { time: number; date: number } {
   const year = Math.max(1980, Math.min(2107, d.getFullYear()));
@@ -34,7 +57,7 @@ function dosDateTime(d: Date): { time: number; date: number } {
 
 /** The archive's bytes, chunk by chunk, for entries read one at a time from `entries`. */
 export async function* zipStream(entries: AsyncIterable<ZipEntry> | Iterable<ZipEntry>): AsyncGenerator<Buffer> {
-  const central: Buffer[] = [];
+  const central = new Directory();
   let offset = 0;
   let count = 0;
   for await (const entry of entries) {
@@ -83,7 +106,7 @@ export async function* zipStream(entries: AsyncIterable<ZipEntry> | Iterable<Zip
     record.writeUInt16LE(extra.length, 30);
     record.writeUInt32LE((0o100644 << 16) >>> 0, 38); // external attributes: a regular file, rw-r--r--
     record.writeUInt32LE(zip64Offset ? MAX32 : offset, 42);
-    central.push(Buffer.concat([record, name, extra]));
+    central.append(record, name, extra);
 
     const chunk = Buffer.concat([local, name, compressed, descriptor]);
     offset += chunk.length;
@@ -91,8 +114,7 @@ export async function* zipStream(entries: AsyncIterable<ZipEntry> | Iterable<Zip
     yield chunk;
   }
 
-  const directory = Buffer.concat(central);
-  central.length = 0;
+  const directory = central.bytes;
   const directoryOffset = offset;
   yield directory;
   const needs64 = count > MAX16 - 1 || directoryOffset >= MAX32 || directory.length >= MAX32;
