@@ -24,6 +24,8 @@ import { ParserPool } from './certificates/parser-pool.ts';
 import { CertificateStore } from './certificates/store.ts';
 import { documentJobs } from './documents/pipeline.ts';
 import { documentRoutes } from './documents/routes.ts';
+import { documentReportRoutes } from './documents/report-routes.ts';
+import { DocumentReports } from './documents/reports.ts';
 import { DashboardAssets } from './dashboard/assets.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { DOCUMENT_SCHEMAS } from './documents/schemas.ts';
@@ -148,6 +150,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
         openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...CERTIFICATE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...RECEIVER_SCHEMAS, ...SEQUENCE_SCHEMAS }, webhooks: webhookEventDocs(config.webhooks) })),
       }),
       ...authRoutes({ config, identity, tokens, authenticator }),
+      // Before documentRoutes: /documentos-ecf/export must not be read as a document id.
+      ...documentReportRoutes(new DocumentReports(db.sql, (tenantId, since) => webhooks.deliveryTrouble(tenantId, since))),
       ...documentRoutes({ documents, idempotency }),
       ...sequenceRoutes({ sequences, idempotency }),
       ...annulmentRoutes({ documents, annulments, sequences, idempotency }),

@@ -144,7 +144,7 @@ describe('documents', () => {
     const instant = new Date(`${sy}-${sm}-${sd}T${clock}-04:00`);
     assert.equal(await signed.getAttribute('datetime'), `${sy}-${sm}-${sd}T${clock}-04:00`);
     assert.equal(await signed.textContent(), dateTime.format(instant));
-    assert.doesNotMatch(await w.page.locator('.facts').textContent() ?? '', /\d\d-\d\d-\d{4}/, 'no date left in DGII\'s dd-MM-yyyy');
+    assert.doesNotMatch(await w.page.locator('.facts').first().textContent() ?? '', /\d\d-\d\d-\d{4}/, 'no date left in DGII\'s dd-MM-yyyy');
     // The buyer leg: this buyer is no tenant, so the directory does not list it.
     assert.match(await w.page.locator('[data-field="receptor"]').textContent() ?? '', /^(Pendiente|No aplica)$/);
     assert.equal(await w.page.locator('[data-field="aprobacion"]').textContent(), 'Sin respuesta del comprador');

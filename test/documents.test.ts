@@ -312,7 +312,13 @@ describe('read', () => {
     assert.match(await plan(t.sql``), /Index Scan using documents_recent_idx/);
     assert.match(await plan(t.sql`and estado = 'rechazado'`), /documents_estado_idx/);
     assert.match(await plan(t.sql`and tipo = 34`), /documents_tipo_idx/);
-    assert.match(await plan(t.sql`and fecha_emision between '2025-03-01' and '2025-03-02'`), /documents_fecha_idx/);
+    // documents_stats_idx (sql/0016) starts with the same columns and serves the range as well.
+    assert.match(await plan(t.sql`and fecha_emision between '2025-03-01' and '2025-03-02'`), /documents_(fecha|stats)_idx/);
+    assert.match(await plan(t.sql`and rnc_comprador = '101672919'`), /documents_comprador_idx/);
+    // The overview's count (GET /{env}/estadisticas): a month read from documents_stats_idx alone.
+    const stats = await t.sql`explain select fecha_emision, estado, count(*) from documents
+      where tenant_id = ${a.tenantId} and environment = 'eCF' and fecha_emision between '2025-03-01' and '2025-03-31' group by fecha_emision, estado`;
+    assert.match(stats.map((r) => Object.values(r)[0]).join('\n'), /documents_stats_idx/);
     assert.match(await plan(t.sql`and encf = 'E340000000100'`), /Index Scan using documents_encf_key/);
     for (const filter of [t.sql``, t.sql`and estado = 'rechazado'`, t.sql`and tipo = 34`, t.sql`and encf = 'E340000000100'`]) assert.doesNotMatch(await plan(filter), /Seq Scan/);
   });

@@ -182,6 +182,12 @@ export interface ListFilter extends IssuedPageFilter {
   tipo?: number;
   encf?: string;
   referencia?: string;
+  rncComprador?: string;
+}
+
+/** The equality filters a list and an export share. */
+function listFilters(sql: Queryable, f: Omit<ListFilter, 'limit'>) {
+  return whereEqual(sql, { estado: f.estado, tipo: f.tipo, encf: f.encf, rnc_comprador: f.rncComprador, referencia: f.referencia });
 }
 
 /** Newest first, keyset-paginated on seq; every filter is optional. */
@@ -189,7 +195,7 @@ export async function listDocuments(sql: Queryable, f: ListFilter): Promise<Docu
   return sql<DocumentRow[]>`
     select ${sql.unsafe(COLUMNS)} from documents
     where tenant_id = ${f.tenantId} and environment = ${f.environment}
-      ${whereEqual(sql, { estado: f.estado, tipo: f.tipo, encf: f.encf, referencia: f.referencia })}
+      ${listFilters(sql, f)}
       ${issuedPage(sql, f)}`;
 }
 
@@ -258,4 +264,64 @@ export async function findByEncf(sql: Queryable, tenantId: number, environment: 
   const [row] = await sql<{ estado: Estado }[]>`
     select estado from documents where tenant_id = ${tenantId} and environment = ${environment} and encf = ${encf}`;
   return row;
+}
+
+/** One line of an export: what the CSV prints of a document. */
+export interface ExportRow {
+  id: string;
+  encf: string;
+  tipo: number;
+  fechaEmision: string;
+  rncEmisor: string;
+  rncComprador: string | null;
+  razonSocialComprador: string | null;
+  montoTotal: string;
+  totalItbis: string | null;
+  estado: Estado;
+  securityCode: string | null;
+  /** Filled once documents carry a reference (issue 18); null until then. */
+  referencia?: string | null;
+  /** Only with `withXml`. */
+  signedXml?: string | null;
+  updatedAt: Date;
+}
+
+const EXPORT_COLUMNS = 'id, encf, tipo, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, rnc_emisor, rnc_comprador, ecf #>> \'{Encabezado,Comprador,RazonSocialComprador}\' as razon_social_comprador, monto_total, ecf #>> \'{Encabezado,Totales,TotalITBIS}\' as total_itbis, estado, security_code, updated_at';
+
+/**
+ * The filtered list, newest first, read through a server-side cursor `batch` rows at a time:
+ * an export of any size holds one batch in memory. With `withXml` only signed documents,
+ * each with its XML.
+ */
+export function exportDocuments(sql: Queryable, f: Omit<ListFilter, 'limit' | 'after'>, withXml: boolean, batch: number): AsyncIterable<ExportRow[]> {
+  const no = sql``;
+  return sql<ExportRow[]>`
+    select ${sql.unsafe(EXPORT_COLUMNS)} ${withXml ? sql`, signed_xml` : no} from documents
+    where tenant_id = ${f.tenantId} and environment = ${f.environment}
+      ${listFilters(sql, f)}
+      ${withXml ? sql`and signed_xml is not null` : no}
+      ${f.desde === undefined ? no : sql`and fecha_emision >= ${f.desde}::date`}
+      ${f.hasta === undefined ? no : sql`and fecha_emision <= ${f.hasta}::date`}
+    order by seq desc`.cursor(batch);
+}
+
+export interface EstadoDayCount {
+  /** yyyy-MM-dd */
+  day: string;
+  estado: Estado;
+  count: number;
+}
+
+/**
+ * Documents per issue day and estado in [desde, hasta]: one index-only scan of
+ * documents_stats_idx (sql/0016_dashboard.sql), however many documents the tenant has.
+ */
+export async function countByDayAndEstado(sql: Queryable, tenantId: number, environment: Environment, desde: string, hasta: string): Promise<EstadoDayCount[]> {
+  return sql<EstadoDayCount[]>`
+    select to_char(fecha_emision, 'YYYY-MM-DD') as day, estado, count(*)::int as count
+    from documents
+    where tenant_id = ${tenantId} and environment = ${environment}
+      and fecha_emision between ${desde}::date and ${hasta}::date
+    group by fecha_emision, estado
+    order by fecha_emision`;
 }

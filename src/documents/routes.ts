@@ -1,13 +1,12 @@
 import type { IdempotencyStore } from '../idempotency/idempotent.ts';
 import { S, envelope } from '../http/openapi.ts';
 import { envOf, tenantOf, uuidParam } from '../http/params.ts';
-import { DATE_RANGE_QUERY_DOCS, PAGE_QUERY_DOCS, pageResponse, readPage } from '../http/paging.ts';
+import { PAGE_QUERY_DOCS, pageResponse, readPage } from '../http/paging.ts';
 import { Query } from '../http/query.ts';
 import { ok } from '../http/reply.ts';
 import type { Route } from '../http/types.ts';
 import type { DocumentService } from './service.ts';
-import { ESTADO_NAMES } from '../ecf/states.ts';
-import { ECF_TIPOS } from '../ecf/ecf-types.ts';
+import { LIST_FILTER_DOCS, readListFilter } from './list-filter.ts';
 import { pdfReply, PRINT_QUERY_DOCS, readPrintFormat } from './pdf-reply.ts';
 
 export interface DocumentRouteDeps {
@@ -57,14 +56,7 @@ export function documentRoutes(deps: DocumentRouteDeps): Route[] {
       method: 'GET', path: '/{env}/documentos-ecf', auth: 'apiKeyOrBearer',
       doc: {
         operationId: 'listDocuments', tags: ['Documents'], summary: 'List documents, newest first',
-        query: {
-          estado: { description: 'Only documents in this state.', schema: S.string({ enum: ESTADO_NAMES }) },
-          tipo: { description: 'Only this e-CF type.', schema: S.int({ enum: [...ECF_TIPOS] }) },
-          encf: { description: 'Exactly this eNCF.', schema: S.string({ pattern: '^E\\d{12}$' }) },
-          referencia: { description: 'Exactly this `referencia` (the ERP\'s own id sent at emission).', schema: S.string({ minLength: 1, maxLength: 100 }) },
-          ...DATE_RANGE_QUERY_DOCS,
-          ...PAGE_QUERY_DOCS,
-        },
+        query: { ...LIST_FILTER_DOCS, ...PAGE_QUERY_DOCS },
         responses: {
           '200': pageResponse('DocumentSummary'),
           '422': ERR('VALIDATION_ERROR: a filter value or parameter is not valid.'),
@@ -72,15 +64,10 @@ export function documentRoutes(deps: DocumentRouteDeps): Route[] {
       },
       handler: async (ctx) => {
         const q = new Query(ctx.query);
-        const estado = q.oneOf('estado', ESTADO_NAMES);
-        const tipo = q.oneOf('tipo', ECF_TIPOS);
-        const encf = q.string('encf', { pattern: /^E\d{12}$/, message: 'must be E followed by 12 digits' });
-        const referencia = q.string('referencia', { pattern: /^[^\p{Cc}]{1,100}$/u, message: 'must be 1 to 100 printable characters' });
-        const desde = q.date('desde');
-        const hasta = q.date('hasta');
+        const filter = readListFilter(q);
         const { pageSize, after } = readPage(q);
         q.done();
-        return ok(await documents.list({ tenantId: tenantOf(ctx), environment: envOf(ctx), estado, tipo, encf, referencia, desde, hasta, after, pageSize }));
+        return ok(await documents.list({ tenantId: tenantOf(ctx), environment: envOf(ctx), ...filter, after, pageSize }));
       },
     },
     {

@@ -109,9 +109,29 @@ const COMMERCIAL_APPROVAL_EVENT: Schema = S.object({
   timestamp: S.string({ format: 'date-time' }),
 });
 
+const ESTADO_COUNTS: Schema = S.object(Object.fromEntries(ESTADO_NAMES.map((e) => [e, S.int({ minimum: 0 })])));
+const PERIOD = {
+  desde: S.string({ format: 'date' }),
+  hasta: S.string({ format: 'date' }),
+  total: S.int({ minimum: 0 }),
+  byEstado: ESTADO_COUNTS,
+  acceptanceRate: S.nullable({ type: 'number', minimum: 0, maximum: 1, description: '(aceptado + aceptado_condicional) / (those + rechazado), 4 decimals.' }),
+};
+
+export const STATISTICS: Schema = S.object({
+  today: S.object(PERIOD),
+  month: S.object(PERIOD),
+  range: S.object({ ...PERIOD, perDay: S.array(S.object({ date: S.string({ format: 'date' }), total: S.int({ minimum: 0 }), byEstado: ESTADO_COUNTS })) }),
+  deliveries: S.object({
+    failing: S.int({ minimum: 0, description: 'Pending webhook deliveries whose last attempt failed.' }),
+    abandoned: S.int({ minimum: 0, description: 'Deliveries created since desde that gave up.' }),
+  }),
+});
+
 export const DOCUMENT_SCHEMAS: Record<string, Schema> = {
   ReceptorUpdateEvent: RECEPTOR_UPDATE_EVENT,
   CommercialApprovalEvent: COMMERCIAL_APPROVAL_EVENT,
+  Statistics: STATISTICS,
   DocumentSummary: DOCUMENT_SUMMARY,
   DocumentDetail: DOCUMENT_DETAIL,
   EmittedDocument: EMITTED,

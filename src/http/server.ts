@@ -1,6 +1,8 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.ts';
 import { assertInScope, type Principal } from './principal.ts';
@@ -90,9 +92,25 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     res.end(body);
   }
 
-  function sendReply(res: ServerResponse, reply: Reply, extra: Record<string, string>): void {
+  /** Streams a body; a client that leaves ends it quietly, a failing source cuts the answer. */
+  async function sendStream(res: ServerResponse, status: number, headers: Record<string, string>, source: AsyncIterable<Buffer | string>): Promise<void> {
+    if (res.headersSent || res.destroyed) return;
+    const all: Record<string, string> = { ...API_HEADERS, ...headers };
+    if (draining) all.connection = 'close';
+    res.writeHead(status, all);
+    try {
+      await pipeline(Readable.from(source, { objectMode: false }), res);
+    } catch (err) {
+      if (res.writableFinished || (res.destroyed && !res.writableEnded && (err as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE')) return;
+      throw err;
+    }
+  }
+
+  async function sendReply(res: ServerResponse, reply: Reply, extra: Record<string, string>): Promise<void> {
     const headers = { ...extra, ...reply.headers };
-    if (reply.raw !== undefined) {
+    if (reply.stream !== undefined) {
+      await sendStream(res, reply.status, { 'content-type': reply.stream.contentType, ...headers }, reply.stream.source);
+    } else if (reply.raw !== undefined) {
       write(res, reply.status, { 'content-type': reply.raw.contentType, ...headers }, reply.raw.data);
     } else if (reply.body !== undefined && reply.status !== 204) {
       write(res, reply.status, { 'content-type': 'application/json; charset=utf-8', ...headers }, JSON.stringify(reply.body));
@@ -133,7 +151,7 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     }
     const reply = await route.handler(ctx);
     await settle(req, res);
-    sendReply(res, reply, rate.headers);
+    await sendReply(res, reply, rate.headers);
   }
 
   /** Reads what the client still sends before answering, or has the answer close the connection. */

@@ -54,6 +54,12 @@ export interface Reply {
   /** Serialised as JSON unless `raw` is given. */
   body?: unknown;
   raw?: { data: Buffer | string; contentType: string };
+  /**
+   * A body written chunk by chunk as `source` yields it (chunked, with backpressure): for
+   * exports too large to hold. Pulled only once the status is sent; when the client leaves,
+   * the source is returned early so it can release what it holds (a database cursor).
+   */
+  stream?: { source: AsyncIterable<Buffer | string>; contentType: string };
   headers?: Record<string, string>;
 }
 

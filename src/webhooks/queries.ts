@@ -231,3 +231,16 @@ export async function listDeliveries(sql: Queryable, f: DeliveryFilter): Promise
 export async function countDeliveriesByStatus(sql: Queryable): Promise<{ status: DeliveryStatus; n: number }[]> {
   return sql<{ status: DeliveryStatus; n: number }[]>`select status, count(*)::int as n from webhook_deliveries group by status`;
 }
+
+/**
+ * Deliveries in trouble for a tenant: pending after a failed attempt, and abandoned since a
+ * day. Both read only the partial index of failed deliveries (webhook_deliveries_failed_idx).
+ */
+export async function countDeliveryTrouble(sql: Queryable, tenantId: number, since: string): Promise<{ failing: number; abandoned: number }> {
+  const [row] = await sql<{ failing: number; abandoned: number }[]>`
+    select count(*) filter (where status = 'pending')::int as failing,
+           count(*) filter (where status = 'abandoned' and created_at >= ${since}::date)::int as abandoned
+    from webhook_deliveries
+    where tenant_id = ${tenantId} and (status = 'abandoned' or (status = 'pending' and last_attempt_ok = false))`;
+  return row ?? { failing: 0, abandoned: 0 };
+}

@@ -4,7 +4,7 @@ import type { EventKind, EventOutbox } from '../events/outbox.ts';
 import { toPage } from '../lib/page.ts';
 import { scheduleKeyedJob } from '../queue/queries.ts';
 import { deliveryJobKey, type DeliveryEngine } from './delivery.ts';
-import { DELIVERY_STATUSES, countDeliveriesByStatus, deliveryAttempts, findTenantDelivery, listDeliveries, restartDelivery, type DeliveryStatus } from './queries.ts';
+import { DELIVERY_STATUSES, countDeliveriesByStatus, deliveryAttempts, findTenantDelivery, listDeliveries, restartDelivery, type DeliveryStatus, countDeliveryTrouble } from './queries.ts';
 import { assertUrlConfigured, type WebhookSettings } from './settings.ts';
 import { attemptView, deliveryView, resultView, shownDeliveryView } from './views.ts';
 
@@ -87,6 +87,11 @@ export class WebhookService {
     if (row === undefined) throw notFound('Delivery');
     this.nudge();
     return shownDeliveryView(row);
+  }
+
+  /** Failing (being retried) and abandoned deliveries, for the dashboard's overview. */
+  deliveryTrouble(tenantId: number, since: string): Promise<{ failing: number; abandoned: number }> {
+    return countDeliveryTrouble(this.sql, tenantId, since);
   }
 
   /** Deliveries by status for /metrics. */

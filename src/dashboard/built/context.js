@@ -1,6 +1,8 @@
 // Built from src/dashboard/client/context.ts by `npm run build:dashboard`: edit that file, not this one.
 export const PATHS = {
     documents: '/documentos',
+    overview: '/resumen',
+    received: '/recibidos',
     settings: '/configuracion',
     webhooks: '/configuracion/webhooks',
     deliveries: '/configuracion/entregas',

@@ -9,13 +9,18 @@ import { deliveryPage } from "./page-delivery.js";
 import { documentPage } from "./page-document.js";
 import { documentsPage, lastListHash } from "./page-documents.js";
 import { keysPage } from "./page-keys.js";
+import { overviewPage } from "./page-overview.js";
+import { receivedDocumentPage, receivedListPage } from "./page-received.js";
 import { leaveSignInMessage, registerPage, signInPage } from "./page-sign-in.js";
 import { webhooksPage } from "./page-webhooks.js";
 import { loadEnvironment, saveEnvironment } from "./session.js";
 const SECTIONS = {
+    resumen: { label: 'Resumen', path: PATHS.overview },
     documentos: { label: 'Documentos', path: PATHS.documents },
+    recibidos: { label: 'Recibidos', path: PATHS.received },
     configuracion: { label: 'Configuración', path: PATHS.settings },
 };
+const BY_ENVIRONMENT = new Set(['resumen', 'documentos', 'recibidos']);
 const TABS = {
     webhooks: { label: 'Webhooks', path: PATHS.webhooks },
     entregas: { label: 'Entregas', path: PATHS.deliveries },
@@ -28,6 +33,9 @@ const ROUTES = [
     { pattern: /^\/registro$/, title: 'Crear cuenta', render: registerPage, public: true },
     { pattern: /^\/documentos$/, title: 'Documentos', render: documentsPage, section: 'documentos' },
     { pattern: new RegExp(`^/documentos/${ID}$`), params: ['id'], title: 'Documento', render: documentPage, section: 'documentos' },
+    { pattern: /^\/resumen$/, title: 'Resumen', render: overviewPage, section: 'resumen' },
+    { pattern: /^\/recibidos$/, title: 'Documentos recibidos', render: receivedListPage, section: 'recibidos' },
+    { pattern: new RegExp(`^/recibidos/${ID}$`), params: ['id'], title: 'Documento recibido', render: receivedDocumentPage, section: 'recibidos' },
     { pattern: /^\/configuracion\/webhooks$/, title: 'Webhooks', render: webhooksPage, section: 'configuracion', tab: 'webhooks' },
     { pattern: /^\/configuracion\/entregas$/, title: 'Entregas de webhooks', render: deliveriesPage, section: 'configuracion', tab: 'entregas' },
     { pattern: new RegExp(`^/configuracion/entregas/${ID}$`), params: ['id'], title: 'Entrega', render: deliveryPage, section: 'configuracion', tab: 'entregas' },
@@ -98,7 +106,7 @@ async function render() {
     current = controller;
     for (const el of [nav, accountName, signOut])
         el.hidden = !api.signedIn;
-    envControl.hidden = !api.signedIn || route.section !== 'documentos';
+    envControl.hidden = !api.signedIn || route.section === undefined || !BY_ENVIRONMENT.has(route.section);
     if (api.signedIn)
         showAccount();
     for (const [key, link] of navLinks) {
@@ -130,6 +138,8 @@ envSelect.addEventListener('change', () => {
     saveEnvironment(environment);
     if (parseHash().path.startsWith(`${PATHS.documents}/`))
         navigate(lastListHash);
+    else if (parseHash().path.startsWith(`${PATHS.received}/`))
+        navigate(`#${PATHS.received}`);
     else
         void render();
 });

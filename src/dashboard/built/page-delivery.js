@@ -12,6 +12,17 @@ function prettyJson(text) {
         return text;
     }
 }
+function bodyView(body) {
+    const pre = h('pre', { class: 'response', 'data-body': 'exact' }, body);
+    const toggle = h('button', { type: 'button', class: 'secondary small', 'aria-pressed': 'false', 'data-action': 'pretty' }, 'Ver formateado');
+    toggle.addEventListener('click', () => {
+        const pretty = toggle.getAttribute('aria-pressed') !== 'true';
+        toggle.setAttribute('aria-pressed', String(pretty));
+        pre.textContent = pretty ? prettyJson(body) : body;
+        pre.dataset.body = pretty ? 'pretty' : 'exact';
+    });
+    return h('div', null, h('div', { class: 'actions' }, toggle), pre);
+}
 function view(d, redeliver) {
     const subject = d.event === 'webhook.test' ? 'Prueba de conexión enviada desde el panel' : subjectLabel(d);
     return [
@@ -40,7 +51,7 @@ function view(d, redeliver) {
                 a.error === null ? '—' : deliveryError(a.error),
                 a.responseBody === '' ? '—' : h('pre', { class: 'response' }, a.responseBody),
             ]), { 'data-list': 'attempts' })),
-        h('section', { class: 'card', 'aria-labelledby': 'dl-body' }, h('h2', { id: 'dl-body' }, 'Cuerpo enviado'), h('p', { class: 'hint' }, 'Exactamente lo que recibió su receptor, sin traducir.'), h('pre', { class: 'response' }, prettyJson(d.body))),
+        h('section', { class: 'card', 'aria-labelledby': 'dl-body' }, h('h2', { id: 'dl-body' }, 'Cuerpo enviado'), h('p', { class: 'hint' }, 'Exactamente los bytes que recibió su receptor (los que firma X-ECF-Signature). «Ver formateado» solo cambia cómo se muestran.'), bodyView(d.body)),
     ];
 }
 export async function deliveryPage(ctx) {

@@ -3,6 +3,9 @@ import { poll } from "./context.js";
 import { busy, dgiiDate, dgiiDateTime, errorBox, facts, h, loading, money, orDash, table, time } from "./dom.js";
 import { ESTADOS } from "./labels.js";
 import { estadoBadge, lastListHash, tipoLabel } from "./page-documents.js";
+import { rejectionReasons } from "./dgii-reasons.js";
+import { imageData } from "./download.js";
+import { buyerSection, linesSection, totalsSection } from "./ecf-view.js";
 function webLink(url) {
     let ok = false;
     try {
@@ -68,6 +71,11 @@ function buyerLeg(doc) {
         a?.fecha ? ['Fecha de la respuesta', dgiiDateTime(a.fecha)] : null,
     ];
 }
+function timbreSection(ctx, doc) {
+    const box = h('div', { class: 'qr' }, loading('Cargando el código QR…'));
+    void imageData(ctx, `/${ctx.env}/documentos-ecf/${doc.internalTrackId}/qr.svg`).then((src) => box.replaceChildren(h('img', { src, alt: `Código QR del timbre de ${doc.encf}: enlace de verificación en la DGII`, width: 160, height: 160, 'data-qr': '' })), (err) => box.replaceChildren(errorBox(err)));
+    return h('section', { class: 'card', 'aria-labelledby': 'doc-timbre' }, h('h2', { id: 'doc-timbre' }, 'Timbre'), h('div', { class: 'timbre' }, box, h('p', { class: 'hint' }, 'Este código lleva al enlace de verificación de la DGII, el mismo que se imprime en la representación impresa.')));
+}
 function detail(ctx, doc) {
     const xmlStatus = h('div');
     const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
@@ -97,6 +105,11 @@ function detail(ctx, doc) {
             ['Actualizado', time(doc.updatedAt)],
             ['ID interno', h('span', { class: 'mono break' }, doc.internalTrackId)],
         ]), signed ? h('div', { class: 'actions' }, download, pdf, printButton) : null, xmlStatus),
+        doc.estado === 'rechazado' ? h('section', { class: 'card', 'aria-labelledby': 'doc-reasons', 'data-section': 'reasons' }, h('h2', { id: 'doc-reasons' }, 'Por qué la DGII lo rechazó'), rejectionReasons(doc.dgiiMessage)) : null,
+        signed ? timbreSection(ctx, doc) : null,
+        buyerSection(doc.document.ECF),
+        linesSection(doc.document.ECF),
+        totalsSection(doc.document.ECF),
         h('section', { class: 'card', 'aria-labelledby': 'doc-history' }, h('h2', { id: 'doc-history' }, 'Historial'), table(['Fecha', 'Estado', 'Código DGII', 'Mensaje DGII', 'Detalle'], doc.history.map((e) => [
             time(e.at), estadoBadge(e.estado), orDash(e.dgiiCode), orDash(e.dgiiMessage), orDash(e.detail),
         ]), { 'data-list': 'history' })),
@@ -113,7 +126,7 @@ export async function documentPage(ctx) {
         const snapshot = JSON.stringify(doc);
         if (snapshot !== shown) {
             shown = snapshot;
-            body.replaceChildren(...detail(ctx, doc));
+            body.replaceChildren(...detail(ctx, doc).filter((e) => e !== null));
         }
         return ESTADOS[doc.estado]?.final === false;
     };

@@ -1,9 +1,12 @@
 // Built from src/dashboard/client/page-documents.ts by `npm run build:dashboard`: edit that file, not this one.
 import { CursorTrail, hashOf, PATHS } from "./context.js";
-import { badge, dgiiDate, field, h, money, orDash, select, table, time } from "./dom.js";
+import { badge, busy, dgiiDate, field, h, money, orDash, select, table, time } from "./dom.js";
+import { saveAs } from "./download.js";
 import { ENVIRONMENT_PURPOSES, ESTADOS, PAGE_SIZES, TIPOS } from "./labels.js";
 import { listView } from "./list-view.js";
-const FILTERS = ['estado', 'tipo', 'desde', 'hasta', 'pageSize'];
+const SEARCH = ['encf', 'rncComprador'];
+const FILTERS = [...SEARCH, 'estado', 'tipo', 'desde', 'hasta', 'pageSize'];
+const EXPORT_FILTERS = FILTERS.filter((k) => k !== 'pageSize');
 const trail = new CursorTrail();
 export let lastListHash = `#${PATHS.documents}`;
 export function estadoBadge(estado) {
@@ -20,14 +23,34 @@ function filterForm(ctx) {
     const tipo = select('tipo', [['', 'Todos'], ...Object.keys(TIPOS).map((k) => [k, tipoLabel(Number(k))])], q.get('tipo') ?? '');
     const desde = h('input', { type: 'date', name: 'desde', value: q.get('desde') ?? '' });
     const hasta = h('input', { type: 'date', name: 'hasta', value: q.get('hasta') ?? '' });
+    const encf = h('input', { type: 'search', name: 'encf', value: q.get('encf') ?? '', pattern: 'E[0-9]{12}', placeholder: 'E310000000001', autocomplete: 'off', spellcheck: false });
+    const rncComprador = h('input', { type: 'search', name: 'rncComprador', value: q.get('rncComprador') ?? '', pattern: '[0-9]{9}|[0-9]{11}', inputmode: 'numeric', autocomplete: 'off' });
     const pageSize = select('pageSize', PAGE_SIZES.map((n) => [String(n), String(n)]), q.get('pageSize') ?? '25');
-    const form = h('form', { class: 'filters', 'aria-label': 'Filtros de documentos' }, field('Estado', estado), field('Tipo', tipo), field('Emitidos desde', desde), field('Emitidos hasta', hasta), field('Por página', pageSize), h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filtrar'), h('button', { type: 'button', class: 'secondary', onclick: () => ctx.navigate(`#${PATHS.documents}`) }, 'Limpiar')));
+    const form = h('form', { class: 'filters', 'aria-label': 'Filtros de documentos' }, field('eNCF', encf), field('RNC o cédula del comprador', rncComprador), field('Estado', estado), field('Tipo', tipo), field('Emitidos desde', desde), field('Emitidos hasta', hasta), field('Por página', pageSize), h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filtrar'), h('button', { type: 'button', class: 'secondary', onclick: () => ctx.navigate(`#${PATHS.documents}`) }, 'Limpiar')));
     form.addEventListener('submit', (ev) => {
         ev.preventDefault();
         const data = new FormData(form);
-        ctx.navigate(hashOf(PATHS.documents, Object.fromEntries(FILTERS.map((k) => [k, String(data.get(k) ?? '')]))));
+        ctx.navigate(hashOf(PATHS.documents, Object.fromEntries(FILTERS.map((k) => [k, String(data.get(k) ?? '').trim()]))));
     });
     return form;
+}
+function exportButtons(ctx) {
+    const status = h('div', { 'aria-live': 'polite' });
+    const q = new URLSearchParams();
+    for (const k of EXPORT_FILTERS) {
+        const v = ctx.query.get(k);
+        if (v !== null && v !== '')
+            q.set(k, v);
+    }
+    const button = (format, label) => {
+        const b = h('button', { type: 'button', class: 'secondary', 'data-action': `export-${format}` }, label);
+        q.set('format', format);
+        const path = `/${ctx.env}/documentos-ecf/export?${q.toString()}`;
+        const filename = `documentos-${ctx.env}-${new Date().toISOString().slice(0, 10)}.${format}`;
+        b.addEventListener('click', () => void busy(b, () => saveAs(ctx, path, filename, format === 'csv' ? 'text/csv' : 'application/zip', status)));
+        return b;
+    };
+    return h('div', { class: 'export' }, h('div', { class: 'actions' }, button('csv', 'Exportar CSV'), button('zip', 'Descargar XML firmados (ZIP)')), status);
 }
 function documentsTable(items) {
     return table(['eNCF', 'Tipo', 'Estado', 'Emisión', 'Monto total', 'RNC comprador', 'Actualizado'], items.map((d) => [
@@ -51,7 +74,7 @@ export async function documentsPage(ctx) {
         query.set('pageSize', '25');
     lastListHash = hashOf(PATHS.documents, Object.fromEntries(ctx.query));
     trail.use(`${ctx.env}?${query.toString()}`);
-    ctx.root.append(h('p', { class: 'lead' }, 'Ambiente ', h('strong', null, ctx.env), ` (${ENVIRONMENT_PURPOSES[ctx.env]}). Los documentos en proceso se actualizan solos.`), filterForm(ctx), listView({
+    ctx.root.append(h('p', { class: 'lead' }, 'Ambiente ', h('strong', null, ctx.env), ` (${ENVIRONMENT_PURPOSES[ctx.env]}). Los documentos en proceso se actualizan solos.`), filterForm(ctx), exportButtons(ctx), listView({
         ctx, trail,
         pagerLabel: 'Páginas de documentos',
         emptyText: 'No hay documentos con estos filtros en este ambiente.',

@@ -21,6 +21,8 @@ export type PageRenderer = (ctx: PageContext) => Promise<void>;
 /** Where each page lives (without the leading #); the settings pages share one section. */
 export const PATHS = {
   documents: '/documentos',
+  overview: '/resumen',
+  received: '/recibidos',
   settings: '/configuracion',
   webhooks: '/configuracion/webhooks',
   deliveries: '/configuracion/entregas',

@@ -8,6 +8,8 @@ import { deliveryPage } from './page-delivery.ts';
 import { documentPage } from './page-document.ts';
 import { documentsPage, lastListHash } from './page-documents.ts';
 import { keysPage } from './page-keys.ts';
+import { overviewPage } from './page-overview.ts';
+import { receivedDocumentPage, receivedListPage } from './page-received.ts';
 import { leaveSignInMessage, registerPage, signInPage } from './page-sign-in.ts';
 import { webhooksPage } from './page-webhooks.ts';
 import type { Account } from './types.ts';
@@ -17,10 +19,14 @@ import { loadEnvironment, saveEnvironment } from './session.ts';
 // moving the focus to each new page's heading so keyboard and screen-reader users follow.
 
 const SECTIONS = {
+  resumen: { label: 'Resumen', path: PATHS.overview },
   documentos: { label: 'Documentos', path: PATHS.documents },
+  recibidos: { label: 'Recibidos', path: PATHS.received },
   configuracion: { label: 'Configuración', path: PATHS.settings },
 } as const;
 type Section = keyof typeof SECTIONS;
+/** Sections whose pages show one environment's data: only there is the switcher shown. */
+const BY_ENVIRONMENT: ReadonlySet<Section> = new Set(['resumen', 'documentos', 'recibidos']);
 
 // The specification sends people to "Settings → Webhooks": Configuración holds everything
 // that is set up once, each part a tab of its own.
@@ -51,6 +57,9 @@ const ROUTES: readonly RouteEntry[] = [
   { pattern: /^\/registro$/, title: 'Crear cuenta', render: registerPage, public: true },
   { pattern: /^\/documentos$/, title: 'Documentos', render: documentsPage, section: 'documentos' },
   { pattern: new RegExp(`^/documentos/${ID}$`), params: ['id'], title: 'Documento', render: documentPage, section: 'documentos' },
+  { pattern: /^\/resumen$/, title: 'Resumen', render: overviewPage, section: 'resumen' },
+  { pattern: /^\/recibidos$/, title: 'Documentos recibidos', render: receivedListPage, section: 'recibidos' },
+  { pattern: new RegExp(`^/recibidos/${ID}$`), params: ['id'], title: 'Documento recibido', render: receivedDocumentPage, section: 'recibidos' },
   { pattern: /^\/configuracion\/webhooks$/, title: 'Webhooks', render: webhooksPage, section: 'configuracion', tab: 'webhooks' },
   { pattern: /^\/configuracion\/entregas$/, title: 'Entregas de webhooks', render: deliveriesPage, section: 'configuracion', tab: 'entregas' },
   { pattern: new RegExp(`^/configuracion/entregas/${ID}$`), params: ['id'], title: 'Entrega', render: deliveryPage, section: 'configuracion', tab: 'entregas' },
@@ -127,7 +136,7 @@ async function render(): Promise<void> {
   current = controller;
   for (const el of [nav, accountName, signOut]) el.hidden = !api.signedIn;
   // The environment only matters to documents; elsewhere the switcher would suggest otherwise.
-  envControl.hidden = !api.signedIn || route.section !== 'documentos';
+  envControl.hidden = !api.signedIn || route.section === undefined || !BY_ENVIRONMENT.has(route.section);
   if (api.signedIn) showAccount();
   for (const [key, link] of navLinks) {
     if (key === route.section) link.setAttribute('aria-current', 'true');
@@ -158,6 +167,7 @@ envSelect.addEventListener('change', () => {
   // A document lives in one environment; in the next it would be "not found", so the
   // person lands on the list of the environment they chose.
   if (parseHash().path.startsWith(`${PATHS.documents}/`)) navigate(lastListHash);
+  else if (parseHash().path.startsWith(`${PATHS.received}/`)) navigate(`#${PATHS.received}`);
   else void render();
 });
 

@@ -16,6 +16,19 @@ function prettyJson(text: string): string {
   }
 }
 
+/** The exact body, with a toggle to a pretty view that leaves the exact one a click away. */
+function bodyView(body: string): HTMLElement {
+  const pre = h('pre', { class: 'response', 'data-body': 'exact' }, body);
+  const toggle = h('button', { type: 'button', class: 'secondary small', 'aria-pressed': 'false', 'data-action': 'pretty' }, 'Ver formateado');
+  toggle.addEventListener('click', () => {
+    const pretty = toggle.getAttribute('aria-pressed') !== 'true';
+    toggle.setAttribute('aria-pressed', String(pretty));
+    pre.textContent = pretty ? prettyJson(body) : body;
+    pre.dataset.body = pretty ? 'pretty' : 'exact';
+  });
+  return h('div', null, h('div', { class: 'actions' }, toggle), pre);
+}
+
 function view(d: DeliveryDetail, redeliver: HTMLElement): HTMLElement[] {
   const subject = d.event === 'webhook.test' ? 'Prueba de conexión enviada desde el panel' : subjectLabel(d);
   return [
@@ -53,8 +66,8 @@ function view(d: DeliveryDetail, redeliver: HTMLElement): HTMLElement[] {
     ),
     h('section', { class: 'card', 'aria-labelledby': 'dl-body' },
       h('h2', { id: 'dl-body' }, 'Cuerpo enviado'),
-      h('p', { class: 'hint' }, 'Exactamente lo que recibió su receptor, sin traducir.'),
-      h('pre', { class: 'response' }, prettyJson(d.body)),
+      h('p', { class: 'hint' }, 'Exactamente los bytes que recibió su receptor (los que firma X-ECF-Signature). «Ver formateado» solo cambia cómo se muestran.'),
+      bodyView(d.body),
     ),
   ];
 }

@@ -3,9 +3,13 @@ import { busy, dgiiDate, dgiiDateTime, errorBox, facts, h, loading, money, orDas
 import { ESTADOS } from './labels.ts';
 import { estadoBadge, lastListHash, tipoLabel } from './page-documents.ts';
 import type { DocumentDetail } from './types.ts';
+import { rejectionReasons } from './dgii-reasons.ts';
+import { imageData } from './download.ts';
+import { buyerSection, linesSection, totalsSection } from './ecf-view.ts';
 
-// One document: what DGII answered, its history, and (once signed) its security code,
-// the timbre's verification link and the signed XML.
+// One document: what DGII answered (in plain words when it rejected it), the buyer, lines,
+// totals and ITBIS by rate, its history, and (once signed) its security code, the timbre's
+// QR code and verification link, and the signed XML.
 
 /** Only web links become links: a stored value can never turn into a script URL. */
 function webLink(url: string): HTMLElement {
@@ -80,7 +84,19 @@ function buyerLeg(doc: DocumentDetail): ([string, Node] | null)[] {
   ];
 }
 
-function detail(ctx: PageContext, doc: DocumentDetail): HTMLElement[] {
+/** The timbre's QR code, drawn by the API as SVG (GET …/qr.svg) and shown as an image. */
+function timbreSection(ctx: PageContext, doc: DocumentDetail): HTMLElement {
+  const box = h('div', { class: 'qr' }, loading('Cargando el código QR…'));
+  void imageData(ctx, `/${ctx.env}/documentos-ecf/${doc.internalTrackId}/qr.svg`).then(
+    (src) => box.replaceChildren(h('img', { src, alt: `Código QR del timbre de ${doc.encf}: enlace de verificación en la DGII`, width: 160, height: 160, 'data-qr': '' })),
+    (err: unknown) => box.replaceChildren(errorBox(err)),
+  );
+  return h('section', { class: 'card', 'aria-labelledby': 'doc-timbre' },
+    h('h2', { id: 'doc-timbre' }, 'Timbre'),
+    h('div', { class: 'timbre' }, box, h('p', { class: 'hint' }, 'Este código lleva al enlace de verificación de la DGII, el mismo que se imprime en la representación impresa.')));
+}
+
+function detail(ctx: PageContext, doc: DocumentDetail): (HTMLElement | null)[] {
   const xmlStatus = h('div');
   const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
   const download = h('button', { type: 'button', class: 'secondary', 'data-action': 'xml' }, 'Descargar XML firmado');
@@ -114,6 +130,13 @@ function detail(ctx: PageContext, doc: DocumentDetail): HTMLElement[] {
       signed ? h('div', { class: 'actions' }, download, pdf, printButton) : null,
       xmlStatus,
     ),
+    doc.estado === 'rechazado' ? h('section', { class: 'card', 'aria-labelledby': 'doc-reasons', 'data-section': 'reasons' },
+      h('h2', { id: 'doc-reasons' }, 'Por qué la DGII lo rechazó'),
+      rejectionReasons(doc.dgiiMessage)) : null,
+    signed ? timbreSection(ctx, doc) : null,
+    buyerSection(doc.document.ECF),
+    linesSection(doc.document.ECF),
+    totalsSection(doc.document.ECF),
     h('section', { class: 'card', 'aria-labelledby': 'doc-history' },
       h('h2', { id: 'doc-history' }, 'Historial'),
       table(['Fecha', 'Estado', 'Código DGII', 'Mensaje DGII', 'Detalle'], doc.history.map((e) => [
@@ -134,7 +157,7 @@ export async function documentPage(ctx: PageContext): Promise<void> {
     const snapshot = JSON.stringify(doc);
     if (snapshot !== shown) {
       shown = snapshot;
-      body.replaceChildren(...detail(ctx, doc));
+      body.replaceChildren(...detail(ctx, doc).filter((e): e is HTMLElement => e !== null));
     }
     return ESTADOS[doc.estado]?.final === false;
   };

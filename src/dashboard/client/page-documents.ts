@@ -1,5 +1,6 @@
 import { CursorTrail, hashOf, PATHS, type PageContext } from './context.ts';
-import { badge, dgiiDate, field, h, money, orDash, select, table, time } from './dom.ts';
+import { badge, busy, dgiiDate, field, h, money, orDash, select, table, time } from './dom.ts';
+import { saveAs } from './download.ts';
 import { ENVIRONMENT_PURPOSES, ESTADOS, PAGE_SIZES, TIPOS } from './labels.ts';
 import { listView } from './list-view.ts';
 import type { DocumentSummary, Page } from './types.ts';
@@ -7,7 +8,11 @@ import type { DocumentSummary, Page } from './types.ts';
 // Documents of the chosen environment, newest first, with the API's own filters. The filters
 // live in the address (#/documentos?estado=…) so Back and bookmarks keep them.
 
-const FILTERS = ['estado', 'tipo', 'desde', 'hasta', 'pageSize'] as const;
+// `referencia` (the ERP's reference, issue 18) joins SEARCH once the API filters on it.
+const SEARCH = ['encf', 'rncComprador'] as const;
+const FILTERS = [...SEARCH, 'estado', 'tipo', 'desde', 'hasta', 'pageSize'] as const;
+/** The filters an export takes: the list's, without its paging. */
+const EXPORT_FILTERS = FILTERS.filter((k) => k !== 'pageSize');
 const trail = new CursorTrail();
 /** Where "back to the list" goes from a document: the list as it was last seen. */
 export let lastListHash = `#${PATHS.documents}`;
@@ -28,8 +33,11 @@ function filterForm(ctx: PageContext): HTMLElement {
   const tipo = select('tipo', [['', 'Todos'], ...Object.keys(TIPOS).map((k) => [k, tipoLabel(Number(k))] as const)], q.get('tipo') ?? '');
   const desde = h('input', { type: 'date', name: 'desde', value: q.get('desde') ?? '' });
   const hasta = h('input', { type: 'date', name: 'hasta', value: q.get('hasta') ?? '' });
+  const encf = h('input', { type: 'search', name: 'encf', value: q.get('encf') ?? '', pattern: 'E[0-9]{12}', placeholder: 'E310000000001', autocomplete: 'off', spellcheck: false });
+  const rncComprador = h('input', { type: 'search', name: 'rncComprador', value: q.get('rncComprador') ?? '', pattern: '[0-9]{9}|[0-9]{11}', inputmode: 'numeric', autocomplete: 'off' });
   const pageSize = select('pageSize', PAGE_SIZES.map((n) => [String(n), String(n)] as const), q.get('pageSize') ?? '25');
   const form = h('form', { class: 'filters', 'aria-label': 'Filtros de documentos' },
+    field('eNCF', encf), field('RNC o cédula del comprador', rncComprador),
     field('Estado', estado), field('Tipo', tipo), field('Emitidos desde', desde), field('Emitidos hasta', hasta), field('Por página', pageSize),
     h('div', { class: 'actions' },
       h('button', { type: 'submit' }, 'Filtrar'),
@@ -39,9 +47,28 @@ function filterForm(ctx: PageContext): HTMLElement {
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     const data = new FormData(form);
-    ctx.navigate(hashOf(PATHS.documents, Object.fromEntries(FILTERS.map((k) => [k, String(data.get(k) ?? '')]))));
+    ctx.navigate(hashOf(PATHS.documents, Object.fromEntries(FILTERS.map((k) => [k, String(data.get(k) ?? '').trim()]))));
   });
   return form;
+}
+
+/** Downloads of the list as filtered: a CSV for the accountant, a ZIP of the signed XMLs. */
+function exportButtons(ctx: PageContext): HTMLElement {
+  const status = h('div', { 'aria-live': 'polite' });
+  const q = new URLSearchParams();
+  for (const k of EXPORT_FILTERS) {
+    const v = ctx.query.get(k);
+    if (v !== null && v !== '') q.set(k, v);
+  }
+  const button = (format: 'csv' | 'zip', label: string): HTMLButtonElement => {
+    const b = h('button', { type: 'button', class: 'secondary', 'data-action': `export-${format}` }, label);
+    q.set('format', format);
+    const path = `/${ctx.env}/documentos-ecf/export?${q.toString()}`;
+    const filename = `documentos-${ctx.env}-${new Date().toISOString().slice(0, 10)}.${format}`;
+    b.addEventListener('click', () => void busy(b, () => saveAs(ctx, path, filename, format === 'csv' ? 'text/csv' : 'application/zip', status)));
+    return b;
+  };
+  return h('div', { class: 'export' }, h('div', { class: 'actions' }, button('csv', 'Exportar CSV'), button('zip', 'Descargar XML firmados (ZIP)')), status);
 }
 
 function documentsTable(items: readonly DocumentSummary[]): HTMLElement {
@@ -69,6 +96,7 @@ export async function documentsPage(ctx: PageContext): Promise<void> {
   ctx.root.append(
     h('p', { class: 'lead' }, 'Ambiente ', h('strong', null, ctx.env), ` (${ENVIRONMENT_PURPOSES[ctx.env]}). Los documentos en proceso se actualizan solos.`),
     filterForm(ctx),
+    exportButtons(ctx),
     listView<DocumentSummary>({
       ctx, trail,
       pagerLabel: 'Páginas de documentos',

@@ -2,7 +2,9 @@ import type { ApiKeyView, IdentityService, NewTenant } from '../../auth/identity
 import type { TokenSet as ServerTokenSet } from '../../auth/tokens.ts';
 import type { CertificateView } from '../../certificates/store.ts';
 import type { documentDetail, DocumentSummary as ServerDocumentSummary } from '../../documents/views.ts';
+import type { Statistics as ServerStatistics } from '../../documents/statistics.ts';
 import type { FieldError as ServerFieldError } from '../../errors.ts';
+import type { receivedDetail, ReceivedSummary as ServerReceivedSummary } from '../../receiver/views.ts';
 import type { Page as ServerPage } from '../../lib/page.ts';
 import type { WebhookService } from '../../webhooks/service.ts';
 import type { SettingsView } from '../../webhooks/settings.ts';
@@ -40,3 +42,6 @@ export type Attempt = Wire<ReturnType<typeof attemptView>>;
 export type DeliveryDetail = Delivery & { attempts: Attempt[]; body: string };
 export type TestResult = Wire<Awaited<ReturnType<WebhookService['sendTest']>>>;
 export type Certificate = Wire<CertificateView>;
+export type Statistics = Wire<ServerStatistics>;
+export type ReceivedSummary = Wire<ServerReceivedSummary>;
+export type ReceivedDetail = Wire<ReturnType<typeof receivedDetail>>;

@@ -9,6 +9,7 @@ import { byteCapacity, isQrEcc, MAX_VERSION, MIN_VERSION, type QrEcc } from './t
 
 export type { QrEcc } from './tables.ts';
 export { qrToPbm } from './pbm.ts';
+export { qrToSvg } from './svg.ts';
 
 export interface QrCode {
   readonly version: number;

@@ -1,0 +1,63 @@
+import type { Environment } from '../environments.ts';
+import type { ZipEntry } from '../lib/zip/index.ts';
+import type { ExportRow } from './queries.ts';
+import { isoToDgiiDate } from './views.ts';
+
+// The accountant's export: one CSV row per document, or the signed XMLs as ZIP entries.
+// The CSV is UTF-8 with a BOM (Excel reads accents right only with it), comma-separated,
+// CRLF line ends (RFC 4180).
+
+export const EXPORT_FORMATS = ['csv', 'zip'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+const BOM = '\uFEFF';
+const HEADER = ['eNCF', 'Tipo', 'FechaEmision', 'RNCComprador', 'RazonSocialComprador', 'MontoTotal', 'TotalITBIS', 'Estado', 'CodigoSeguridad', 'Referencia'];
+
+/**
+ * One CSV cell. Text that a spreadsheet would run as a formula (starting with = + - @, or a
+ * tab or carriage return that hides one) gets a leading apostrophe (OWASP's advice): a
+ * buyer's name is written by whoever issued the invoice, not by the reader of the export.
+ */
+export function csvCell(value: string | number | null | undefined, numeric = false): string {
+  if (value === null || value === undefined) return '';
+  let text = String(value);
+  if (!numeric && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+function csvLine(cells: readonly string[]): string {
+  return `${cells.join(',')}\r\n`;
+}
+
+/** The CSV text, a batch of rows per chunk; the first chunk carries the BOM and the header. */
+export async function* csvChunks(batches: AsyncIterable<ExportRow[]>): AsyncGenerator<string> {
+  yield BOM + csvLine(HEADER.map((h) => csvCell(h)));
+  for await (const batch of batches) {
+    yield batch.map((r) => csvLine([
+      csvCell(r.encf),
+      csvCell(r.tipo, true),
+      csvCell(isoToDgiiDate(r.fechaEmision)),
+      csvCell(r.rncComprador),
+      csvCell(r.razonSocialComprador),
+      csvCell(r.montoTotal, true),
+      csvCell(r.totalItbis, /^\d+(\.\d+)?$/.test(r.totalItbis ?? '')),
+      csvCell(r.estado),
+      csvCell(r.securityCode),
+      csvCell(r.referencia ?? null),
+    ])).join('');
+  }
+}
+
+/** Each signed document as {RNCEmisor}{eNCF}.xml, the name DGII's tools give it. */
+export async function* xmlEntries(batches: AsyncIterable<ExportRow[]>): AsyncGenerator<ZipEntry> {
+  for await (const batch of batches) {
+    for (const r of batch) {
+      if (typeof r.signedXml === 'string') yield { name: `${r.rncEmisor}${r.encf}.xml`, data: r.signedXml, modified: r.updatedAt };
+    }
+  }
+}
+
+/** documentos-TesteCF-2025-06-01.csv: the environment and the day of the export. */
+export function exportFilename(environment: Environment, format: ExportFormat, now = new Date()): string {
+  return `documentos-${environment}-${now.toISOString().slice(0, 10)}.${format}`;
+}
