@@ -1,11 +1,10 @@
 import type { Queryable, Sql } from '../db/connect.ts';
-import { formatEncf, parseEncf } from '../ecf/encf.ts';
-import { ECF_TIPOS, isEcfTipo } from '../ecf/ecf-types.ts';
+import { formatEncf } from '../ecf/encf.ts';
 import type { Environment } from '../environments.ts';
 import { AppError, validationError } from '../errors.ts';
-import { Input } from '../lib/input.ts';
 import { insertJob } from '../queue/queries.ts';
 import type { SequenceService } from '../sequences/service.ts';
+import { readSpan } from '../sequences/span-input.ts';
 import { annulmentView, type AnnulmentView } from '../sequences/views.ts';
 import { documentsIn, firstDocumentNotIn } from './queries.ts';
 
@@ -16,7 +15,6 @@ import { documentsIn, firstDocumentNotIn } from './queries.ts';
 // The span is checked, its numbers held and the submission queued in one transaction;
 // annulment-job.ts signs and sends it.
 
-const ENCF = /^E\d{12}$/;
 /** Documents listed with an annulment's detail. */
 const MAX_LISTED = 1000;
 
@@ -34,28 +32,15 @@ export class AnnulmentService {
   }
 
   async request(tenantId: number, environment: Environment, body: unknown, inTransaction: (tx: Queryable, view: AnnulmentView) => Promise<void>): Promise<AnnulmentView> {
-    const input = new Input(body);
-    const tipoRaw = (body as Record<string, unknown> | null)?.tipo;
-    input.has('tipo');
-    const desde = input.string('desde', { max: 13, pattern: ENCF, patternMessage: 'must be an eNCF: E, the type and 10 digits' });
-    const hasta = input.string('hasta', { max: 13, pattern: ENCF, patternMessage: 'must be an eNCF: E, the type and 10 digits' });
-    input.done();
-    const errors = [...input.errors];
-    const tipo = typeof tipoRaw === 'number' && isEcfTipo(tipoRaw) ? tipoRaw : null;
-    if (tipo === null) errors.push({ path: 'tipo', message: `must be one of ${ECF_TIPOS.join(', ')}` });
-    const from = parseEncf(desde);
-    const to = parseEncf(hasta);
-    if (tipo !== null && from !== null && from.tipo !== tipo) errors.push({ path: 'desde', message: `must start with E${tipo}` });
-    if (tipo !== null && to !== null && to.tipo !== tipo) errors.push({ path: 'hasta', message: `must start with E${tipo}` });
-    if (from !== null && to !== null && from.n > to.n) errors.push({ path: 'hasta', message: 'must not be before desde' });
-    if (from !== null && from.n < 1) errors.push({ path: 'desde', message: 'must be at least 1' });
-    if (errors.length > 0 || tipo === null || from === null || to === null) throw validationError(errors, 'The annulment is not valid');
+    const { errors, span } = readSpan(body);
+    if (errors.length > 0 || span === null) throw validationError(errors, 'The annulment is not valid');
+    const { tipo, desde, hasta } = span;
 
     const rnc = await this.rncOf(tenantId);
     const key = { tenantId, environment, tipo };
     const view = await this.sql.begin(async (tx) => {
       // Holding the range locks first, so no emit slips a document into the span meanwhile.
-      const row = await this.sequences.reserveAnnulment(tx, key, { desde: from.n, hasta: to.n }, rnc);
+      const row = await this.sequences.reserveAnnulment(tx, key, { desde: span.from, hasta: span.to }, rnc);
       const blocking = await firstDocumentNotIn(tx, tenantId, environment, desde, hasta, 'error');
       if (blocking !== undefined) {
         throw new AppError('CONFLICT', `The range holds ${blocking.encf}, which is ${blocking.estado}: only unused numbers and documents in error can be annulled`);

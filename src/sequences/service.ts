@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { Queryable, Sql } from '../db/connect.ts';
 import { addDays, dominicanToday, formatEncf, parseEncf, toDgiiDate } from '../ecf/encf.ts';
-import { ECF_TIPOS, ECF_TYPES, isEcfTipo } from '../ecf/ecf-types.ts';
+import { ECF_TYPES } from '../ecf/ecf-types.ts';
 import type { Environment } from '../environments.ts';
 import { AppError, notFound, validationError } from '../errors.ts';
 import type { EventOutbox } from '../events/outbox.ts';
-import { Input } from '../lib/input.ts';
 import { parseCalendarDate } from '../lib/dates.ts';
 import { toPage } from '../lib/page.ts';
 import {
@@ -15,6 +14,7 @@ import {
   type AnnulmentEstado, type AnnulmentRow, type RangeRow, type Span,
 } from './queries.ts';
 import { annulmentView, isExpired, rangeView, type AnnulmentView, type RangeView } from './views.ts';
+import { readSpan } from './span-input.ts';
 import { walkRange, type UsedEncfs } from './walk.ts';
 
 // DGII-authorised eNCF ranges and the numbers they give. Everything that changes a range's
@@ -43,7 +43,6 @@ export interface RangeNumber {
 
 export type { AnnulmentRow } from './queries.ts';
 
-const ENCF = /^E\d{12}$/;
 
 export class SequenceService {
   private readonly sql: Sql;
@@ -60,22 +59,9 @@ export class SequenceService {
 
   /** Registers an authorised range; 422 for a malformed one, 409 when it overlaps another. */
   async register(tenantId: number, environment: Environment, body: unknown, inTransaction: (tx: Queryable, view: RangeView) => Promise<void>): Promise<RangeView> {
-    const input = new Input(body);
-    const tipoRaw = (body as Record<string, unknown> | null)?.tipo;
-    input.has('tipo');
-    const desde = input.string('desde', { max: 13, pattern: ENCF, patternMessage: 'must be an eNCF: E, the type and 10 digits' });
-    const hasta = input.string('hasta', { max: 13, pattern: ENCF, patternMessage: 'must be an eNCF: E, the type and 10 digits' });
-    const fecha = input.optionalString('fechaVencimiento', { max: 10 });
-    input.done();
-    const errors = [...input.errors];
-    const tipo = typeof tipoRaw === 'number' && isEcfTipo(tipoRaw) ? tipoRaw : null;
-    if (tipo === null) errors.push({ path: 'tipo', message: `must be one of ${ECF_TIPOS.join(', ')}` });
-    const from = parseEncf(desde);
-    const to = parseEncf(hasta);
-    if (tipo !== null && from !== null && from.tipo !== tipo) errors.push({ path: 'desde', message: `must start with E${tipo}` });
-    if (tipo !== null && to !== null && to.tipo !== tipo) errors.push({ path: 'hasta', message: `must start with E${tipo}` });
-    if (from !== null && to !== null && from.n > to.n) errors.push({ path: 'hasta', message: 'must not be before desde' });
-    if (from !== null && from.n < 1) errors.push({ path: 'desde', message: 'must be at least 1' });
+    let fecha: string | undefined;
+    const { errors, span: read } = readSpan(body, (input) => { fecha = input.optionalString('fechaVencimiento', { max: 10 }); });
+    const tipo = read?.tipo ?? null;
     let fechaVencimiento: string | null = null;
     if (tipo !== null && ECF_TYPES[tipo].sequenceExpires) {
       if (fecha === undefined) errors.push({ path: 'fechaVencimiento', message: `is required for type ${tipo}` });
@@ -86,9 +72,9 @@ export class SequenceService {
     } else if (tipo !== null && fecha !== undefined) {
       errors.push({ path: 'fechaVencimiento', message: `type ${tipo} sequences carry no expiry date` });
     }
-    if (errors.length > 0 || tipo === null || from === null || to === null) throw validationError(errors, 'The range is not valid');
-
-    const span = { desde: from.n, hasta: to.n };
+    if (errors.length > 0 || read === null || tipo === null) throw validationError(errors, 'The range is not valid');
+    const { desde, hasta } = read;
+    const span = { desde: read.from, hasta: read.to };
     const view = await this.sql.begin(async (tx) => {
       await lockTypeAlert(tx, tenantId, environment, tipo);
       const other = await overlappingRange(tx, tenantId, environment, tipo, span);
