@@ -208,8 +208,10 @@ describe('deliveries log', () => {
     assert.equal(emitted.status, 202, emitted.text);
     const { encf, internalTrackId } = emitted.body.data as { encf: string; internalTrackId: string };
     await waitForEstado(t.url, 'TesteCF', internalTrackId, { 'x-api-key': tenant.apiKey }, ['aceptado']);
-    // recibido, en_proceso, aceptado: one delivery each, then nine tests make twelve.
+    // recibido, en_proceso, aceptado: one delivery each, and the buyer leg's ecf.receptor_update
+    // (this buyer is in no directory: no_aplica); then nine tests make thirteen.
     await waitFor(async () => (await call(t.url, 'GET', '/api/webhooks/deliveries?event=ecf.status_update&status=delivered', { headers: auth })).body.data.items.length === 3, 10_000, 'status deliveries');
+    await waitFor(async () => (await call(t.url, 'GET', '/api/webhooks/deliveries?event=ecf.receptor_update&status=delivered', { headers: auth })).body.data.items.length === 1, 10_000, 'the buyer leg delivery');
     for (let i = 0; i < 9; i++) assert.equal((await call(t.url, 'POST', '/api/webhooks/test', { json: {}, headers: auth })).status, 200);
 
     const { w, page } = await signedIn(tenant);
@@ -225,13 +227,13 @@ describe('deliveries log', () => {
     await rows(page, 'deliveries', 10);
     assert.equal(await page.locator('.page-number').textContent(), 'Página 1');
     const links = () => page.$$eval('table[data-list="deliveries"] tbody td:first-child a', (a) => a.map((x) => x.textContent));
-    assert.deepEqual(await links(), [...Array(9).fill('Prueba de webhook'), `${encf} · Aceptado`]);
+    assert.deepEqual(await links(), [...Array(9).fill('Prueba de webhook'), 'ecf.receptor_update']);
     await screenshot(page, 'deliveries');
 
     await page.getByRole('button', { name: 'Siguiente →' }).click();
     await page.locator('.page-number', { hasText: 'Página 2' }).waitFor();
-    await rows(page, 'deliveries', 2);
-    assert.deepEqual(await links(), [`${encf} · En proceso`, `${encf} · Recibido`]);
+    await rows(page, 'deliveries', 3);
+    assert.deepEqual(await links(), [`${encf} · Aceptado`, `${encf} · En proceso`, `${encf} · Recibido`]);
     assert.match(await page.locator('table[data-list="deliveries"] tbody tr').first().textContent() ?? '', /Cambio de estado de un e-CF/);
     assert.equal(await page.getByRole('button', { name: 'Siguiente →' }).isDisabled(), true);
     await page.getByRole('button', { name: '← Anterior' }).click();

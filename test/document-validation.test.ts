@@ -86,8 +86,10 @@ describe('rule 1: sections, required leaves, unknown keys, JSON types', () => {
     assertValid(edited(33, { 'Encabezado.Comprador': undefined }));
   });
 
-  it('keeps FechaVencimientoSecuencia required where the XSD has it and unknown where it has not', () => {
-    assertError(edited(31, { 'Encabezado.IdDoc.FechaVencimientoSecuencia': undefined }), `${IDDOC}.FechaVencimientoSecuencia`, 'is required');
+  it('leaves FechaVencimientoSecuencia to numbering where the XSD has it, and keeps it unknown where it has not', () => {
+    // Emit fills it from the authorised range it numbers from, and requires it only when no range
+    // is registered (test/sequences.test.ts).
+    assertValid(edited(31, { 'Encabezado.IdDoc.FechaVencimientoSecuencia': undefined }));
     assertError(edited(32, { 'Encabezado.IdDoc.FechaVencimientoSecuencia': '31-12-2026' }), `${IDDOC}.FechaVencimientoSecuencia`, 'valid names here');
   });
 

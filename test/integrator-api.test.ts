@@ -148,11 +148,11 @@ describe('ERP referencia and metadata', () => {
     for (const s of ['ERP-ORD-1001', 'PED-1001', 'SucursalNorte-77', 'referencia', 'metadata']) assert.ok(!xml.includes(s), `${s} is not in the XML`);
 
     const events = await waitFor(async () => {
-      const mine = r.received.filter((x) => x.json.internalTrackId === id);
+      const mine = r.received.filter((x) => x.json.internalTrackId === id && x.json.event === 'ecf.status_update');
       return mine.length === 3 ? mine : undefined;
     });
     for (const e of events) assert.deepEqual(e.json.erp, { referencia: 'ERP-ORD-1001', metadata });
-    const plainEvent = await waitFor(async () => r.received.find((x) => x.json.internalTrackId === plain.body.data.internalTrackId));
+    const plainEvent = await waitFor(async () => r.received.find((x) => x.json.internalTrackId === plain.body.data.internalTrackId && x.json.event === 'ecf.status_update'));
     assert.equal('erp' in plainEvent.json, false, 'no erp key for a document without them');
   });
 
