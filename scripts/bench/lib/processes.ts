@@ -201,7 +201,13 @@ export interface PeerProcess extends Child {
  * one JSON line on stdout (e.g. {"port":1234}); later lines are collected in `lines`.
  */
 export async function startPeer(name: string, env: Record<string, string> = {}, timeoutMs = 30_000): Promise<PeerProcess> {
-  const child = spawn(process.execPath, [join(PEERS, `${name}.ts`)], {
+  return startPeerScript(join(PEERS, `${name}.ts`), env, timeoutMs);
+}
+
+/** startPeer for a script anywhere (the peer libraries' scripts live in their own folder). */
+export async function startPeerScript(file: string, env: Record<string, string> = {}, timeoutMs = 30_000): Promise<PeerProcess> {
+  const name = file;
+  const child = spawn(process.execPath, [file], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
