@@ -32,6 +32,7 @@ import { EventOutbox } from './events/outbox.ts';
 import { IdempotencyStore } from './idempotency/idempotent.ts';
 import { maintenanceJob, scheduleMaintenance } from './maintenance/purge.ts';
 import { WorkerRuntime } from './queue/runtime.ts';
+import { JobWakeups } from './queue/wakeups.ts';
 import { DeliveryEngine } from './webhooks/delivery.ts';
 import { webhookEventDocs } from './webhooks/event-docs.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -98,7 +99,12 @@ export async function startService(config: Config, options: StartOptions = {}): 
       : { authority: options.authority, simulator: null, close: async () => {} };
     const { authority, simulator } = dgii;
     const closeAuthority = dgii.close;
-    const documents = new DocumentService(db.sql, outbox, () => runtime.nudge(), async (tenantId) => (await identity.tenant(tenantId))?.rnc);
+    // A job enqueued here wakes this instance's runtime at once, and idle ones elsewhere by NOTIFY.
+    const wakeups = new JobWakeups(db, log);
+    const documents = new DocumentService(db.sql, outbox, () => {
+      runtime.nudge();
+      wakeups.announce('document.submit');
+    }, async (tenantId) => (await identity.tenant(tenantId))?.rnc);
     const runtime: WorkerRuntime = new WorkerRuntime(db.sql, log, config.queue, {
       ...documentJobs({ sql: db.sql, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, config: config.authority, log }),
       'maintenance.purge': maintenanceJob({ idempotencyKeys: (batch) => idempotency.purgeExpired(batch), sessions: () => identity.purgeExpiredSessions() }, log),
@@ -109,10 +115,14 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const deliveries = new WorkerRuntime(db.sql, log, {
       pollIntervalMs: config.webhooks.pollIntervalMs,
       concurrency: config.webhooks.concurrency,
-      batchSize: Math.min(config.webhooks.concurrency, 100),
+      // Claimed ahead of free slots: a small batch, so idle instances are not starved of deliveries.
+      batchSize: Math.min(config.webhooks.concurrency, 20),
       leaseMs: config.queue.leaseMs,
     }, { 'webhook.deliver': engine.job() });
-    const webhooks = new WebhookService(db.sql, outbox, webhookSettings, engine, config.webhooks.timeoutMs, () => deliveries.nudge());
+    const webhooks = new WebhookService(db.sql, outbox, webhookSettings, engine, config.webhooks.timeoutMs, () => {
+      deliveries.nudge();
+      wakeups.announce('webhook.deliver');
+    });
 
     const signerTrust = signerTrustPolicy(config.receiver, log);
     const metrics = new ServiceMetrics(rateLimits, [() => jobGauges(db.sql), () => webhooks.gauges()]);
@@ -139,6 +149,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
       await scheduleMaintenance(db.sql);
       runtime.start();
       deliveries.start();
+      await wakeups.listen((kind) => {
+        for (const r of [runtime, deliveries]) if ((r.jobKinds as readonly string[]).includes(kind)) r.nudge();
+      }).catch((err: unknown) => log.warn('could not listen for job wake-ups; polling only', { err }));
     }
     const { url, port } = await http.listen();
     log.info('listening', {
@@ -162,6 +175,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       close: async () => {
         await http.close();
         await certificateParsers.close();
+        await wakeups.close();
         await Promise.all([runtime.stop(config.http.shutdownGraceMs), deliveries.stop(config.http.shutdownGraceMs)]);
         await closeAuthority();
         if (options.database === undefined) await db.close();

@@ -303,9 +303,10 @@ describe('jobs queue', () => {
     });
     for (let n = 0; n < 6; n++) await insertJob(t.db.sql, { kind: 'noop', payload: { n } });
     rt.start();
-    await waitFor(async () => rt.activeCount === 1 && rt.prefetchedCount === 3);
+    // One claim: the free slot plus a batch of four ahead.
+    await waitFor(async () => rt.activeCount === 1 && rt.prefetchedCount === 4);
     const [held] = await t.db.sql<{ n: number }[]>`select count(*)::int as n from jobs where locked_by = ${rt.owner} and locked_until > now()`;
-    assert.equal(held?.n, 4, 'the running job and the three claimed ahead are leased');
+    assert.equal(held?.n, 5, 'the running job and the four claimed ahead are leased');
     await rt.stop(100);
     const rows = await t.db.sql<{ attempts: number; lockedBy: string | null }[]>`select attempts, locked_by from jobs`;
     assert.equal(rows.length, 6);

@@ -13,6 +13,8 @@ import type { Sql } from '../../src/db/connect.ts';
 import { createLogger } from '../../src/log.ts';
 import { insertJob } from '../../src/queue/queries.ts';
 import { WorkerRuntime, type RuntimeOptions } from '../../src/queue/runtime.ts';
+import { JobWakeups } from '../../src/queue/wakeups.ts';
+import type { Database } from '../../src/db/connect.ts';
 import { createDatabase } from './lib/database.ts';
 import { ensurePeerLibs, peerScript } from './lib/peer-libs.ts';
 import { sleep, startPeerScript } from './lib/processes.ts';
@@ -76,8 +78,14 @@ async function drainWithSql(sql: Sql, loops: number): Promise<number> {
   return n / ((performance.now() - started) / 1000);
 }
 
-/** Enqueue→start latency (ms) of `count` jobs inserted one at a time, 20–60 ms apart. */
-async function trickle(sql: Sql, count: number, nudge: boolean): Promise<number[]> {
+/**
+ * Enqueue→start latency (ms) of `count` jobs inserted one at a time, 20–60 ms apart.
+ * `mode`: "nudged" calls the runtime's nudge() (an emit on the same instance), "polled"
+ * leaves it to the next poll, "notified" enqueues through another instance (`other`, its
+ * own pool) that announces the job with NOTIFY, which the runtime's instance listens for.
+ */
+async function trickle(db: Database, count: number, mode: 'nudged' | 'polled' | 'notified', other?: Database): Promise<number[]> {
+  const sql = db.sql;
   await sql`truncate jobs`;
   const enqueuedAt: number[] = [];
   const latencies: number[] = [];
@@ -89,16 +97,21 @@ async function trickle(sql: Sql, count: number, nudge: boolean): Promise<number[
       },
     },
   });
+  const listening = new JobWakeups(db, log);
+  const announcing = new JobWakeups(other ?? db, log);
+  if (mode === 'notified') await listening.listen(() => runtime.nudge());
   runtime.start();
   await sleep(options.pollIntervalMs); // settle into the idle poll rhythm
   for (let i = 0; i < count; i++) {
     enqueuedAt[i] = performance.now();
-    await insertJob(sql, { kind: 'noop', payload: { i } });
-    if (nudge) runtime.nudge();
+    await insertJob(mode === 'notified' ? (other ?? db).sql : sql, { kind: 'noop', payload: { i } });
+    if (mode === 'nudged') runtime.nudge();
+    if (mode === 'notified') announcing.announce('noop');
     await sleep(20 + Math.random() * 40);
   }
   while (latencies.length < count) await sleep(20);
   await runtime.stop(5_000);
+  await listening.close();
   return latencies;
 }
 
@@ -115,7 +128,8 @@ await ensurePeerLibs();
 const db = await createDatabase('queue');
 const graphileDb = await createDatabase('graphile', false);
 try {
-  const { sql } = await db.open(defaults.dbPoolMax);
+  const main = await db.open(defaults.dbPoolMax);
+  const { sql } = main;
   const rounds: { enqueue: number; runtime: number; graphileDefault: number; graphileBatched: number; sqlLoop: number }[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const enqueueRate = await enqueue(sql, JOBS);
@@ -132,8 +146,9 @@ try {
   const gDefault = med('graphileDefault');
   const gBatched = med('graphileBatched');
   const best = Math.max(gDefault, gBatched);
-  const nudged = await trickle(sql, TRICKLE, true);
-  const polled = await trickle(sql, TRICKLE, false);
+  const nudged = await trickle(main, TRICKLE, 'nudged');
+  const polled = await trickle(main, TRICKLE, 'polled');
+  const notified = await trickle(main, TRICKLE, 'notified', await db.open(2));
   const lat = (xs: number[]) => ({ p50Ms: round(percentile(xs, 50), 1), p99Ms: round(percentile(xs, 99), 1), maxMs: round(Math.max(...xs), 1) });
   const data = {
     jobs: JOBS,
@@ -150,6 +165,7 @@ try {
     roundsPerSec: rounds.map((x) => Object.fromEntries(Object.entries(x).map(([k, v]) => [k, round(v, 0)]))),
     latencyNudged: lat(nudged),
     latencyPolled: lat(polled),
+    latencyNotified: lat(notified),
   };
   print({
     bench: 'queue',
@@ -161,7 +177,7 @@ try {
       `graphile-worker 0.18 (scripts/bench/peer-libs/graphile-drain.ts) in its own process on a database of its own on the same server, concurrency ${options.concurrency}, pool ${defaults.dbPoolMax}, jobs queued in bulk beforehand (not timed), timed from run() until its jobs table is empty; "default" as installed, "batched" with localQueue.size = concurrency + 1 and completeJobBatchDelay = 0`,
       `baseline: DELETE … WHERE id IN (SELECT … ORDER BY run_at, id LIMIT ${options.batchSize} FOR UPDATE SKIP LOCKED) RETURNING in a loop, ${defaults.dbPoolMax} loops at once on the same ${defaults.dbPoolMax}-connection pool (one commit per batch, no lease)`,
       `${ROUNDS} interleaved rounds (runtime, graphile default, graphile batched, SQL loop), median round of each shown`,
-      `latency: ${TRICKLE} jobs inserted one by one 20–60 ms apart; "nudged" calls runtime.nudge() after each insert (as an emit does), "polled" waits for the next poll`,
+      `latency: ${TRICKLE} jobs inserted one by one 20–60 ms apart; "nudged" calls runtime.nudge() after each insert (as an emit does), "polled" waits for the next poll, "other instance" inserts through a second pool that announces each job with NOTIFY (JobWakeups), which the runtime's pool LISTENs for (both pools in this process, the wake-up going through PostgreSQL)`,
       `target: runtime ÷ graphile-worker's best mode ≥ ${TARGET}`,
     ],
     columns: ['measure', 'jobs/s', 'p50 ms', 'p99 ms', '÷ SQL loop', '÷ graphile best'],
@@ -173,6 +189,7 @@ try {
       ['drain: SQL claim+delete loop', data.sqlLoopPerSec, null, null, '(baseline)', null],
       ['enqueue→start, nudged', null, data.latencyNudged.p50Ms, data.latencyNudged.p99Ms, null, null],
       [`enqueue→start, polled (${options.pollIntervalMs} ms)`, null, data.latencyPolled.p50Ms, data.latencyPolled.p99Ms, null, null],
+      ['enqueue→start, other instance (LISTEN/NOTIFY)', null, data.latencyNotified.p50Ms, data.latencyNotified.p99Ms, null, null],
     ],
     data,
     headlines: [
@@ -180,6 +197,7 @@ try {
       { figure: 'queue drain, runtime/SQL loop', value: `${data.ratio} (${data.runtimePerSec.toLocaleString('en-US')} vs ${data.sqlLoopPerSec.toLocaleString('en-US')} jobs/s)`, target: null, met: null },
       { figure: 'enqueue→start p50/p99, nudged', value: `${data.latencyNudged.p50Ms} / ${data.latencyNudged.p99Ms} ms`, target: null, met: null },
       { figure: 'enqueue→start p50/p99, polled', value: `${data.latencyPolled.p50Ms} / ${data.latencyPolled.p99Ms} ms`, target: null, met: null },
+      { figure: 'enqueue→start p50/p99, other instance (NOTIFY)', value: `${data.latencyNotified.p50Ms} / ${data.latencyNotified.p99Ms} ms`, target: null, met: null },
     ],
   });
 } finally {

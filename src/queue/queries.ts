@@ -164,3 +164,12 @@ export async function scheduleKeyedJob(sql: Queryable, job: NewJob & { uniqueKey
       attempts = case when jobs.locked_until >= now() then jobs.attempts else 0 end,
       rerun = coalesce(jobs.locked_until >= now(), false)`;
 }
+
+/** The channel on which instances announce enqueued jobs (the payload is the job's kind). */
+export const JOBS_CHANNEL = 'ecf_jobs';
+
+/** Tells every listening instance that jobs of these kinds were enqueued (delivered on commit). */
+export async function notifyJobs(sql: Queryable, kinds: readonly string[]): Promise<void> {
+  if (kinds.length === 0) return;
+  await sql`select pg_notify(${JOBS_CHANNEL}, k) from unnest(${kinds as string[]}::text[]) as k`;
+}

@@ -29,10 +29,11 @@ function describe(err: unknown): string {
 }
 
 /**
- * Claims jobs from the jobs table and runs them, at most `concurrency` at once. It keeps up
- * to one batch claimed ahead (a local prefetch queue), so a finished job's slot is filled at
- * once, without waiting for a claim. A claim that comes back full means more work is
- * waiting, so it claims again as soon as the prefetch queue has room; otherwise it sleeps
+ * Claims jobs from the jobs table and runs them, at most `concurrency` at once. Each claim
+ * asks for every free slot plus one batch (`batchSize`) ahead, kept in a local prefetch
+ * queue, so a finished job's slot is filled at once, without waiting for a claim. A claim
+ * that comes back full means more work is waiting, so it claims again as soon as half a
+ * batch fits; otherwise it sleeps
  * `pollIntervalMs` unless nudged (a job enqueued by this process, or a wake-up from another
  * instance). Finished jobs are deleted in batches (CompletionBatcher). Every write after the
  * claim is conditioned on still owning the lease, so a worker that lost its lease (paused,
@@ -210,8 +211,9 @@ export class WorkerRuntime {
     let failures = 0;
     while (this.running) {
       this.startPrefetched();
-      // At most about a batch and a half claimed ahead: claim once half a batch is left.
-      if (this.prefetched.length > batchSize / 2) {
+      // Enough for every free slot plus one batch ahead; claim once at least half a batch fits.
+      const room = this.roomToClaim();
+      if (room < batchSize / 2) {
         await this.sleep(pollIntervalMs);
         continue;
       }
@@ -219,7 +221,7 @@ export class WorkerRuntime {
       let jobs: JobRow[];
       try {
         const mine = [...this.active.keys(), ...this.prefetched.map((p) => p.job.id)];
-        jobs = await claimJobs(this.sql, this.kinds, this.owner, batchSize, leaseMs, mine);
+        jobs = await claimJobs(this.sql, this.kinds, this.owner, room, leaseMs, mine);
         failures = 0;
       } catch (err) {
         failures++;
@@ -229,11 +231,15 @@ export class WorkerRuntime {
         continue;
       }
       for (const job of jobs) this.prefetched.push({ job, leaseUntil: asked + leaseMs });
-      this.backlog = jobs.length === batchSize;
+      this.backlog = jobs.length === room;
       this.startPrefetched();
-      // A full batch: claim again as soon as the prefetch queue has room (a finished job nudges).
-      if (!this.backlog || this.prefetched.length > batchSize / 2) await this.sleep(pollIntervalMs);
+      // A full claim: claim again as soon as there is room (a finished job nudges).
+      if (!this.backlog || this.roomToClaim() < batchSize / 2) await this.sleep(pollIntervalMs);
     }
+  }
+
+  private roomToClaim(): number {
+    return this.options.concurrency + this.options.batchSize - this.runningCount - this.prefetched.length;
   }
 
   /** Starts prefetched jobs while slots are free; a job whose lease may have lapsed is given back. */
@@ -264,7 +270,7 @@ export class WorkerRuntime {
     entry.settled = true;
     this.runningCount--;
     this.startPrefetched();
-    if (this.backlog && this.prefetched.length <= this.options.batchSize / 2) this.nudge();
+    if (this.backlog && this.roomToClaim() >= this.options.batchSize / 2) this.nudge();
   }
 
   private async execute(job: JobRow, entry: ActiveJob): Promise<void> {
