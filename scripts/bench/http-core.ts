@@ -7,10 +7,11 @@
 // /proc) is reported too: on a shared machine it moves far less than requests per second. A
 // target is met only by a run without a failed request: quick 4xx or 429 answers would be
 // fast too.
+import { cpus } from 'node:os';
 import { createDatabase } from './lib/database.ts';
 import { ensurePeerLibs, peerScript } from './lib/peer-libs.ts';
 import { cpuMsOf, RAISED_RATE_LIMITS, startPeer, startPeerScript, startService, type Child, type ServiceProcess } from './lib/processes.ts';
-import { medianBy, print, round, setting, verdict } from './lib/report.ts';
+import { medianBy, print, round, setting, verdict, type Headline } from './lib/report.ts';
 import { failedRequests, non2xxBetween, statusCounts } from './lib/statuses.ts';
 import { registerTenant } from './lib/tenants.ts';
 import { describeWrk, wrk, type WrkResult } from './lib/wrk.ts';
@@ -20,6 +21,8 @@ const ROUNDS = setting('BENCH_ROUNDS', 3);
 const CONNECTIONS = setting('BENCH_HTTP_CONNECTIONS', 64);
 /** Service ÷ its fastify peer, req/s. */
 const TARGET = 1.0;
+/** WEB_CONCURRENCY of the scale-out row: one worker per core. */
+const CORES = cpus().length;
 
 interface Target {
   name: string;
@@ -49,6 +52,8 @@ try {
   const auth = { 'x-api-key': tenant.apiKey };
   const check = await fetch(`${warn.url}/api/whoami`, { headers: auth });
   if (check.status !== 200) throw new Error(`whoami answered ${check.status}`);
+  const scaled = await startService({ DATABASE_URL: db.url, LOG_LEVEL: 'info', WEB_CONCURRENCY: String(CORES) });
+  children.push(scaled);
   const fastifyInfo = await startPeerScript(peerScript('fastify-whoami'), { LOG_LEVEL: 'info', API_KEY: tenant.apiKey });
   children.push(fastifyInfo);
   const fastifyOff = await startPeerScript(peerScript('fastify-whoami'), { LOG_LEVEL: 'off', API_KEY: tenant.apiKey });
@@ -65,6 +70,8 @@ try {
     t('service GET /api/whoami', 'info → /dev/null', `${info.url}/api/whoami`, info.pid, auth, info, '/api/whoami', 3),
     t('fastify 5 GET /api/whoami', 'logger off', fUrl(fastifyOff, '/api/whoami'), fastifyOff.pid, auth, null, '/api/whoami', null),
     t('service GET /api/whoami', 'warn', `${warn.url}/api/whoami`, warn.pid, auth, warn, '/api/whoami', 5),
+    // Each worker keeps its own /metrics, so this row's errors are wrk's (status ≥ 400).
+    t(`service GET /api/whoami, WEB_CONCURRENCY=${CORES}`, 'info → /dev/null', `${scaled.url}/api/whoami`, scaled.pid, auth, null, '/api/whoami', null),
   ];
   const load = { connections: CONNECTIONS, durationSec: DURATION };
   for (const x of targets) await wrk({ ...load, durationSec: 3, url: x.url, headers: x.headers }); // warm-up (JIT, caches)
@@ -96,6 +103,9 @@ try {
     };
   });
   const compared = results.filter((r) => r.met !== null);
+  const single = results[4];
+  const scaledRow = results[7];
+  const scaleRatio = single === undefined || scaledRow === undefined ? null : round(scaledRow.rps / single.rps, 3);
   print({
     bench: 'http-core',
     title: 'HTTP core: GET /healthz and authenticated, rate-limited GET /api/whoami vs fastify 5 doing the same, and bare node:http',
@@ -107,17 +117,18 @@ try {
       'log level: the service with LOG_LEVEL=info (one JSON access-log line per request, stdout → /dev/null) against fastify\'s pino at info (its default two lines per request, asynchronous writes to /dev/null); the service at warn (no access log) against fastify with its logger off',
       'CPU µs/req: the server process\'s user+system CPU time over the round divided by its requests (median round); CPU ratio = the peer\'s ÷ this one\'s',
       'errors: over all rounds, socket errors plus answers outside 2xx (for the service as its /metrics counts them, 499 left out; for fastify and hello as wrk counts them, status ≥ 400)',
+      `scale-out row: the service with WEB_CONCURRENCY=${CORES} (nproc) cluster workers sharing the port, CPU summed over its processes; compared with the single-process service at info (not a target: fastify runs one process)`,
       `target: service ÷ fastify req/s ≥ ${TARGET} on the same route at the matching log level, and no errors`,
     ],
     columns: ['server', 'log level', 'req/s', 'p50 ms', 'p99 ms', '÷ hello', '÷ fastify', 'CPU µs/req', 'CPU ratio', 'errors', `target ≥ ${TARGET}`],
-    rows: results.map((r) => [r.target, r.logLevel, r.rps, r.p50Ms, r.p99Ms, r.helloRatio, r.peerRatio, r.cpuUsPerRequest, r.peerCpuRatio, r.errors, r.met === null ? '(peer)' : verdict(r.met)]),
-    data: { load: { ...load, rounds: ROUNDS }, results, target: TARGET, met: compared.every((r) => r.met === true) },
-    headlines: compared.map((r) => ({
+    rows: results.map((r, i) => [r.target, r.logLevel, r.rps, r.p50Ms, r.p99Ms, r.helloRatio, r.peerRatio, r.cpuUsPerRequest, r.peerCpuRatio, r.errors, i === 7 ? `÷ 1 worker: ${String(scaleRatio)}` : r.met === null ? '(peer)' : verdict(r.met)]),
+    data: { load: { ...load, rounds: ROUNDS }, results, webConcurrency: CORES, scaleRatio, target: TARGET, met: compared.every((r) => r.met === true) },
+    headlines: compared.map((r): Headline => ({
       figure: `${r.target.replace('service ', '')} ÷ fastify, log ${r.logLevel.split(' ')[0]}`,
       value: `${String(r.peerRatio)} (${r.rps.toLocaleString('en-US')} req/s; CPU ratio ${String(r.peerCpuRatio)}; ÷ hello ${r.helloRatio}; ${r.errors} errors)`,
       target: `≥ ${TARGET}, 0 errors`,
       met: r.met,
-    })),
+    })).concat([{ figure: `whoami, WEB_CONCURRENCY=${CORES} ÷ 1, log info`, value: `${String(scaleRatio)} (${(scaledRow?.rps ?? 0).toLocaleString('en-US')} req/s)`, target: null, met: null }]),
   });
 } finally {
   await Promise.all(children.map((c) => c.stop()));
