@@ -41,6 +41,7 @@ import { EventOutbox } from './events/outbox.ts';
 import { IdempotencyStore } from './idempotency/idempotent.ts';
 import { maintenanceJob, scheduleMaintenance } from './maintenance/purge.ts';
 import { WorkerRuntime } from './queue/runtime.ts';
+import { JobWakeups } from './queue/wakeups.ts';
 import { DeliveryEngine } from './webhooks/delivery.ts';
 import { webhookEventDocs } from './webhooks/event-docs.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -117,8 +118,13 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const { authority, simulator } = dgii;
     const closeAuthority = dgii.close;
     const fe = new FeClient({ timeoutMs: config.exchange.timeoutMs, allowPrivate: config.exchange.allowPrivateNetworks });
+    // A job enqueued here wakes this instance's runtime at once, and idle ones elsewhere by NOTIFY.
+    const wakeups = new JobWakeups(db, log);
     const sequences = new SequenceService(db.sql, outbox, config.sequences, documentUsage);
-    const documents = new DocumentService(db.sql, outbox, () => runtime.nudge(), async (tenantId) => (await identity.tenant(tenantId))?.rnc, sequences);
+    const documents = new DocumentService(db.sql, outbox, () => {
+      runtime.nudge();
+      wakeups.announce('document.submit');
+    }, async (tenantId) => (await identity.tenant(tenantId))?.rnc, sequences);
     const annulments = new AnnulmentService(db.sql, sequences, (tenantId) => documents.rncOf(tenantId), () => runtime.nudge());
     const submitPolicy = { maxAttempts: config.authority.submitMaxAttempts, backoffBaseMs: config.authority.retryBaseMs, backoffMaxMs: config.authority.retryMaxMs };
     const runtime: WorkerRuntime = new WorkerRuntime(db.sql, log, config.queue, {
@@ -135,10 +141,14 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const deliveries = new WorkerRuntime(db.sql, log, {
       pollIntervalMs: config.webhooks.pollIntervalMs,
       concurrency: config.webhooks.concurrency,
-      batchSize: Math.min(config.webhooks.concurrency, 100),
+      // Claimed ahead of free slots: a small batch, so idle instances are not starved of deliveries.
+      batchSize: Math.min(config.webhooks.concurrency, 20),
       leaseMs: config.queue.leaseMs,
     }, { 'webhook.deliver': engine.job() });
-    const webhooks = new WebhookService(db.sql, outbox, webhookSettings, engine, config.webhooks.timeoutMs, () => deliveries.nudge());
+    const webhooks = new WebhookService(db.sql, outbox, webhookSettings, engine, config.webhooks.timeoutMs, () => {
+      deliveries.nudge();
+      wakeups.announce('webhook.deliver');
+    });
 
     const signerTrust = signerTrustPolicy(config.receiver, log);
     const metrics = new ServiceMetrics(rateLimits, [() => jobGauges(db.sql), () => webhooks.gauges()]);
@@ -171,6 +181,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
       await scheduleExpiryCheck(db.sql);
       runtime.start();
       deliveries.start();
+      await wakeups.listen((kind) => {
+        for (const r of [runtime, deliveries]) if ((r.jobKinds as readonly string[]).includes(kind)) r.nudge();
+      }).catch((err: unknown) => log.warn('could not listen for job wake-ups; polling only', { err }));
     }
     const { url, port } = await http.listen();
     if (ownUrl === '') ownUrl = url;
@@ -195,6 +208,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       close: async () => {
         await http.close();
         await certificateParsers.close();
+        await wakeups.close();
         await Promise.all([runtime.stop(config.http.shutdownGraceMs), deliveries.stop(config.http.shutdownGraceMs)]);
         await closeAuthority();
         if (options.database === undefined) await db.close();

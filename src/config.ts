@@ -26,6 +26,8 @@ export interface Config {
   /** `null` → embedded PGlite under dataDir; `memory://` → embedded, in memory. */
   databaseUrl: string | null;
   dbPoolMax: number;
+  /** HTTP worker processes (node:cluster) sharing the port; 1 runs in this process alone. */
+  webConcurrency: number;
   dataDir: string;
   /** Raw master secret; null means "generate one under dataDir" (development only). */
   masterKey: Buffer | null;
@@ -313,7 +315,8 @@ function read(env: Env): { config: Config; r: Reader } {
     port: r.int('PORT', 8080, 0, 65535, 'HTTP port (0 picks a free port).'),
     publicUrl: parsePublicUrl(r, r.optional('PUBLIC_URL', 'Public base URL of the service (used in the OpenAPI servers list).')),
     databaseUrl: parseDatabaseUrl(r, r.optional('DATABASE_URL', 'PostgreSQL URL. Unset: embedded PostgreSQL (PGlite) under DATA_DIR; memory:// keeps it in memory.')),
-    dbPoolMax: r.int('DB_POOL_MAX', 10, 1, 200, 'Maximum PostgreSQL connections of this instance (the embedded database always uses 1).'),
+    dbPoolMax: r.int('DB_POOL_MAX', 10, 1, 200, 'Maximum PostgreSQL connections of this instance (the embedded database always uses 1); with WEB_CONCURRENCY, of each worker.'),
+    webConcurrency: r.int('WEB_CONCURRENCY', 1, 1, 256, 'Worker processes (node:cluster) sharing the HTTP port, each also running background jobs; SIGTERM drains them all. Above 1 needs DATABASE_URL (the embedded database serves one process).'),
     dataDir: resolve(r.string('DATA_DIR', './data', 'Directory for the embedded database and the development master key.')),
     masterKey: null,
     logLevel: r.oneOf('LOG_LEVEL', LOG_LEVELS, 'info', 'Minimum level of the JSON log lines written to stdout.'),
@@ -398,6 +401,9 @@ function read(env: Env): { config: Config; r: Reader } {
     },
     receiver: readReceiver(r),
   };
+  if (config.webConcurrency > 1 && (config.databaseUrl === null || config.databaseUrl === 'memory://')) {
+    r.problem(`WEB_CONCURRENCY=${config.webConcurrency} needs DATABASE_URL: the embedded database (PGlite) serves one process only; set DATABASE_URL to a PostgreSQL server or WEB_CONCURRENCY=1`);
+  }
   config.masterKey = parseMasterKey(r, r.optional('ECF_MASTER_KEY', 'Master secret (≥32 bytes, hex or base64) from which signing and encryption keys are derived. Required in production; in development one is generated under DATA_DIR.'), nodeEnv);
   return { config, r };
 }

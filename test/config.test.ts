@@ -47,6 +47,15 @@ test('public registration is closed by default in production only, and either de
   assert.equal(VARIABLES.find((v) => v.name === 'REGISTRATION_ENABLED')?.default, 'true; false when NODE_ENV=production');
 });
 
+test('WEB_CONCURRENCY above 1 is refused without DATABASE_URL, with a clear error, and accepted with one', () => {
+  assert.equal(loadConfig({}).webConcurrency, 1);
+  for (const env of [{ WEB_CONCURRENCY: '2' }, { WEB_CONCURRENCY: '4', DATABASE_URL: 'memory://' }]) {
+    assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && err.problems.some((p) => p.includes('WEB_CONCURRENCY') && p.includes('needs DATABASE_URL') && p.includes('one process')));
+  }
+  assert.equal(loadConfig({ WEB_CONCURRENCY: '3', DATABASE_URL: 'postgres://db.example/ecf' }).webConcurrency, 3);
+  assert.throws(() => loadConfig({ WEB_CONCURRENCY: '0' }), ConfigError);
+});
+
 test('docs/configuration.md documents every configuration variable', async () => {
   const page = await readFile(new URL('../docs/configuration.md', import.meta.url), 'utf8');
   const missing = VARIABLES.filter((v) => !page.includes(`\`${v.name}\``)).map((v) => v.name);

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { migrate } from '../src/db/migrate.ts';
 import { createLogger } from '../src/log.ts';
 import { JOB_KINDS, backoffMs } from '../src/queue/kinds.ts';
-import { claimJobs, completeJob, countJobs, insertJob, rescheduleJob, scheduleKeyedJob } from '../src/queue/queries.ts';
+import { claimJobs, completeJob, completeJobs, countJobs, insertJob, rescheduleJob, scheduleKeyedJob } from '../src/queue/queries.ts';
 import { waitFor } from './helpers/wait.ts';
 import { WorkerRuntime, type JobDefinition } from '../src/queue/runtime.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
@@ -295,6 +295,38 @@ describe('jobs queue', () => {
     const [row] = await t.db.sql`select attempts, locked_by from jobs`;
     assert.equal(row?.attempts, 0);
     assert.equal(row?.lockedBy, null);
+  });
+
+  test('a runtime claims a batch ahead of its free slots and gives the prefetched jobs back at stop uncounted', async () => {
+    const rt = new WorkerRuntime(t.db.sql, log, { ...FAST, concurrency: 1, batchSize: 4 }, {
+      noop: { run: (_job, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve())) },
+    });
+    for (let n = 0; n < 6; n++) await insertJob(t.db.sql, { kind: 'noop', payload: { n } });
+    rt.start();
+    // One claim: the free slot plus a batch of four ahead.
+    await waitFor(async () => rt.activeCount === 1 && rt.prefetchedCount === 4);
+    const [held] = await t.db.sql<{ n: number }[]>`select count(*)::int as n from jobs where locked_by = ${rt.owner} and locked_until > now()`;
+    assert.equal(held?.n, 5, 'the running job and the four claimed ahead are leased');
+    await rt.stop(100);
+    const rows = await t.db.sql<{ attempts: number; lockedBy: string | null }[]>`select attempts, locked_by from jobs`;
+    assert.equal(rows.length, 6);
+    assert.ok(rows.every((r) => r.attempts === 0 && r.lockedBy === null));
+  });
+
+  test('completeJobs deletes in one statement only the jobs the owner holds, and makes a rerun job due again', async () => {
+    const a = await insertJob(t.db.sql, { kind: 'noop' });
+    const b = await insertJob(t.db.sql, { kind: 'noop' });
+    await scheduleKeyedJob(t.db.sql, { kind: 'noop', uniqueKey: 'batch:again' });
+    const mine = await claimJobs(t.db.sql, ['noop'], 'worker-a', 10, 30_000);
+    assert.equal(mine.length, 3);
+    await scheduleKeyedJob(t.db.sql, { kind: 'noop', uniqueKey: 'batch:again' });
+    const other = await insertJob(t.db.sql, { kind: 'noop' });
+    await claimJobs(t.db.sql, ['noop'], 'worker-b', 10, 30_000);
+    const written = await completeJobs(t.db.sql, [...mine.map((j) => j.id), other as string], 'worker-a');
+    assert.equal(written.size, 3, 'not worker-b\'s job');
+    const left = await t.db.sql<{ id: string; lockedBy: string | null; uniqueKey: string | null }[]>`select id, locked_by, unique_key from jobs order by id`;
+    assert.deepEqual(left.map((r) => [r.uniqueKey, r.lockedBy]), [['batch:again', null], [null, 'worker-b']]);
+    assert.ok(![a, b].includes(left[0]?.id ?? ''));
   });
 
   test('unique keys keep one pending job per key', async () => {

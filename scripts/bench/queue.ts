@@ -3,20 +3,29 @@
 // N drained by the plainest SQL loop (claim and delete a batch in one statement, FOR
 // UPDATE SKIP LOCKED, same batch size) as the baseline. Then the enqueue→start latency of
 // a trickle of jobs, with a nudge after each insert (as emits do) and without one (the
-// runtime finds them at its next poll).
+// runtime finds them at its next poll). The peer: graphile-worker 0.18 draining the same
+// number of no-op jobs in its own process on the same server, in its default mode and with
+// its local queue and batched completion, at the same concurrency and pool size; rounds are
+// interleaved and the median round of each is reported.
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config.ts';
 import type { Sql } from '../../src/db/connect.ts';
 import { createLogger } from '../../src/log.ts';
 import { insertJob } from '../../src/queue/queries.ts';
 import { WorkerRuntime, type RuntimeOptions } from '../../src/queue/runtime.ts';
+import { JobWakeups } from '../../src/queue/wakeups.ts';
+import type { Database } from '../../src/db/connect.ts';
 import { createDatabase } from './lib/database.ts';
-import { sleep } from './lib/processes.ts';
-import { percentile, print, round, setting } from './lib/report.ts';
+import { ensurePeerLibs, peerScript } from './lib/peer-libs.ts';
+import { sleep, startPeerScript } from './lib/processes.ts';
+import { medianBy, percentile, print, round, setting, verdict } from './lib/report.ts';
 
 const JOBS = setting('BENCH_QUEUE_JOBS', 20_000);
 const TRICKLE = setting('BENCH_QUEUE_TRICKLE', 150);
 const ENQUEUE_IN_FLIGHT = 32;
+const ROUNDS = setting('BENCH_ROUNDS', 3);
+/** The runtime's drain ÷ graphile-worker's best mode. */
+const TARGET = 1.0;
 const defaults = loadConfig({});
 const options: RuntimeOptions = { ...defaults.queue };
 const log = createLogger('warn');
@@ -69,8 +78,14 @@ async function drainWithSql(sql: Sql, loops: number): Promise<number> {
   return n / ((performance.now() - started) / 1000);
 }
 
-/** Enqueue→start latency (ms) of `count` jobs inserted one at a time, 20–60 ms apart. */
-async function trickle(sql: Sql, count: number, nudge: boolean): Promise<number[]> {
+/**
+ * Enqueue→start latency (ms) of `count` jobs inserted one at a time, 20–60 ms apart.
+ * `mode`: "nudged" calls the runtime's nudge() (an emit on the same instance), "polled"
+ * leaves it to the next poll, "notified" enqueues through another instance (`other`, its
+ * own pool) that announces the job with NOTIFY, which the runtime's instance listens for.
+ */
+async function trickle(db: Database, count: number, mode: 'nudged' | 'polled' | 'notified', other?: Database): Promise<number[]> {
+  const sql = db.sql;
   await sql`truncate jobs`;
   const enqueuedAt: number[] = [];
   const latencies: number[] = [];
@@ -82,64 +97,110 @@ async function trickle(sql: Sql, count: number, nudge: boolean): Promise<number[
       },
     },
   });
+  const listening = new JobWakeups(db, log);
+  const announcing = new JobWakeups(other ?? db, log);
+  if (mode === 'notified') await listening.listen(() => runtime.nudge());
   runtime.start();
   await sleep(options.pollIntervalMs); // settle into the idle poll rhythm
   for (let i = 0; i < count; i++) {
     enqueuedAt[i] = performance.now();
-    await insertJob(sql, { kind: 'noop', payload: { i } });
-    if (nudge) runtime.nudge();
+    await insertJob(mode === 'notified' ? (other ?? db).sql : sql, { kind: 'noop', payload: { i } });
+    if (mode === 'nudged') runtime.nudge();
+    if (mode === 'notified') announcing.announce('noop');
     await sleep(20 + Math.random() * 40);
   }
   while (latencies.length < count) await sleep(20);
   await runtime.stop(5_000);
+  await listening.close();
   return latencies;
 }
 
+/** graphile-worker draining `n` no-op jobs in its own process (see peer-libs/graphile-drain.ts). */
+async function drainWithGraphile(url: string, n: number, mode: 'default' | 'batched'): Promise<number> {
+  const peer = await startPeerScript(peerScript('graphile-drain'), {
+    DATABASE_URL: url, JOBS: String(n), MODE: mode, CONCURRENCY: String(options.concurrency), POOL: String(defaults.dbPoolMax),
+  }, 600_000);
+  await peer.stop();
+  return Number(peer.ready.jobsPerSec);
+}
+
+await ensurePeerLibs();
 const db = await createDatabase('queue');
+const graphileDb = await createDatabase('graphile', false);
 try {
-  const { sql } = await db.open(defaults.dbPoolMax);
-  const enqueueRate = await enqueue(sql, JOBS);
-  const runtimeRate = await drainWithRuntime(sql, JOBS);
-  await enqueue(sql, JOBS);
-  const sqlRate = await drainWithSql(sql, defaults.dbPoolMax);
-  const nudged = await trickle(sql, TRICKLE, true);
-  const polled = await trickle(sql, TRICKLE, false);
+  const main = await db.open(defaults.dbPoolMax);
+  const { sql } = main;
+  const rounds: { enqueue: number; runtime: number; graphileDefault: number; graphileBatched: number; sqlLoop: number }[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const enqueueRate = await enqueue(sql, JOBS);
+    const runtimeRate = await drainWithRuntime(sql, JOBS);
+    const graphileDefault = await drainWithGraphile(graphileDb.url, JOBS, 'default');
+    const graphileBatched = await drainWithGraphile(graphileDb.url, JOBS, 'batched');
+    await enqueue(sql, JOBS);
+    const sqlRate = await drainWithSql(sql, defaults.dbPoolMax);
+    rounds.push({ enqueue: enqueueRate, runtime: runtimeRate, graphileDefault, graphileBatched, sqlLoop: sqlRate });
+  }
+  const med = (k: keyof (typeof rounds)[number]) => medianBy(rounds, (x) => x[k])[k];
+  const runtimeRate = med('runtime');
+  const sqlRate = med('sqlLoop');
+  const gDefault = med('graphileDefault');
+  const gBatched = med('graphileBatched');
+  const best = Math.max(gDefault, gBatched);
+  const nudged = await trickle(main, TRICKLE, 'nudged');
+  const polled = await trickle(main, TRICKLE, 'polled');
+  const notified = await trickle(main, TRICKLE, 'notified', await db.open(2));
   const lat = (xs: number[]) => ({ p50Ms: round(percentile(xs, 50), 1), p99Ms: round(percentile(xs, 99), 1), maxMs: round(Math.max(...xs), 1) });
   const data = {
     jobs: JOBS,
+    rounds: ROUNDS,
     options,
-    enqueuePerSec: round(enqueueRate, 0),
+    enqueuePerSec: round(med('enqueue'), 0),
     runtimePerSec: round(runtimeRate, 0),
+    graphileDefaultPerSec: round(gDefault, 0),
+    graphileBatchedPerSec: round(gBatched, 0),
     sqlLoopPerSec: round(sqlRate, 0),
     ratio: round(runtimeRate / sqlRate, 3),
+    peerRatio: round(runtimeRate / best, 3),
+    met: runtimeRate / best >= TARGET,
+    roundsPerSec: rounds.map((x) => Object.fromEntries(Object.entries(x).map(([k, v]) => [k, round(v, 0)]))),
     latencyNudged: lat(nudged),
     latencyPolled: lat(polled),
+    latencyNotified: lat(notified),
   };
   print({
     bench: 'queue',
-    title: `Queue: ${JOBS.toLocaleString('en-US')} no-op jobs through WorkerRuntime vs a plain SQL claim/delete loop`,
+    title: `Queue: ${JOBS.toLocaleString('en-US')} no-op jobs through WorkerRuntime vs graphile-worker 0.18 and a plain SQL claim/delete loop`,
     notes: [
       `runtime with the default settings: QUEUE_BATCH_SIZE=${options.batchSize}, QUEUE_CONCURRENCY=${options.concurrency}, QUEUE_POLL_INTERVAL_MS=${options.pollIntervalMs}, DB_POOL_MAX=${defaults.dbPoolMax}; in the benchmark's process (no HTTP involved)`,
       `enqueue: insertJob one job per statement (autocommit), ${ENQUEUE_IN_FLIGHT} in flight; jobs truncated before each phase`,
-      'runtime drain: one claim (UPDATE … FOR UPDATE SKIP LOCKED … RETURNING) per batch, then each job deleted on its own when it finishes (one commit per job), timed until the table is empty',
+      'runtime drain: timed from start() until the jobs table is empty',
+      `graphile-worker 0.18 (scripts/bench/peer-libs/graphile-drain.ts) in its own process on a database of its own on the same server, concurrency ${options.concurrency}, pool ${defaults.dbPoolMax}, jobs queued in bulk beforehand (not timed), timed from run() until its jobs table is empty; "default" as installed, "batched" with localQueue.size = concurrency + 1 and completeJobBatchDelay = 0`,
       `baseline: DELETE … WHERE id IN (SELECT … ORDER BY run_at, id LIMIT ${options.batchSize} FOR UPDATE SKIP LOCKED) RETURNING in a loop, ${defaults.dbPoolMax} loops at once on the same ${defaults.dbPoolMax}-connection pool (one commit per batch, no lease)`,
-      `latency: ${TRICKLE} jobs inserted one by one 20–60 ms apart; "nudged" calls runtime.nudge() after each insert (as an emit does), "polled" waits for the next poll`,
+      `${ROUNDS} interleaved rounds (runtime, graphile default, graphile batched, SQL loop), median round of each shown`,
+      `latency: ${TRICKLE} jobs inserted one by one 20–60 ms apart; "nudged" calls runtime.nudge() after each insert (as an emit does), "polled" waits for the next poll, "other instance" inserts through a second pool that announces each job with NOTIFY (JobWakeups), which the runtime's pool LISTENs for (both pools in this process, the wake-up going through PostgreSQL)`,
+      `target: runtime ÷ graphile-worker's best mode ≥ ${TARGET}`,
     ],
-    columns: ['measure', 'jobs/s', 'p50 ms', 'p99 ms', 'ratio'],
+    columns: ['measure', 'jobs/s', 'p50 ms', 'p99 ms', '÷ SQL loop', '÷ graphile best'],
     rows: [
-      ['enqueue (insertJob)', data.enqueuePerSec, null, null, null],
-      ['drain: WorkerRuntime', data.runtimePerSec, null, null, data.ratio],
-      ['drain: SQL claim+delete loop', data.sqlLoopPerSec, null, null, '(baseline)'],
-      ['enqueue→start, nudged', null, data.latencyNudged.p50Ms, data.latencyNudged.p99Ms, null],
-      [`enqueue→start, polled (${options.pollIntervalMs} ms)`, null, data.latencyPolled.p50Ms, data.latencyPolled.p99Ms, null],
+      ['enqueue (insertJob)', data.enqueuePerSec, null, null, null, null],
+      ['drain: WorkerRuntime', data.runtimePerSec, null, null, data.ratio, `${data.peerRatio} (${verdict(data.met)})`],
+      ['drain: graphile-worker 0.18, default', data.graphileDefaultPerSec, null, null, round(gDefault / sqlRate, 3), '(peer)'],
+      ['drain: graphile-worker 0.18, localQueue + batched completion', data.graphileBatchedPerSec, null, null, round(gBatched / sqlRate, 3), '(peer)'],
+      ['drain: SQL claim+delete loop', data.sqlLoopPerSec, null, null, '(baseline)', null],
+      ['enqueue→start, nudged', null, data.latencyNudged.p50Ms, data.latencyNudged.p99Ms, null, null],
+      [`enqueue→start, polled (${options.pollIntervalMs} ms)`, null, data.latencyPolled.p50Ms, data.latencyPolled.p99Ms, null, null],
+      ['enqueue→start, other instance (LISTEN/NOTIFY)', null, data.latencyNotified.p50Ms, data.latencyNotified.p99Ms, null, null],
     ],
     data,
     headlines: [
+      { figure: 'queue drain, runtime ÷ graphile-worker best', value: `${data.peerRatio} (${data.runtimePerSec.toLocaleString('en-US')} vs ${Math.round(best).toLocaleString('en-US')} jobs/s)`, target: `≥ ${TARGET}`, met: data.met },
       { figure: 'queue drain, runtime/SQL loop', value: `${data.ratio} (${data.runtimePerSec.toLocaleString('en-US')} vs ${data.sqlLoopPerSec.toLocaleString('en-US')} jobs/s)`, target: null, met: null },
       { figure: 'enqueue→start p50/p99, nudged', value: `${data.latencyNudged.p50Ms} / ${data.latencyNudged.p99Ms} ms`, target: null, met: null },
       { figure: 'enqueue→start p50/p99, polled', value: `${data.latencyPolled.p50Ms} / ${data.latencyPolled.p99Ms} ms`, target: null, met: null },
+      { figure: 'enqueue→start p50/p99, other instance (NOTIFY)', value: `${data.latencyNotified.p50Ms} / ${data.latencyNotified.p99Ms} ms`, target: null, met: null },
     ],
   });
 } finally {
   await db.drop();
+  await graphileDb.drop();
 }

@@ -24,7 +24,8 @@ export interface CompletedRequest {
   method: string;
   route: string;
   status: number;
-  ms: number;
+  /** null for a malformed request answered before it was timed. */
+  ms: number | null;
 }
 
 export interface ServerDeps {
@@ -57,7 +58,7 @@ interface RateState {
   ipTaken: Taken | null;
 }
 
-const API_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 function errorBody(err: AppError): string {
   return JSON.stringify(errorEnvelope(err));
@@ -83,9 +84,16 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     return new AppError('INTERNAL');
   }
 
-  function write(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer | string | undefined): void {
+  /**
+   * Writes a whole answer with one writeHead: the service's fixed headers, the request id,
+   * then `extra` (rate-limit fields) and `own` (the reply's or error's), later ones winning.
+   */
+  function write(res: ServerResponse, requestId: string, status: number, contentType: string | null, extra: Record<string, string>, own: Record<string, string> | undefined, body: Buffer | string | undefined): void {
     if (res.headersSent || res.destroyed) return;
-    const all: Record<string, string | number> = { ...API_HEADERS, ...headers };
+    const all: Record<string, string | number> = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': requestId };
+    if (contentType !== null) all['content-type'] = contentType;
+    for (const k in extra) all[k] = extra[k] as string;
+    if (own !== undefined) for (const k in own) all[k] = own[k] as string;
     if (draining) all.connection = 'close';
     if (body !== undefined) all['content-length'] = Buffer.byteLength(body);
     res.writeHead(status, all);
@@ -93,34 +101,33 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
   }
 
   /** Streams a body; a client that leaves ends it quietly, a failing source cuts the answer. */
-  async function sendStream(res: ServerResponse, status: number, headers: Record<string, string>, source: AsyncIterable<Buffer | string>): Promise<void> {
+  async function sendStream(res: ServerResponse, requestId: string, reply: Reply & { stream: NonNullable<Reply['stream']> }, extra: Record<string, string>): Promise<void> {
     if (res.headersSent || res.destroyed) return;
-    const all: Record<string, string> = { ...API_HEADERS, ...headers };
+    const all: Record<string, string> = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': requestId, 'content-type': reply.stream.contentType };
+    for (const k in extra) all[k] = extra[k] as string;
+    if (reply.headers !== undefined) for (const k in reply.headers) all[k] = reply.headers[k] as string;
     if (draining) all.connection = 'close';
-    res.writeHead(status, all);
+    res.writeHead(reply.status, all);
     try {
-      await pipeline(Readable.from(source, { objectMode: false }), res);
+      await pipeline(Readable.from(reply.stream.source, { objectMode: false }), res);
     } catch (err) {
       if (res.writableFinished || (res.destroyed && !res.writableEnded && (err as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE')) return;
       throw err;
     }
   }
 
-  async function sendReply(res: ServerResponse, reply: Reply, extra: Record<string, string>): Promise<void> {
-    const headers = { ...extra, ...reply.headers };
-    if (reply.stream !== undefined) {
-      await sendStream(res, reply.status, { 'content-type': reply.stream.contentType, ...headers }, reply.stream.source);
-    } else if (reply.raw !== undefined) {
-      write(res, reply.status, { 'content-type': reply.raw.contentType, ...headers }, reply.raw.data);
+  function sendReply(res: ServerResponse, requestId: string, reply: Reply, extra: Record<string, string>): void {
+    if (reply.raw !== undefined) {
+      write(res, requestId, reply.status, reply.raw.contentType, extra, reply.headers, reply.raw.data);
     } else if (reply.body !== undefined && reply.status !== 204) {
-      write(res, reply.status, { 'content-type': 'application/json; charset=utf-8', ...headers }, JSON.stringify(reply.body));
+      write(res, requestId, reply.status, JSON_TYPE, extra, reply.headers, JSON.stringify(reply.body));
     } else {
-      write(res, reply.status, headers, undefined);
+      write(res, requestId, reply.status, null, extra, reply.headers, undefined);
     }
   }
 
-  function sendError(res: ServerResponse, err: AppError, extra: Record<string, string>): void {
-    write(res, err.status, { 'content-type': 'application/json; charset=utf-8', ...extra, ...err.headers }, errorBody(err));
+  function sendError(res: ServerResponse, requestId: string, err: AppError, extra: Record<string, string>): void {
+    write(res, requestId, err.status, JSON_TYPE, extra, err.headers, errorBody(err));
   }
 
   function limit(scope: RouteRateScope, route: Route, ctx: RequestContext, rate: RateState): void {
@@ -150,8 +157,9 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
       ctx.body = decodeBody(bodyKind, ctx.rawBody, ctx.headers);
     }
     const reply = await route.handler(ctx);
-    await settle(req, res);
-    await sendReply(res, reply, rate.headers);
+    if (!req.complete) await settle(req, res);
+    if (reply.stream !== undefined) await sendStream(res, ctx.requestId, { ...reply, stream: reply.stream }, rate.headers);
+    else sendReply(res, ctx.requestId, reply, rate.headers);
   }
 
   /** Reads what the client still sends before answering, or has the answer close the connection. */
@@ -164,7 +172,7 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
 
   function accessLog(entry: { requestId: string; method: string; route: string; status: number; ms: number | null; tenant: number | null; ip: string; aborted?: true }): void {
     log.info('request', entry);
-    deps.onCompleted?.({ method: entry.method, route: entry.route, status: entry.status, ms: entry.ms ?? 0 });
+    deps.onCompleted?.(entry);
   }
 
   /**
@@ -177,7 +185,6 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     const started = performance.now();
     const presented = req.headers['x-request-id'];
     const requestId = typeof presented === 'string' && REQUEST_ID.test(presented) ? presented : randomUUID();
-    res.setHeader('x-request-id', requestId);
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -220,12 +227,17 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
       if (match.kind === 'not-found') throw new AppError('NOT_FOUND', `No endpoint at ${method} ${path.slice(0, 200)}`);
       if (match.kind === 'method-not-allowed') {
         const allow = match.allow.includes('GET') ? [...match.allow, 'HEAD'] : match.allow;
-        if (method === 'OPTIONS') return write(res, 204, { allow: allow.join(', ') }, undefined);
+        if (method === 'OPTIONS') return write(res, requestId, 204, null, rate.headers, { allow: allow.join(', ') }, undefined);
         throw new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here; use ${allow.join(', ')}`, { headers: { allow: allow.join(', ') } });
       }
       routePath = match.route.path;
+      let query: URLSearchParams | null = null;
       ctx = {
-        requestId, method, path, routePath, params: match.params, query: new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''),
+        requestId, method, path, routePath, params: match.params,
+        // Parsed only for a handler that reads it: most routes take no query.
+        get query() {
+          return (query ??= new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''));
+        },
         headers: req.headers, clientIp: ip, peerIp: socketIp(req.socket), env: match.env, principal: null, body: undefined, rawBody: Buffer.alloc(0),
         get signal() {
           return signal();
@@ -250,7 +262,7 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
       // A body sent after an expectation was refused is not waited for.
       if (refuse === undefined) await settle(req, res);
       else res.setHeader('connection', 'close');
-      sendError(res, error, rate.headers);
+      sendError(res, requestId, error, rate.headers);
     }
   }
 

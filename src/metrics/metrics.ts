@@ -27,9 +27,18 @@ export class ServiceMetrics {
     this.sources = sources;
   }
 
+  /** Each (method, route, status)'s counter and latency series, found by one string key per request. */
+  private readonly cells = new Map<string, { count: { value: number }; latency: { observe(value: number): void } }>();
+
   readonly onRequest = (r: CompletedRequest): void => {
-    this.requests.inc({ method: r.method, route: r.route, status: String(r.status) });
-    this.latency.observe({ method: r.method, route: r.route }, r.ms / 1000);
+    const key = `${r.method} ${r.route} ${r.status}`;
+    let cell = this.cells.get(key);
+    if (cell === undefined) {
+      cell = { count: this.requests.cell({ method: r.method, route: r.route, status: String(r.status) }), latency: this.latency.cell({ method: r.method, route: r.route }) };
+      this.cells.set(key, cell);
+    }
+    cell.count.value++;
+    cell.latency.observe((r.ms ?? 0) / 1000);
   };
 
   /**

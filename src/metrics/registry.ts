@@ -21,10 +21,15 @@ export class Counter {
   }
 
   inc(labels: Labels = {}, by = 1): void {
+    this.cell(labels).value += by;
+  }
+
+  /** The series of `labels`, to keep and increment directly (no key built per increment). */
+  cell(labels: Labels): { value: number } {
     const k = keyOf(labels);
-    const entry = this.values.get(k);
-    if (entry === undefined) this.values.set(k, { labels, value: by });
-    else entry.value += by;
+    let entry = this.values.get(k);
+    if (entry === undefined) this.values.set(k, (entry = { labels, value: 0 }));
+    return entry;
   }
 
   render(): string[] {
@@ -45,21 +50,38 @@ export class Histogram {
   }
 
   observe(labels: Labels, value: number): void {
+    this.cell(labels).observe(value);
+  }
+
+  /** The series of `labels`, to keep and observe directly. Counts are kept per bucket and summed when rendered. */
+  cell(labels: Labels): { observe(value: number): void } {
     const k = keyOf(labels);
     let s = this.series.get(k);
     if (s === undefined) {
       s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
       this.series.set(k, s);
     }
-    for (let i = 0; i < this.buckets.length; i++) if (value <= (this.buckets[i] as number)) s.counts[i] = (s.counts[i] as number) + 1;
-    s.sum += value;
-    s.count += 1;
+    const series = s;
+    const buckets = this.buckets;
+    return {
+      observe(value: number): void {
+        let i = 0;
+        while (i < buckets.length && value > (buckets[i] as number)) i++;
+        if (i < buckets.length) series.counts[i] = (series.counts[i] as number) + 1;
+        series.sum += value;
+        series.count += 1;
+      },
+    };
   }
 
   render(): string[] {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
     for (const s of this.series.values()) {
-      this.buckets.forEach((b, i) => lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: String(b) })} ${s.counts[i]}`));
+      let cumulative = 0;
+      this.buckets.forEach((b, i) => {
+        cumulative += s.counts[i] as number;
+        lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: String(b) })} ${cumulative}`);
+      });
       lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: '+Inf' })} ${s.count}`);
       lines.push(`${this.name}_sum${labelText(s.labels)} ${s.sum}`);
       lines.push(`${this.name}_count${labelText(s.labels)} ${s.count}`);

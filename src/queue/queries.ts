@@ -82,6 +82,24 @@ export async function completeJob(sql: Queryable, id: string, owner: string): Pr
   return rows.count > 0;
 }
 
+/**
+ * completeJob for many jobs in one statement: each finished job still held by `owner` is
+ * deleted, or made due at once if asked to run again (`rerun`). Returns the ids written.
+ */
+export async function completeJobs(sql: Queryable, ids: readonly string[], owner: string): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await sql<{ id: string }[]>`
+    with finished as (
+      delete from jobs where id = any(${ids as string[]}::bigint[]) and locked_by = ${owner} and not rerun returning id
+    ), again as (
+      update jobs set run_at = now(), locked_until = null, locked_by = null, attempts = 0, last_error = null, rerun = false
+      where id = any(${ids as string[]}::bigint[]) and locked_by = ${owner} and rerun
+      returning id
+    )
+    select id from finished union all select id from again`;
+  return new Set(rows.map((r) => String(r.id)));
+}
+
 /** Puts a job back for a later run. `countAttempt: false` for planned waits (polling). */
 export async function rescheduleJob(
   sql: Queryable,
@@ -145,4 +163,13 @@ export async function scheduleKeyedJob(sql: Queryable, job: NewJob & { uniqueKey
       run_at = case when jobs.locked_until >= now() then jobs.run_at else excluded.run_at end,
       attempts = case when jobs.locked_until >= now() then jobs.attempts else 0 end,
       rerun = coalesce(jobs.locked_until >= now(), false)`;
+}
+
+/** The channel on which instances announce enqueued jobs (the payload is the job's kind). */
+export const JOBS_CHANNEL = 'ecf_jobs';
+
+/** Tells every listening instance that jobs of these kinds were enqueued (delivered on commit). */
+export async function notifyJobs(sql: Queryable, kinds: readonly string[]): Promise<void> {
+  if (kinds.length === 0) return;
+  await sql`select pg_notify(${JOBS_CHANNEL}, k) from unnest(${kinds as string[]}::text[]) as k`;
 }

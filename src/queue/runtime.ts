@@ -1,40 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log.ts';
-import { JOB_KINDS, backoffMs, type JobKind, type JobPayloads, type RetryPolicy } from './kinds.ts';
+import type { JobDefinition, JobDefinitions, Reschedule, RuntimeOptions } from './definitions.ts';
+import { JOB_KINDS, backoffMs, type JobKind, type RetryPolicy } from './kinds.ts';
+import { CompletionBatcher } from './completions.ts';
 import { claimJobs, completeJob, releaseJobs, renewLeases, rescheduleJob, type JobRow } from './queries.ts';
 import { errorMessage } from '../errors.ts';
 
-/** A planned wait (e.g. the authority still processing): not a failure, attempts reset. */
-export interface Reschedule<K extends JobKind = JobKind> {
-  retryIn: number;
-  /** Replaces the job's payload for its next run. */
-  payload?: JobPayloads[K];
-}
+export type { JobContext, JobDefinition, JobDefinitions, Reschedule, RuntimeOptions } from './definitions.ts';
 
-export interface JobContext {
-  signal: AbortSignal;
-  log: Logger;
-}
-
-/** The handler of one kind: it is given that kind's payload, typed (JobPayloads). */
-export interface JobDefinition<K extends JobKind = JobKind> {
-  run(job: JobRow<K>, ctx: JobContext): Promise<Reschedule<K> | void>;
-  /** Called once when the job has failed maxAttempts times, before it is deleted. */
-  exhausted?(job: JobRow<K>, error: unknown): Promise<void>;
-  /** Overrides the kind's default retry policy (from configuration). */
-  policy?: Partial<RetryPolicy>;
-}
-
-/** The handlers a runtime runs, each typed by its kind. */
-export type JobDefinitions = { [K in JobKind]?: JobDefinition<K> };
-
-export interface RuntimeOptions {
-  pollIntervalMs: number;
-  batchSize: number;
-  concurrency: number;
-  leaseMs: number;
+/** A job claimed ahead of a free slot, and until when (local clock) its lease surely holds. */
+interface Prefetched {
+  job: JobRow;
+  leaseUntil: number;
 }
 
 interface ActiveJob {
@@ -49,21 +29,34 @@ function describe(err: unknown): string {
 }
 
 /**
- * Polls the jobs table and runs what it claims, at most `concurrency` at once. A batch
- * that comes back full means more work is waiting, so it polls again at once; otherwise
- * it sleeps `pollIntervalMs` unless nudged (a job enqueued by this process). Every write
- * after the claim is conditioned on still owning the lease, so a worker that lost its
- * lease (paused, partitioned) cannot complete or reschedule a job someone else now runs.
+ * Claims jobs from the jobs table and runs them, at most `concurrency` at once. Each claim
+ * asks for every free slot plus one batch (`batchSize`) ahead, kept in a local prefetch
+ * queue, so a finished job's slot is filled at once, without waiting for a claim. A claim
+ * that comes back full means more work is waiting, so it claims again as soon as half a
+ * batch fits; otherwise it sleeps
+ * `pollIntervalMs` unless nudged (a job enqueued by this process, or a wake-up from another
+ * instance). Finished jobs are deleted in batches (CompletionBatcher). Every write after the
+ * claim is conditioned on still owning the lease, so a worker that lost its lease (paused,
+ * partitioned) cannot complete or reschedule a job someone else now runs.
  *
  * A job may outlast the lease (a DGII submission makes several calls with long timeouts, a
- * webhook attempt waits up to its timeout), so the leases of running jobs are renewed every
- * third of the lease in one statement. A job whose renewal finds it owned by another
- * worker (its lease had expired, e.g. this process stalled) has its signal aborted: someone
- * else runs it now, and this run's writes would be refused anyway.
+ * webhook attempt waits up to its timeout), so the leases of running, prefetched and
+ * finishing jobs are renewed every third of the lease in one statement. A running job whose
+ * renewal finds it owned by another worker (its lease had expired, e.g. this process
+ * stalled) has its signal aborted: someone else runs it now, and this run's writes would be
+ * refused anyway. A prefetched job is started only while at least two thirds of its lease
+ * surely remain, so a stalled process never starts a job whose lease may have lapsed; a
+ * killed process's prefetched jobs are taken over once their leases expire.
  */
 export class WorkerRuntime {
   readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  /** Started jobs, until their outcome is written. */
   private readonly active = new Map<string, ActiveJob>();
+  private readonly prefetched: Prefetched[] = [];
+  /** Started jobs whose handler has not returned: what `concurrency` bounds. */
+  private runningCount = 0;
+  /** The last claim came back full: more jobs are probably due. */
+  private backlog = false;
   private readonly kinds: JobKind[];
   private running = false;
   private loop: Promise<void> = Promise.resolve();
@@ -76,6 +69,7 @@ export class WorkerRuntime {
   private readonly log: Logger;
   private readonly options: RuntimeOptions;
   private readonly definitions: JobDefinitions;
+  private readonly completions: CompletionBatcher;
 
   constructor(
     sql: Sql,
@@ -88,10 +82,22 @@ export class WorkerRuntime {
     this.options = options;
     this.definitions = definitions;
     this.kinds = Object.keys(definitions) as JobKind[];
+    this.completions = new CompletionBatcher(sql, this.owner);
   }
 
+  /** Jobs started and not yet finished (their outcome not yet written). */
   get activeCount(): number {
     return this.active.size;
+  }
+
+  /** Jobs claimed and waiting in this process for a free slot. */
+  get prefetchedCount(): number {
+    return this.prefetched.length;
+  }
+
+  /** The kinds this runtime runs. */
+  get jobKinds(): readonly JobKind[] {
+    return this.kinds;
   }
 
   start(): void {
@@ -107,11 +113,18 @@ export class WorkerRuntime {
     else this.nudged = true;
   }
 
-  /** Stops claiming, waits up to `graceMs` for running jobs, then releases the rest. */
+  /**
+   * Stops claiming and gives back the prefetched jobs at once; waits up to `graceMs` for
+   * running jobs, then releases the rest.
+   */
   async stop(graceMs: number): Promise<void> {
     this.running = false;
     this.nudge();
     await this.loop;
+    const waiting = this.prefetched.splice(0).map((p) => p.job.id);
+    if (waiting.length > 0) {
+      await releaseJobs(this.sql, waiting, this.owner).catch((err: unknown) => this.log.warn('could not release prefetched jobs', { err }));
+    }
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all([...this.active.values()].map((a) => a.done)),
@@ -146,14 +159,21 @@ export class WorkerRuntime {
 
   private async renewLeases(): Promise<void> {
     const running = [...this.active.entries()];
-    if (running.length === 0) return;
+    const waiting = [...this.prefetched];
+    if (running.length === 0 && waiting.length === 0) return;
+    const asked = performance.now();
     let held: Set<string>;
     try {
-      held = await renewLeases(this.sql, running.map(([id]) => id), this.owner, this.options.leaseMs);
+      held = await renewLeases(this.sql, [...running.map(([id]) => id), ...waiting.map((p) => p.job.id)], this.owner, this.options.leaseMs);
     } catch (err) {
-      // Unknown whether the leases hold: keep running; the owner checks guard the writes.
-      this.log.warn('could not renew job leases', { err, jobs: running.length });
+      // Unknown whether the leases hold: keep running; the owner checks guard the writes,
+      // and prefetched jobs are started only while their last known lease lasts.
+      this.log.warn('could not renew job leases', { err, jobs: running.length + waiting.length });
       return;
+    }
+    for (const p of waiting) {
+      if (held.has(p.job.id)) p.leaseUntil = asked + this.options.leaseMs;
+      else this.dropPrefetched(p);
     }
     for (const [id, entry] of running) {
       // A settled run's lease is gone because its outcome was written (deleted, rescheduled):
@@ -162,6 +182,11 @@ export class WorkerRuntime {
       this.log.warn('a running job lost its lease to another worker; aborting this run', { job: id });
       entry.controller.abort();
     }
+  }
+
+  private dropPrefetched(p: Prefetched): void {
+    const i = this.prefetched.indexOf(p);
+    if (i >= 0) this.prefetched.splice(i, 1);
   }
 
   private sleep(ms: number): Promise<void> {
@@ -182,55 +207,91 @@ export class WorkerRuntime {
   }
 
   private async pollLoop(): Promise<void> {
+    const { batchSize, pollIntervalMs, leaseMs } = this.options;
     let failures = 0;
     while (this.running) {
-      const free = this.options.concurrency - this.active.size;
-      if (free <= 0) {
-        await this.sleep(this.options.pollIntervalMs);
+      this.startPrefetched();
+      // Enough for every free slot plus one batch ahead; claim once at least half a batch fits.
+      const room = this.roomToClaim();
+      if (room < batchSize / 2) {
+        await this.sleep(pollIntervalMs);
         continue;
       }
-      const limit = Math.min(free, this.options.batchSize);
+      const asked = performance.now();
       let jobs: JobRow[];
       try {
-        jobs = await claimJobs(this.sql, this.kinds, this.owner, limit, this.options.leaseMs, [...this.active.keys()]);
+        const mine = [...this.active.keys(), ...this.prefetched.map((p) => p.job.id)];
+        jobs = await claimJobs(this.sql, this.kinds, this.owner, room, leaseMs, mine);
         failures = 0;
       } catch (err) {
         failures++;
+        this.backlog = false;
         if (failures === 1 || failures % 30 === 0) this.log.warn('could not claim jobs', { err, failures });
-        await this.sleep(Math.min(this.options.pollIntervalMs * 2 ** Math.min(failures, 5), 30_000));
+        await this.sleep(Math.min(pollIntervalMs * 2 ** Math.min(failures, 5), 30_000));
         continue;
       }
-      for (const job of jobs) this.launch(job);
-      if (jobs.length < limit) await this.sleep(this.options.pollIntervalMs);
+      for (const job of jobs) this.prefetched.push({ job, leaseUntil: asked + leaseMs });
+      this.backlog = jobs.length === room;
+      this.startPrefetched();
+      // A full claim: claim again as soon as there is room (a finished job nudges).
+      if (!this.backlog || this.roomToClaim() < batchSize / 2) await this.sleep(pollIntervalMs);
+    }
+  }
+
+  private roomToClaim(): number {
+    return this.options.concurrency + this.options.batchSize - this.runningCount - this.prefetched.length;
+  }
+
+  /** Starts prefetched jobs while slots are free; a job whose lease may have lapsed is given back. */
+  private startPrefetched(): void {
+    const margin = this.options.leaseMs / 3;
+    while (this.running && this.runningCount < this.options.concurrency && this.prefetched.length > 0) {
+      const p = this.prefetched.shift() as Prefetched;
+      if (performance.now() > p.leaseUntil - margin) {
+        // Released only if still ours; if someone took it over, it is theirs to run.
+        void releaseJobs(this.sql, [p.job.id], this.owner).catch(() => {});
+        continue;
+      }
+      this.launch(p.job);
     }
   }
 
   private launch(job: JobRow): void {
     const entry: ActiveJob = { controller: new AbortController(), done: Promise.resolve(), settled: false };
+    this.runningCount++;
     entry.done = this.execute(job, entry).finally(() => {
       if (this.active.get(job.id) === entry) this.active.delete(job.id);
-      // A slot opened: poll again if the loop was waiting for capacity.
-      if (this.active.size === this.options.concurrency - 1) this.nudge();
     });
     this.active.set(job.id, entry);
+  }
+
+  /** A handler returned: its slot goes to the next prefetched job, and the loop may claim more. */
+  private settle(entry: ActiveJob): void {
+    entry.settled = true;
+    this.runningCount--;
+    this.startPrefetched();
+    if (this.backlog && this.roomToClaim() >= this.options.batchSize / 2) this.nudge();
   }
 
   private async execute(job: JobRow, entry: ActiveJob): Promise<void> {
     const definition = this.definitions[job.kind] as JobDefinition | undefined;
     const log = this.log.child({ job: job.id, kind: job.kind });
     const signal = entry.controller.signal;
+    let settled = false;
     try {
       if (definition === undefined) throw new Error(`no handler for job kind ${job.kind}`);
       let outcome: Reschedule | void;
       try {
         outcome = await definition.run(job, { signal, log });
       } finally {
-        entry.settled = true;
+        settled = true;
+        this.settle(entry);
       }
       if (signal.aborted) return;
-      if (outcome === undefined) await completeJob(this.sql, job.id, this.owner);
+      if (outcome === undefined) await this.completions.complete(job.id);
       else await rescheduleJob(this.sql, job.id, this.owner, { delayMs: outcome.retryIn, error: null, countAttempt: false, payload: outcome.payload });
     } catch (err) {
+      if (!settled) this.settle(entry);
       // An aborted run's job belongs to someone else now (or was released at shutdown): its
       // failure is not the job's, and must neither count an attempt nor run `exhausted`.
       if (signal.aborted) return;

@@ -33,7 +33,7 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 90_0
     child.stdout?.on('data', (d: Buffer) => {
       output.push(d.toString());
       buffer += d.toString();
-      const m = /"msg":"listening","url":"([^"]+)"/.exec(buffer);
+      const m = /"msg":"listening",(?:"worker":\d+,)?"url":"([^"]+)"/.exec(buffer);
       if (m?.[1] !== undefined) {
         clearTimeout(timer);
         resolve(m[1]);

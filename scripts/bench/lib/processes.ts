@@ -57,7 +57,11 @@ export async function cpuMsOf(pid: number): Promise<number> {
   // Fields after the command name (which may hold spaces) start at field 3 (state).
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
-  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+  // Live child processes count too (the workers of WEB_CONCURRENCY > 1).
+  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter((c) => c !== '');
+  let childMs = 0;
+  for (const c of children) childMs += await cpuMsOf(Number(c)).catch(() => 0);
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND + childMs;
 }
 
 /** USER_HZ: 100 on every Linux architecture Node supports. */
@@ -201,7 +205,13 @@ export interface PeerProcess extends Child {
  * one JSON line on stdout (e.g. {"port":1234}); later lines are collected in `lines`.
  */
 export async function startPeer(name: string, env: Record<string, string> = {}, timeoutMs = 30_000): Promise<PeerProcess> {
-  const child = spawn(process.execPath, [join(PEERS, `${name}.ts`)], {
+  return startPeerScript(join(PEERS, `${name}.ts`), env, timeoutMs);
+}
+
+/** startPeer for a script anywhere (the peer libraries' scripts live in their own folder). */
+export async function startPeerScript(file: string, env: Record<string, string> = {}, timeoutMs = 30_000): Promise<PeerProcess> {
+  const name = file;
+  const child = spawn(process.execPath, [file], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,34 @@
+import type { Logger } from '../log.ts';
+import type { JobKind, JobPayloads, RetryPolicy } from './kinds.ts';
+import type { JobRow } from './queries.ts';
+
+/** A planned wait (e.g. the authority still processing): not a failure, attempts reset. */
+export interface Reschedule<K extends JobKind = JobKind> {
+  retryIn: number;
+  /** Replaces the job's payload for its next run. */
+  payload?: JobPayloads[K];
+}
+
+export interface JobContext {
+  signal: AbortSignal;
+  log: Logger;
+}
+
+/** The handler of one kind: it is given that kind's payload, typed (JobPayloads). */
+export interface JobDefinition<K extends JobKind = JobKind> {
+  run(job: JobRow<K>, ctx: JobContext): Promise<Reschedule<K> | void>;
+  /** Called once when the job has failed maxAttempts times, before it is deleted. */
+  exhausted?(job: JobRow<K>, error: unknown): Promise<void>;
+  /** Overrides the kind's default retry policy (from configuration). */
+  policy?: Partial<RetryPolicy>;
+}
+
+/** The handlers a runtime runs, each typed by its kind. */
+export type JobDefinitions = { [K in JobKind]?: JobDefinition<K> };
+
+export interface RuntimeOptions {
+  pollIntervalMs: number;
+  batchSize: number;
+  concurrency: number;
+  leaseMs: number;
+}
