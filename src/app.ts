@@ -31,6 +31,8 @@ import { DocumentService } from './documents/service.ts';
 import { EventOutbox } from './events/outbox.ts';
 import { IdempotencyStore } from './idempotency/idempotent.ts';
 import { maintenanceJob, scheduleMaintenance } from './maintenance/purge.ts';
+import { repairJob, scheduleRepair } from './maintenance/repair.ts';
+import { jobRepairers } from './maintenance/repairers.ts';
 import { WorkerRuntime } from './queue/runtime.ts';
 import { DeliveryEngine } from './webhooks/delivery.ts';
 import { webhookEventDocs } from './webhooks/event-docs.ts';
@@ -97,9 +99,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const { authority, simulator } = dgii;
     const closeAuthority = dgii.close;
     const documents = new DocumentService(db.sql, outbox, () => runtime.nudge());
+    const metrics = new ServiceMetrics(db.sql, rateLimits);
     const runtime: WorkerRuntime = new WorkerRuntime(db.sql, log, config.queue, {
       ...documentJobs({ sql: db.sql, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, config: config.authority, log }),
       'maintenance.purge': maintenanceJob(db.sql, log),
+      'maintenance.repair': repairJob({ sql: db.sql, repairers: jobRepairers(config), everyMs: config.queue.repairIntervalMs, log, onRepaired: metrics.onRepaired }),
     });
     const webhookSettings = new WebhookSettings(db.sql, keys['webhook-secrets'], config.webhooks);
     const engine = new DeliveryEngine(db.sql, webhookSettings, config.webhooks, `ecf-service-webhooks/${VERSION}`, log);
@@ -112,7 +116,6 @@ export async function startService(config: Config, options: StartOptions = {}): 
     }, { 'webhook.deliver': engine.job() });
     const webhooks = new WebhookService(db.sql, outbox, webhookSettings, engine, config.webhooks.timeoutMs, () => deliveries.nudge());
 
-    const metrics = new ServiceMetrics(db.sql, rateLimits);
     const router = new Router();
     let openapi: Record<string, unknown> | null = null;
     const routes = [
@@ -134,6 +137,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const http = createHttpServer({ config, log, router, authenticator, rateLimits, onCompleted: metrics.onRequest });
     if (config.queue.workersEnabled) {
       await scheduleMaintenance(db.sql);
+      await scheduleRepair(db.sql);
       runtime.start();
       deliveries.start();
     }

@@ -125,11 +125,20 @@ export async function openEmbedded(directory: string | null, log: Logger, seed?:
   // `socket` is a documented driver option missing from its type definitions. Each
   // connection gets a wire of its own; the session lets one of them in at a time.
   const session = new PgliteSession();
+  const wires = new Set<PgliteWire>();
+  let closing = false;
+  const socket = (): PgliteWire => {
+    if (closing) throw Object.assign(new Error('the embedded database is closing'), { code: 'CONNECTION_ENDED' });
+    const wire = new PgliteWire(db, session);
+    wires.add(wire);
+    wire.once('close', () => wires.delete(wire));
+    return wire;
+  };
   const options = (max: number, onnotice?: (notice: postgres.Notice) => void): postgres.Options<{}> & { socket: () => PgliteWire } => ({
     ...DRIVER_OPTIONS,
     ...(onnotice === undefined ? {} : { onnotice }),
     max,
-    socket: () => new PgliteWire(db, session),
+    socket,
     username: 'postgres',
     database: 'postgres',
     idle_timeout: 0,
@@ -142,7 +151,11 @@ export async function openEmbedded(directory: string | null, log: Logger, seed?:
     sql,
     kind: 'embedded',
     close: async () => {
+      closing = true;
       await Promise.all([lanes.close(5), sql.end({ timeout: 5 })]);
+      // A pool ended while queries still waited for its connection opens a new one for them
+      // once that connection closes (postgres 3.4.9, onclose()), after end() has returned.
+      for (const wire of wires) wire.destroy();
       await db.close();
       await lock?.release();
     },

@@ -41,7 +41,10 @@ export interface PipelineDeps {
   log: Logger;
 }
 
-interface PollPayload {
+/** The key of a document's poll job: it has one at a time. */
+export const POLL_JOB_KEY_PREFIX = 'poll:';
+
+export interface PollPayload {
   documentId: string;
   trackId: string;
   since: number;
@@ -95,7 +98,7 @@ export function documentJobs(deps: PipelineDeps): Record<'document.submit' | 'do
       const moved = await transition(tx, outbox, doc, 'en_proceso', { trackId, dgiiCode: null, dgiiMessage: null });
       if (moved === undefined) return;
       const payload: PollPayload = { documentId: doc.id, trackId, since: Date.now(), interval: config.pollIntervalMs };
-      await insertJob(tx, { kind: 'document.poll', payload: { ...payload }, delayMs: config.pollIntervalMs, uniqueKey: `poll:${doc.id}` });
+      await insertJob(tx, { kind: 'document.poll', payload: { ...payload }, delayMs: config.pollIntervalMs, uniqueKey: POLL_JOB_KEY_PREFIX + doc.id });
     });
   }
 

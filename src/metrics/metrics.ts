@@ -21,6 +21,7 @@ const DATABASE_DEADLINE_MS = 2_000;
 export class ServiceMetrics {
   private readonly requests = new Counter('ecf_http_requests_total', 'HTTP requests by method, route pattern and status.');
   private readonly latency = new Histogram('ecf_http_request_duration_seconds', 'HTTP request duration by method and route pattern.', LATENCY_BUCKETS);
+  private readonly repaired = new Counter('ecf_repaired_jobs_total', 'Jobs recreated by the periodic repair for work in flight that had none, by job kind (this instance).');
 
   constructor(
     private readonly sql: Sql,
@@ -30,6 +31,11 @@ export class ServiceMetrics {
   readonly onRequest = (r: CompletedRequest): void => {
     this.requests.inc({ method: r.method, route: r.route, status: String(r.status) });
     this.latency.observe({ method: r.method, route: r.route }, r.ms / 1000);
+  };
+
+  /** Counts jobs the periodic repair recreated (src/maintenance/repair.ts). */
+  readonly onRepaired = (kind: string, jobs: number): void => {
+    this.repaired.inc({ kind }, jobs);
   };
 
   /**
@@ -43,6 +49,7 @@ export class ServiceMetrics {
     const lines = [
       ...this.requests.render(),
       ...this.latency.render(),
+      ...this.repaired.render(),
       '# HELP ecf_rate_limit_refusals_total Requests refused with 429, by scope (this instance).',
       '# TYPE ecf_rate_limit_refusals_total counter',
       ...RATE_SCOPE_NAMES.map((scope) => `ecf_rate_limit_refusals_total{scope="${scope}"} ${this.rateLimits.refusals(scope)}`),

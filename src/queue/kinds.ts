@@ -5,6 +5,7 @@ export const JOB_KINDS = {
   'document.poll': { maxAttempts: 20, backoffBaseMs: 2_000, backoffMaxMs: 300_000 },
   'webhook.deliver': { maxAttempts: 50, backoffBaseMs: 1_000, backoffMaxMs: 60_000 },
   'maintenance.purge': { maxAttempts: 1_000_000, backoffBaseMs: 60_000, backoffMaxMs: 3_600_000 },
+  'maintenance.repair': { maxAttempts: 1_000_000, backoffBaseMs: 5_000, backoffMaxMs: 300_000 },
   // Does nothing: used by the queue's tests and benchmark.
   noop: { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 100 },
 } as const satisfies Record<string, { maxAttempts: number; backoffBaseMs: number; backoffMaxMs: number }>;
