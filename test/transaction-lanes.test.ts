@@ -6,8 +6,13 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database, type Sql } from '../src/db/connect.ts';
 import { TransactionLanes, type OpenLane } from '../src/db/transaction.ts';
 import { createLogger } from '../src/log.ts';
+import { newTenantWithCertificate } from './helpers/certificates.ts';
 import { createTestDatabase, SERVER_URL, type TestDatabase } from './helpers/db.ts';
+import { ecfFor, FAST_PIPELINE } from './helpers/documents.ts';
+import { call } from './helpers/http.ts';
 import { embeddedLaneDriver, isTransactionStatement, openTransactions, type LaneDriver } from './helpers/lanes.ts';
+import { startReceiver } from './helpers/receiver.ts';
+import { startTestService } from './helpers/service.ts';
 import { waitFor } from './helpers/wait.ts';
 
 // postgres 3.4.9's sql.begin could send BEGIN on a pooled connection it had not reserved:
@@ -139,5 +144,33 @@ test('a lane whose server says a BEGIN came inside a transaction is discarded', 
     assert.equal(lanes.discarded, 1, 'a lane without such a notice is kept');
   } finally {
     await close();
+  }
+});
+
+test('a webhook burst through the service sends no transaction statement on the statement pool', async () => {
+  const service = await startTestService({ env: { ...FAST_PIPELINE, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_INTERVAL_MS: '20', RATE_LIMIT_SENSITIVE_PER_MINUTE: '1000' } });
+  const receiver = await startReceiver({ respond: (_req, i) => ({ status: i % 5 === 0 ? 503 : 204 }) });
+  const sent: string[] = [];
+  try {
+    const tenant = await newTenantWithCertificate(service.url);
+    const bearer = { authorization: `Bearer ${tenant.accessToken}` };
+    assert.equal((await call(service.url, 'PUT', '/api/webhooks/settings', { json: { webhookUrl: receiver.url }, headers: bearer })).status, 200);
+    service.sql.options.debug = (_connection, text) => void sent.push(text);
+    const answers = await Promise.all([
+      ...Array.from({ length: 12 }, () => call(service.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(tenant.rnc), headers: { 'x-api-key': tenant.apiKey } })),
+      ...Array.from({ length: 12 }, () => call(service.url, 'POST', '/api/webhooks/test', { json: {}, headers: bearer })),
+    ]);
+    assert.deepEqual([...new Set(answers.map((a) => a.status))].sort(), [200, 202]);
+    await waitFor(async () => {
+      const [row] = await service.sql<{ n: number }[]>`
+        select count(*)::int as n from documents where tenant_id = ${tenant.tenantId} and estado not in ('recibido', 'en_proceso')`;
+      return row?.n === 12;
+    }, 30_000, 'every document decided');
+    assert.ok(sent.length > 200, `the statement pool carried the burst's statements (${sent.length})`);
+    assert.deepEqual(sent.filter(isTransactionStatement), [], 'and not one of them opens, ends or nests a transaction');
+  } finally {
+    service.sql.options.debug = false;
+    await receiver.close();
+    await service.close();
   }
 });
