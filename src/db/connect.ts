@@ -33,7 +33,7 @@ const DRIVER_OPTIONS = {
  * How DB_POOL_MAX is shared: half the connections (at least one) carry transactions, one
  * transaction each (src/db/transaction.ts), the rest (at least one) single statements.
  */
-export function connectionShares(max: number): { statements: number; transactions: number } {
+function connectionShares(max: number): { statements: number; transactions: number } {
   const transactions = Math.max(1, Math.floor(max / 2));
   return { statements: Math.max(1, max - transactions), transactions };
 }

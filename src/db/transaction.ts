@@ -72,7 +72,7 @@ const STRAY_TRANSACTION_NOTICES = new Set([
   '25P01', // no_active_sql_transaction: COMMIT or ROLLBACK with none open
 ]);
 
-export function isUnsafeTransaction(err: unknown): boolean {
+function isUnsafeTransaction(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'UNSAFE_TRANSACTION';
 }
 
@@ -141,11 +141,6 @@ export class TransactionLanes {
     if (fn === undefined) throw new TypeError('begin needs a callback');
     return this.run(options, fn, true);
   }) as Begin;
-
-  /** Transactions running now, for tests. */
-  get busy(): number {
-    return this.lanes.size - this.idle.length;
-  }
 
   private async run(options: string, fn: Callback, retry: boolean): Promise<unknown> {
     const lane = await this.acquire();
