@@ -40,6 +40,8 @@ import { SequenceService } from './sequences/service.ts';
 import { EventOutbox } from './events/outbox.ts';
 import { IdempotencyStore } from './idempotency/idempotent.ts';
 import { maintenanceJob, scheduleMaintenance } from './maintenance/purge.ts';
+import { repairJob, scheduleRepair } from './maintenance/repair.ts';
+import { jobRepairers } from './maintenance/repairers.ts';
 import { WorkerRuntime } from './queue/runtime.ts';
 import { JobWakeups } from './queue/wakeups.ts';
 import { DeliveryEngine } from './webhooks/delivery.ts';
@@ -127,6 +129,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     }, async (tenantId) => (await identity.tenant(tenantId))?.rnc, sequences);
     const annulments = new AnnulmentService(db.sql, sequences, (tenantId) => documents.rncOf(tenantId), () => runtime.nudge());
     const submitPolicy = { maxAttempts: config.authority.submitMaxAttempts, backoffBaseMs: config.authority.retryBaseMs, backoffMaxMs: config.authority.retryMaxMs };
+    const metrics = new ServiceMetrics(rateLimits, [() => jobGauges(db.sql), () => webhooks.gauges()]);
     const runtime: WorkerRuntime = new WorkerRuntime(db.sql, log, config.queue, {
       ...documentJobs({ sql: db.sql, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, config: config.authority, log }),
       'annulment.submit': annulmentJob({ sql: db.sql, sequences, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, policy: submitPolicy, log }),
@@ -134,6 +137,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       'exchange.deliver': buyerDeliveryJob({ sql: db.sql, judgeSigner: (env, leaf, offered, at) => signerTrust.judge(env, leaf, offered, at), outbox, directory: dgii.directory, fe, credentials: (tenantId, now) => certificates.credentials(tenantId, now), config: config.exchange, log }),
       'exchange.approval': approvalSendJob({ sql: db.sql, directory: dgii.directory, dgii: dgii.client, fe, certificates, config: config.exchange, log }),
       'maintenance.purge': maintenanceJob({ idempotencyKeys: (batch) => idempotency.purgeExpired(batch), sessions: () => identity.purgeExpiredSessions() }, log),
+      'maintenance.repair': repairJob({ sql: db.sql, repairers: jobRepairers(config), everyMs: config.queue.repairIntervalMs, log, onRepaired: metrics.onRepaired }),
     });
     const webhookSettings = new WebhookSettings(db.sql, keys['webhook-secrets'], config.webhooks);
     const engine = new DeliveryEngine(db.sql, webhookSettings, config.webhooks, `ecf-service-webhooks/${VERSION}`, log);
@@ -151,7 +155,6 @@ export async function startService(config: Config, options: StartOptions = {}): 
     });
 
     const signerTrust = signerTrustPolicy(config.receiver, log);
-    const metrics = new ServiceMetrics(rateLimits, [() => jobGauges(db.sql), () => webhooks.gauges()]);
     const router = new Router();
     let openapi: Record<string, unknown> | null = null;
     const routes = [
@@ -179,6 +182,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     if (config.queue.workersEnabled) {
       await scheduleMaintenance(db.sql);
       await scheduleExpiryCheck(db.sql);
+      await scheduleRepair(db.sql);
       runtime.start();
       deliveries.start();
       await wakeups.listen((kind) => {

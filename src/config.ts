@@ -60,6 +60,8 @@ export interface Config {
     batchSize: number;
     concurrency: number;
     leaseMs: number;
+    /** Period of the repair that gives work in flight its lost job back. */
+    repairIntervalMs: number;
   };
   idempotency: {
     ttlMs: number;
@@ -315,7 +317,7 @@ function read(env: Env): { config: Config; r: Reader } {
     port: r.int('PORT', 8080, 0, 65535, 'HTTP port (0 picks a free port).'),
     publicUrl: parsePublicUrl(r, r.optional('PUBLIC_URL', 'Public base URL of the service (used in the OpenAPI servers list).')),
     databaseUrl: parseDatabaseUrl(r, r.optional('DATABASE_URL', 'PostgreSQL URL. Unset: embedded PostgreSQL (PGlite) under DATA_DIR; memory:// keeps it in memory.')),
-    dbPoolMax: r.int('DB_POOL_MAX', 10, 1, 200, 'Maximum PostgreSQL connections of this instance (the embedded database always uses 1); with WEB_CONCURRENCY, of each worker.'),
+    dbPoolMax: r.int('DB_POOL_MAX', 10, 1, 200, 'Maximum PostgreSQL connections of this instance: half of them (at least 1) run transactions, one each, the rest (at least 1) single statements, so 1 means 2. The embedded database has one backend.'),
     webConcurrency: r.int('WEB_CONCURRENCY', 1, 1, 256, 'Worker processes (node:cluster) sharing the HTTP port, each also running background jobs; SIGTERM drains them all. Above 1 needs DATABASE_URL (the embedded database serves one process).'),
     dataDir: resolve(r.string('DATA_DIR', './data', 'Directory for the embedded database and the development master key.')),
     masterKey: null,
@@ -348,6 +350,7 @@ function read(env: Env): { config: Config; r: Reader } {
       batchSize: r.int('QUEUE_BATCH_SIZE', 20, 1, 1000, 'Jobs claimed per poll.'),
       concurrency: r.int('QUEUE_CONCURRENCY', 50, 1, 10_000, 'Jobs running at once in this instance.'),
       leaseMs: r.int('QUEUE_LEASE_MS', 120_000, 1000, 3_600_000, 'How long a claimed job stays reserved; a crashed worker\'s jobs run again after it.'),
+      repairIntervalMs: r.int('JOB_REPAIR_INTERVAL_MS', 60_000, 100, 86_400_000, 'How often one instance looks for pending webhook deliveries and documents in flight that have no job, and gives them one (counted in ecf_repaired_jobs_total).'),
     },
     idempotency: {
       ttlMs: r.int('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30, 'How long Idempotency-Key responses are kept for replay.') * 3_600_000,

@@ -5,8 +5,9 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { PGlite as PGliteType } from '@electric-sql/pglite';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
+import { PgliteSession } from './pglite-session.ts';
 import { PgliteWire } from './pglite-wire.ts';
-import { safeBegin } from './transaction.ts';
+import { TransactionLanes } from './transaction.ts';
 
 /** The connection pool: can open transactions. */
 export type Sql = postgres.Sql;
@@ -28,11 +29,36 @@ const DRIVER_OPTIONS = {
   connection: { application_name: 'ecf-service' },
 } as const;
 
+/**
+ * How DB_POOL_MAX is shared: half the connections (at least one) carry transactions, one
+ * transaction each (src/db/transaction.ts), the rest (at least one) single statements.
+ */
+function connectionShares(max: number): { statements: number; transactions: number } {
+  const transactions = Math.max(1, Math.floor(max / 2));
+  return { statements: Math.max(1, max - transactions), transactions };
+}
+
+interface SharedTypes {
+  shared: { typeArrayMap: Record<number, number> };
+}
+
+/** Gives `to` the array types `from` fetched, so that `to` need not fetch them (see below). */
+function shareArrayTypes(from: postgres.Sql, to: postgres.Sql): void {
+  Object.assign(to.options.parsers, from.options.parsers);
+  Object.assign(to.options.serializers, from.options.serializers);
+  Object.assign((to.options as unknown as SharedTypes).shared.typeArrayMap, (from.options as unknown as SharedTypes).shared.typeArrayMap);
+}
+
+function discardLogger(log: Logger): (reason: string) => void {
+  return (reason) => log.warn('a transaction connection was in a transaction it did not own; it was closed, and the server rolled that transaction back', { reason });
+}
+
 export async function openDatabase(config: Config, log: Logger): Promise<Database> {
   if (config.databaseUrl !== null && config.databaseUrl !== 'memory://') {
-    const sql = postgres(config.databaseUrl, {
+    const url = config.databaseUrl;
+    const shares = connectionShares(config.dbPoolMax);
+    const serverOptions = {
       ...DRIVER_OPTIONS,
-      max: config.dbPoolMax,
       idle_timeout: 60,
       // A connection that neither opens nor fails (a network path that drops packets) holds
       // the queries waiting for it this long before they fail with 503: short enough to
@@ -43,21 +69,34 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
       // 20 s while the server is away; every query waiting on that connection waits as long,
       // so an outage would hang requests instead of answering 503, and delay recovery.
       backoff: (failures: number) => Math.min(2 ** failures / 100, 1),
-    });
-    sql.begin = safeBegin(sql);
+    };
+    const sql = postgres(url, { ...serverOptions, max: shares.statements });
     try {
       // The driver fetches the array types on every new connection, in a query nothing
       // awaits: when that connection is lost and reconnecting fails, the rejection goes
-      // unhandled and ends the process. The types are the pool's, so fetch them once, now.
-      // Then sql.reserve() must not be used: without the fetch, 3.4.9 never hands a newly
-      // opened connection to a waiting reserve (test/numbering.test.ts would hang).
+      // unhandled and ends the process. The types are the pool's, so fetch them once, now,
+      // and give them to each transaction lane. Then sql.reserve() must not be used: without
+      // the fetch, 3.4.9 never hands a newly opened connection to a waiting reserve
+      // (test/numbering.test.ts would hang).
       await sql`select 1`;
       sql.options.fetch_types = false;
     } catch (err) {
       await sql.end({ timeout: 1 }).catch(() => {});
       throw err;
     }
-    return { sql, kind: 'postgres', close: () => sql.end({ timeout: 5 }) };
+    const lanes = new TransactionLanes(shares.transactions, (onnotice) => {
+      const lane = postgres(url, { ...serverOptions, max: 2, fetch_types: false, onnotice });
+      shareArrayTypes(sql, lane);
+      return lane;
+    }, discardLogger(log));
+    sql.begin = lanes.begin;
+    return {
+      sql,
+      kind: 'postgres',
+      close: async () => {
+        await Promise.all([lanes.close(5), sql.end({ timeout: 5 })]);
+      },
+    };
   }
   return openEmbedded(config.databaseUrl === 'memory://' ? null : join(config.dataDir, 'pgdata'), log);
 }
@@ -83,22 +122,40 @@ export async function openEmbedded(directory: string | null, log: Logger, seed?:
     throw err;
   }
   log.info('embedded database ready', { directory: directory ?? 'memory', ms: Date.now() - started });
-  // `socket` is a documented driver option missing from its type definitions.
-  const options: postgres.Options<{}> & { socket: () => PgliteWire } = {
+  // `socket` is a documented driver option missing from its type definitions. Each
+  // connection gets a wire of its own; the session lets one of them in at a time.
+  const session = new PgliteSession();
+  const wires = new Set<PgliteWire>();
+  let closing = false;
+  const socket = (): PgliteWire => {
+    if (closing) throw Object.assign(new Error('the embedded database is closing'), { code: 'CONNECTION_ENDED' });
+    const wire = new PgliteWire(db, session);
+    wires.add(wire);
+    wire.once('close', () => wires.delete(wire));
+    return wire;
+  };
+  const options = (max: number, onnotice?: (notice: postgres.Notice) => void): postgres.Options<{}> & { socket: () => PgliteWire } => ({
     ...DRIVER_OPTIONS,
-    max: 1,
-    socket: () => new PgliteWire(db),
+    ...(onnotice === undefined ? {} : { onnotice }),
+    max,
+    socket,
     username: 'postgres',
     database: 'postgres',
     idle_timeout: 0,
-  };
-  const sql = postgres(options);
-  sql.begin = safeBegin(sql);
+  });
+  const sql = postgres(options(1));
+  // One lane: the backend runs one transaction at a time whatever the number of lanes.
+  const lanes = new TransactionLanes(1, (onnotice) => postgres(options(2, onnotice)), discardLogger(log));
+  sql.begin = lanes.begin;
   return {
     sql,
     kind: 'embedded',
     close: async () => {
-      await sql.end({ timeout: 5 });
+      closing = true;
+      await Promise.all([lanes.close(5), sql.end({ timeout: 5 })]);
+      // A pool ended while queries still waited for its connection opens a new one for them
+      // once that connection closes (postgres 3.4.9, onclose()), after end() has returned.
+      for (const wire of wires) wire.destroy();
       await db.close();
       await lock?.release();
     },

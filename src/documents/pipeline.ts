@@ -44,7 +44,10 @@ export interface PipelineDeps {
   log: Logger;
 }
 
-type PollPayload = JobPayloads['document.poll'];
+/** The key of a document's poll job: it has one at a time. */
+export const POLL_JOB_KEY_PREFIX = 'poll:';
+
+export type PollPayload = JobPayloads['document.poll'];
 
 function toSubmission(doc: DocumentRow, signed: SignedXml): Submission {
   return {
@@ -94,7 +97,7 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
       const moved = await transition(tx, outbox, doc, 'en_proceso', { trackId, dgiiCode: null, dgiiMessage: null });
       if (moved === undefined) return;
       const payload: PollPayload = { documentId: doc.id, trackId, since: Date.now(), interval: config.pollIntervalMs };
-      await insertJob(tx, { kind: 'document.poll', payload, delayMs: config.pollIntervalMs, uniqueKey: `poll:${doc.id}` });
+      await insertJob(tx, { kind: 'document.poll', payload, delayMs: config.pollIntervalMs, uniqueKey: POLL_JOB_KEY_PREFIX + doc.id });
     });
   }
 

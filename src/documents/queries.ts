@@ -325,3 +325,26 @@ export async function countByDayAndEstado(sql: Queryable, tenantId: number, envi
     group by fecha_emision, estado
     order by fecha_emision`;
 }
+
+/**
+ * Documents waiting to be sent (`recibido`) with no `document.submit` job, oldest first.
+ * Submission jobs are found by their payload: the one made with the document has no key.
+ */
+export async function documentsToSubmitWithoutJob(sql: Queryable, limit: number): Promise<{ id: string }[]> {
+  return sql<{ id: string }[]>`
+    select d.id from documents d
+    where d.estado = 'recibido'
+      and not exists (select 1 from jobs j where j.kind = 'document.submit' and j.payload ->> 'documentId' = d.id::text)
+    order by d.estado, d.seq
+    limit ${limit}`;
+}
+
+/** Documents waiting for DGII's verdict (`en_proceso`) with no poll job (key `keyPrefix` + id), oldest first. */
+export async function documentsAwaitingVerdictWithoutJob(sql: Queryable, keyPrefix: string, limit: number): Promise<{ id: string; trackId: string; updatedAt: Date }[]> {
+  return sql<{ id: string; trackId: string; updatedAt: Date }[]>`
+    select d.id, d.track_id, d.updated_at from documents d
+    where d.estado = 'en_proceso' and d.track_id is not null
+      and not exists (select 1 from jobs j where j.unique_key = ${keyPrefix} || d.id::text)
+    order by d.estado, d.seq
+    limit ${limit}`;
+}

@@ -17,6 +17,7 @@ const DATABASE_DEADLINE_MS = 2_000;
 export class ServiceMetrics {
   private readonly requests = new Counter('ecf_http_requests_total', 'HTTP requests by method, route pattern and status.');
   private readonly latency = new Histogram('ecf_http_request_duration_seconds', 'HTTP request duration by method and route pattern.', LATENCY_BUCKETS);
+  private readonly repaired = new Counter('ecf_repaired_jobs_total', 'Jobs recreated by the periodic repair for work in flight that had none, by job kind (this instance).');
 
   private readonly rateLimits: RateLimits;
   /** Each part of the service that keeps state in the database adds its gauges (app.ts wires them). */
@@ -41,6 +42,11 @@ export class ServiceMetrics {
     cell.latency.observe((r.ms ?? 0) / 1000);
   };
 
+  /** Counts jobs the periodic repair recreated (src/maintenance/repair.ts). */
+  readonly onRepaired = (kind: string, jobs: number): void => {
+    this.repaired.inc({ kind }, jobs);
+  };
+
   /**
    * The in-memory counters always; the database-derived gauges (read at scrape time, so they
    * hold for every instance alike) only when the database answers. An outage is exactly when
@@ -52,6 +58,7 @@ export class ServiceMetrics {
     const lines = [
       ...this.requests.render(),
       ...this.latency.render(),
+      ...this.repaired.render(),
       '# HELP ecf_rate_limit_refusals_total Requests refused with 429, by scope (this instance).',
       '# TYPE ecf_rate_limit_refusals_total counter',
       ...RATE_SCOPE_NAMES.map((scope) => `ecf_rate_limit_refusals_total{scope="${scope}"} ${this.rateLimits.refusals(scope)}`),

@@ -24,6 +24,8 @@ export interface JobPayloads {
   /** Sends a commercial approval the tenant decided as buyer to the emisor's receiver or to DGII. */
   'exchange.approval': { approvalId: string; target: 'emisor' | 'dgii' };
   'maintenance.purge': Record<string, never>;
+  /** Periodic: gives a job back to work in flight that lost its own (src/maintenance/repair.ts). */
+  'maintenance.repair': Record<string, never>;
   /** Does nothing: used by the queue's tests and benchmark, whose fields tell jobs apart. */
   noop: Record<string, string | number>;
 }
@@ -37,6 +39,7 @@ export const JOB_KINDS = {
   'exchange.deliver': { maxAttempts: 8, backoffBaseMs: 5_000, backoffMaxMs: 600_000 },
   'exchange.approval': { maxAttempts: 8, backoffBaseMs: 5_000, backoffMaxMs: 600_000 },
   'maintenance.purge': { maxAttempts: 1_000_000, backoffBaseMs: 60_000, backoffMaxMs: 3_600_000 },
+  'maintenance.repair': { maxAttempts: 1_000_000, backoffBaseMs: 5_000, backoffMaxMs: 300_000 },
   noop: { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 100 },
 } as const satisfies Record<keyof JobPayloads, { maxAttempts: number; backoffBaseMs: number; backoffMaxMs: number }>;
 

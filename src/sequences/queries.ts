@@ -177,3 +177,17 @@ export async function updateAnnulmentEstado(sql: Queryable, id: string, to: Annu
     returning ${sql.unsafe(ANNULMENT)}`;
   return row;
 }
+
+/**
+ * Annulments still `recibido` with no `annulment.submit` job, oldest first: work the periodic job
+ * repair gives a job again. Annulments are few and leave `recibido` at their first answer from
+ * DGII, so the scan stays small.
+ */
+export async function annulmentsToSubmitWithoutJob(sql: Queryable, limit: number): Promise<{ id: string }[]> {
+  return sql<{ id: string }[]>`
+    select a.id from annulments a
+    where a.estado = 'recibido'
+      and not exists (select 1 from jobs j where j.kind = 'annulment.submit' and j.payload ->> 'annulmentId' = a.id::text)
+    order by a.seq
+    limit ${limit}`;
+}

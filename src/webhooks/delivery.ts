@@ -5,9 +5,9 @@ import type { Queryable, Sql } from '../db/connect.ts';
 import type { RecordedEvent } from '../events/outbox.ts';
 import { storableText } from '../lib/pg-text.ts';
 import type { Logger } from '../log.ts';
-import { insertJob } from '../queue/queries.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
-import { abandonDelivery, findDeliveryToSend, findSettings, insertDelivery, recordAttempt, type DeliveryRow, type DeliveryStatus, type DeliveryToSend } from './queries.ts';
+import { insertJob, type NewJob } from '../queue/queries.ts';
+import { abandonDelivery, findDeliveryToSend, findSettings, insertDelivery, pendingDeliveriesWithoutJob, recordAttempt, type DeliveryRow, type DeliveryStatus, type DeliveryToSend } from './queries.ts';
 import { postWebhook, type AttemptResult } from './sender.ts';
 import type { WebhookSettings } from './settings.ts';
 import { signatureHeaders } from './signing.ts';
@@ -31,8 +31,26 @@ import { errorMessage } from '../errors.ts';
 // job, and a job failing for the last time abandons its delivery, so none is left pending
 // without a job. An attempt of a series a redelivery replaced is recorded but decides nothing.
 
+const DELIVERY_JOB_KEY_PREFIX = 'delivery:';
+
 export function deliveryJobKey(deliveryId: string): string {
-  return `delivery:${deliveryId}`;
+  return `${DELIVERY_JOB_KEY_PREFIX}${deliveryId}`;
+}
+
+function deliveryJob(deliveryId: string, tenantId: number, delayMs: number): NewJob & { uniqueKey: string } {
+  return { kind: 'webhook.deliver', payload: { deliveryId, tenantId }, delayMs, uniqueKey: deliveryJobKey(deliveryId) };
+}
+
+/**
+ * Gives up to `limit` pending deliveries that have no job (a write lost to the database
+ * driver did that once) their job back, due now. For the periodic job repair.
+ */
+export async function recreateDeliveryJobs(sql: Queryable, limit: number): Promise<{ found: number; recreated: number }> {
+  const orphans = await pendingDeliveriesWithoutJob(sql, DELIVERY_JOB_KEY_PREFIX, limit);
+  let recreated = 0;
+  // The key makes this a no-op for a delivery another instance's repair got to first.
+  for (const d of orphans) if ((await insertJob(sql, deliveryJob(d.id, d.tenantId, 0))) !== null) recreated++;
+  return { found: orphans.length, recreated };
 }
 
 export interface AttemptOutcome {
@@ -78,7 +96,7 @@ export class DeliveryEngine {
 
   async createDelivery(tx: Queryable, event: RecordedEvent, url: string, delayMs: number): Promise<DeliveryRow> {
     const delivery = await insertDelivery(tx, { id: randomUUID(), tenantId: event.tenantId, eventId: event.id, event: event.kind, url });
-    await insertJob(tx, { kind: 'webhook.deliver', payload: { deliveryId: delivery.id, tenantId: event.tenantId }, delayMs, uniqueKey: deliveryJobKey(delivery.id) });
+    await insertJob(tx, deliveryJob(delivery.id, event.tenantId, delayMs));
     return delivery;
   }
 

@@ -244,3 +244,17 @@ export async function countDeliveryTrouble(sql: Queryable, tenantId: number, sin
     where tenant_id = ${tenantId} and (status = 'abandoned' or (status = 'pending' and last_attempt_ok = false))`;
   return row ?? { failing: 0, abandoned: 0 };
 }
+
+/**
+ * Pending deliveries that have no job (key `keyPrefix` + id), oldest first: work the
+ * periodic repair gives a job again. Reads webhook_deliveries_pending_idx and the jobs'
+ * unique key, so its cost follows the pending deliveries, not the table.
+ */
+export async function pendingDeliveriesWithoutJob(sql: Queryable, keyPrefix: string, limit: number): Promise<{ id: string; tenantId: number }[]> {
+  return sql<{ id: string; tenantId: number }[]>`
+    select d.id, d.tenant_id from webhook_deliveries d
+    where d.status = 'pending'
+      and not exists (select 1 from jobs j where j.unique_key = ${keyPrefix} || d.id::text)
+    order by d.seq
+    limit ${limit}`;
+}

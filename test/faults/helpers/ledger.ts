@@ -66,7 +66,7 @@ export async function waitUntilSettled(sql: Sql, tenantIds: number[], timeoutMs:
     return row !== undefined && row.open === 0 && row.undelivered === 0;
   }, timeoutMs, 'every document final and every delivery settled').catch(async (err: unknown) => {
     const open = await sql`select estado, count(*)::int from documents where tenant_id = any(${tenantIds}::int[]) group by estado`;
-    const jobs = await sql`select kind, attempts, locked_by, run_at, last_error from jobs where kind <> 'maintenance.purge' limit 10`;
+    const jobs = await sql`select kind, attempts, locked_by, run_at, last_error from jobs where kind not like 'maintenance.%' limit 10`;
     throw new Error(`${(err as Error).message}: documents ${JSON.stringify(open)}; jobs ${JSON.stringify(jobs)}`);
   });
 }
