@@ -227,7 +227,7 @@ describe('deliveries log', () => {
     await rows(page, 'deliveries', 10);
     assert.equal(await page.locator('.page-number').textContent(), 'Página 1');
     const links = () => page.$$eval('table[data-list="deliveries"] tbody td:first-child a', (a) => a.map((x) => x.textContent));
-    assert.deepEqual(await links(), [...Array(9).fill('Prueba de webhook'), 'ecf.receptor_update']);
+    assert.deepEqual(await links(), [...Array(9).fill('Prueba de webhook'), 'Entrega al comprador']);
     await screenshot(page, 'deliveries');
 
     await page.getByRole('button', { name: 'Siguiente →' }).click();
@@ -242,6 +242,8 @@ describe('deliveries log', () => {
     assert.ok(listReads.length >= 3, `the list was read for each page: ${listReads.length}`);
     assert.deepEqual(detailReads, [], 'no delivery was read to name the rows');
 
+    await page.getByRole('button', { name: 'Siguiente →' }).click();
+    await page.locator('.page-number', { hasText: 'Página 2' }).waitFor();
     await page.getByRole('link', { name: `${encf} · Aceptado` }).click();
     await heading(page, 'Entrega');
     assert.equal(await page.locator('[data-field="subject"]').textContent(), `${encf} · Aceptado`);
