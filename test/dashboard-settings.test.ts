@@ -113,10 +113,28 @@ describe('webhooks', () => {
     await page.getByRole('button', { name: 'Rotar secreto' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Rotar secreto' }).click();
     const rotated = await page.locator('#webhook-secret').inputValue();
+    assert.match(rotated, /^whsec_/);
     assert.notEqual(rotated, secret);
+    await page.getByText('El secreto anterior sigue firmando hasta').waitFor();
     await page.getByRole('button', { name: 'Enviar webhook de prueba' }).click();
     await waitFor(async () => r.received.length === 2, 5000, 'second test');
-    assert.ok(verifySignature(rotated, r.received[1]?.raw as Buffer, r.received[1]?.headers['x-ecf-signature'] as string));
+    // During the overlap both secrets sign, the new one first.
+    const [first, previous] = String(r.received[1]?.headers['x-ecf-signature']).split(',').map((v) => v.trim());
+    assert.ok(verifySignature(rotated, r.received[1]?.raw as Buffer, first), 'signed with the rotated secret the page showed');
+    assert.ok(verifySignature(secret, r.received[1]?.raw as Buffer, previous), 'and still with the previous one');
+    // Shown once here too.
+    await page.reload();
+    await page.getByText('El secreto anterior sigue firmando hasta').waitFor();
+    assert.equal(await page.locator('#webhook-secret').count(), 0);
+
+    // A leaked secret is replaced at once: the previous one stops signing.
+    await page.getByRole('button', { name: 'Reemplazar de inmediato' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Reemplazar secreto' }).click();
+    const replaced = await page.locator('#webhook-secret').inputValue();
+    assert.notEqual(replaced, rotated);
+    await page.getByRole('button', { name: 'Enviar webhook de prueba' }).click();
+    await waitFor(async () => r.received.length === 3, 5000, 'third test');
+    assert.ok(verifySignature(replaced, r.received[2]?.raw as Buffer, r.received[2]?.headers['x-ecf-signature'] as string));
     assert.deepEqual(unexpectedProblems(w), []);
   });
 
