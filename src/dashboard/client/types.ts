@@ -9,6 +9,7 @@ import type { ReceivedDocuments } from '../../receiver/received-documents.ts';
 import type { ReceivedSummary as ServerReceivedSummary } from '../../receiver/views.ts';
 import type { Page as ServerPage } from '../../lib/page.ts';
 import type { WebhookService } from '../../webhooks/service.ts';
+import type { AnnulmentView, RangeView } from '../../sequences/views.ts';
 import type { SettingsView } from '../../webhooks/settings.ts';
 import type { attemptView, deliveryView, DeliverySubject as ServerDeliverySubject } from '../../webhooks/views.ts';
 
@@ -49,3 +50,6 @@ export type ReceivedSummary = Wire<ServerReceivedSummary>;
 export type ReceivedDetail = Wire<Awaited<ReturnType<ReceivedDocuments['get']>>>;
 /** The tenant's commercial approval (as buyer) of a received e-CF, and each leg's sending. */
 export type SentApproval = Wire<ReturnType<typeof sentApprovalView>>;
+/** A DGII-authorised eNCF range and what is left of it. */
+export type Range = Wire<RangeView>;
+export type Annulment = Wire<AnnulmentView>;
