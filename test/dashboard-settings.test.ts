@@ -226,8 +226,10 @@ describe('deliveries log', () => {
     assert.equal(emitted.status, 202, emitted.text);
     const { encf, internalTrackId } = emitted.body.data as { encf: string; internalTrackId: string };
     await waitForEstado(t.url, 'TesteCF', internalTrackId, { 'x-api-key': tenant.apiKey }, ['aceptado']);
-    // recibido, en_proceso, aceptado: one delivery each, then nine tests make twelve.
+    // recibido, en_proceso, aceptado and the buyer leg: one delivery each, then nine tests make thirteen.
     await waitFor(async () => (await call(t.url, 'GET', '/api/webhooks/deliveries?event=ecf.status_update&status=delivered', { headers: auth })).body.data.items.length === 3, 10_000, 'status deliveries');
+    // The accepted e-CF's buyer leg ends too (no_aplica: the buyer is in no directory), before the tests.
+    await waitFor(async () => (await call(t.url, 'GET', '/api/webhooks/deliveries?event=ecf.receptor_update', { headers: auth })).body.data.items.length === 1, 10_000, 'the buyer leg\'s delivery');
     for (let i = 0; i < 9; i++) assert.equal((await call(t.url, 'POST', '/api/webhooks/test', { json: {}, headers: auth })).status, 200);
 
     const { w, page } = await signedIn(tenant);
@@ -243,13 +245,13 @@ describe('deliveries log', () => {
     await rows(page, 'deliveries', 10);
     assert.equal(await page.locator('.page-number').textContent(), 'Página 1');
     const links = () => page.$$eval('table[data-list="deliveries"] tbody td:first-child a', (a) => a.map((x) => x.textContent));
-    assert.deepEqual(await links(), [...Array(9).fill('Prueba de webhook'), `${encf} · Aceptado`]);
+    assert.deepEqual(await links(), [...Array(9).fill('Prueba de webhook'), 'Entrega de un e-CF al comprador']);
     await screenshot(page, 'deliveries');
 
     await page.getByRole('button', { name: 'Siguiente →' }).click();
     await page.locator('.page-number', { hasText: 'Página 2' }).waitFor();
-    await rows(page, 'deliveries', 2);
-    assert.deepEqual(await links(), [`${encf} · En proceso`, `${encf} · Recibido`]);
+    await rows(page, 'deliveries', 3);
+    assert.deepEqual(await links(), [`${encf} · Aceptado`, `${encf} · En proceso`, `${encf} · Recibido`]);
     assert.match(await page.locator('table[data-list="deliveries"] tbody tr').first().textContent() ?? '', /Cambio de estado de un e-CF/);
     assert.equal(await page.getByRole('button', { name: 'Siguiente →' }).isDisabled(), true);
     await page.getByRole('button', { name: '← Anterior' }).click();
@@ -258,6 +260,8 @@ describe('deliveries log', () => {
     assert.ok(listReads.length >= 3, `the list was read for each page: ${listReads.length}`);
     assert.deepEqual(detailReads, [], 'no delivery was read to name the rows');
 
+    await page.getByRole('button', { name: 'Siguiente →' }).click();
+    await page.locator('.page-number', { hasText: 'Página 2' }).waitFor();
     await page.getByRole('link', { name: `${encf} · Aceptado` }).click();
     await heading(page, 'Entrega');
     assert.equal(await page.locator('[data-field="subject"]').textContent(), `${encf} · Aceptado`);

@@ -1,13 +1,8 @@
 // Built from src/dashboard/client/page-sequences.ts by `npm run build:dashboard`: edit that file, not this one.
 import { badge, busy, dgiiDate, empty, errorBox, field, h, loading, notice, orDash, table } from "./dom.js";
+import { RANGE_ESTADOS } from "./labels.js";
 import { tipoLabel } from "./page-documents.js";
 import { annulmentPart, encfInput, SEQUENCE_FIELDS, tipoSelect } from "./sequences-annul.js";
-const RANGE_ESTADOS = {
-    activa: { label: 'Activa', tone: 'ok' },
-    agotada: { label: 'Agotada', tone: 'neutral' },
-    vencida: { label: 'Vencida', tone: 'warn' },
-    anulada: { label: 'Anulada', tone: 'neutral' },
-};
 const NO_EXPIRY = new Set(['32', '34']);
 function dgiiDay(iso) {
     const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);

@@ -1,7 +1,7 @@
 // Built from src/dashboard/client/sequences-annul.ts by `npm run build:dashboard`: edit that file, not this one.
 import { poll } from "./context.js";
 import { badge, busy, confirmAction, empty, errorBox, field, h, loading, notice, orDash, select, table, time } from "./dom.js";
-import { TIPOS } from "./labels.js";
+import { ANNULMENT_ESTADOS, TIPOS } from "./labels.js";
 import { tipoLabel } from "./page-documents.js";
 export const SEQUENCE_FIELDS = {
     tipo: 'Tipo', desde: 'Desde', hasta: 'Hasta', fechaVencimiento: 'Fecha de vencimiento',
@@ -12,12 +12,6 @@ export function tipoSelect(name) {
 export function encfInput(name, placeholder) {
     return h('input', { type: 'text', name, required: true, pattern: 'E[0-9]{12}', placeholder, autocomplete: 'off', spellcheck: 'false', class: 'mono' });
 }
-const ANNULMENT_ESTADOS = {
-    recibido: { label: 'Enviando', tone: 'info' },
-    aceptado: { label: 'Aceptada', tone: 'ok' },
-    rechazado: { label: 'Rechazada', tone: 'bad' },
-    error: { label: 'Error', tone: 'bad' },
-};
 export function annulmentPart(ctx, changed) {
     const list = h('div', null, loading());
     let polling = false;

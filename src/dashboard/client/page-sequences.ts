@@ -1,6 +1,6 @@
 import type { PageContext } from './context.ts';
 import { badge, busy, dgiiDate, empty, errorBox, field, h, loading, notice, orDash, table } from './dom.ts';
-import type { Tone } from './labels.ts';
+import { RANGE_ESTADOS } from './labels.ts';
 import { tipoLabel } from './page-documents.ts';
 import { annulmentPart, encfInput, SEQUENCE_FIELDS, tipoSelect, type AnnulForm } from './sequences-annul.ts';
 import type { Range } from './types.ts';
@@ -8,13 +8,6 @@ import type { Range } from './types.ts';
 // The eNCF ranges DGII authorised to the tenant (registered from its virtual office), what is
 // left of each, and annulling the numbers that will never be used. One environment at a time,
 // like the documents.
-
-const RANGE_ESTADOS = {
-  activa: { label: 'Activa', tone: 'ok' },
-  agotada: { label: 'Agotada', tone: 'neutral' },
-  vencida: { label: 'Vencida', tone: 'warn' },
-  anulada: { label: 'Anulada', tone: 'neutral' },
-} as const satisfies Record<Range['estado'], { label: string; tone: Tone }>;
 
 /** The types whose ranges carry no FechaVencimientoSecuencia. */
 const NO_EXPIRY: ReadonlySet<string> = new Set(['32', '34']);

@@ -1,6 +1,6 @@
 import { poll, type PageContext } from './context.ts';
 import { badge, busy, confirmAction, empty, errorBox, field, h, loading, notice, orDash, select, table, time } from './dom.ts';
-import { TIPOS, type Tone } from './labels.ts';
+import { ANNULMENT_ESTADOS, TIPOS } from './labels.ts';
 import { tipoLabel } from './page-documents.ts';
 import type { Annulment, Page } from './types.ts';
 
@@ -20,13 +20,6 @@ export function tipoSelect(name: string): HTMLSelectElement {
 export function encfInput(name: string, placeholder: string): HTMLInputElement {
   return h('input', { type: 'text', name, required: true, pattern: 'E[0-9]{12}', placeholder, autocomplete: 'off', spellcheck: 'false', class: 'mono' });
 }
-
-const ANNULMENT_ESTADOS = {
-  recibido: { label: 'Enviando', tone: 'info' },
-  aceptado: { label: 'Aceptada', tone: 'ok' },
-  rechazado: { label: 'Rechazada', tone: 'bad' },
-  error: { label: 'Error', tone: 'bad' },
-} as const satisfies Record<Annulment['estado'], { label: string; tone: Tone }>;
 
 /** The annulment form, which a range's row can fill with the numbers it has left. */
 export interface AnnulForm {
