@@ -113,10 +113,28 @@ describe('webhooks', () => {
     await page.getByRole('button', { name: 'Rotar secreto' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Rotar secreto' }).click();
     const rotated = await page.locator('#webhook-secret').inputValue();
+    assert.match(rotated, /^whsec_/);
     assert.notEqual(rotated, secret);
+    await page.getByText('El secreto anterior sigue firmando hasta').waitFor();
     await page.getByRole('button', { name: 'Enviar webhook de prueba' }).click();
     await waitFor(async () => r.received.length === 2, 5000, 'second test');
-    assert.ok(verifySignature(rotated, r.received[1]?.raw as Buffer, r.received[1]?.headers['x-ecf-signature'] as string));
+    // During the overlap both secrets sign, the new one first.
+    const [first, previous] = String(r.received[1]?.headers['x-ecf-signature']).split(',').map((v) => v.trim());
+    assert.ok(verifySignature(rotated, r.received[1]?.raw as Buffer, first), 'signed with the rotated secret the page showed');
+    assert.ok(verifySignature(secret, r.received[1]?.raw as Buffer, previous), 'and still with the previous one');
+    // Shown once here too.
+    await page.reload();
+    await page.getByText('El secreto anterior sigue firmando hasta').waitFor();
+    assert.equal(await page.locator('#webhook-secret').count(), 0);
+
+    // A leaked secret is replaced at once: the previous one stops signing.
+    await page.getByRole('button', { name: 'Reemplazar de inmediato' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Reemplazar secreto' }).click();
+    const replaced = await page.locator('#webhook-secret').inputValue();
+    assert.notEqual(replaced, rotated);
+    await page.getByRole('button', { name: 'Enviar webhook de prueba' }).click();
+    await waitFor(async () => r.received.length === 3, 5000, 'third test');
+    assert.ok(verifySignature(replaced, r.received[2]?.raw as Buffer, r.received[2]?.headers['x-ecf-signature'] as string));
     assert.deepEqual(unexpectedProblems(w), []);
   });
 
@@ -208,10 +226,10 @@ describe('deliveries log', () => {
     assert.equal(emitted.status, 202, emitted.text);
     const { encf, internalTrackId } = emitted.body.data as { encf: string; internalTrackId: string };
     await waitForEstado(t.url, 'TesteCF', internalTrackId, { 'x-api-key': tenant.apiKey }, ['aceptado']);
-    // recibido, en_proceso, aceptado: one delivery each, and the buyer leg's ecf.receptor_update
-    // (this buyer is in no directory: no_aplica); then nine tests make thirteen.
+    // recibido, en_proceso, aceptado and the buyer leg: one delivery each, then nine tests make thirteen.
     await waitFor(async () => (await call(t.url, 'GET', '/api/webhooks/deliveries?event=ecf.status_update&status=delivered', { headers: auth })).body.data.items.length === 3, 10_000, 'status deliveries');
-    await waitFor(async () => (await call(t.url, 'GET', '/api/webhooks/deliveries?event=ecf.receptor_update&status=delivered', { headers: auth })).body.data.items.length === 1, 10_000, 'the buyer leg delivery');
+    // The accepted e-CF's buyer leg ends too (no_aplica: the buyer is in no directory), before the tests.
+    await waitFor(async () => (await call(t.url, 'GET', '/api/webhooks/deliveries?event=ecf.receptor_update', { headers: auth })).body.data.items.length === 1, 10_000, 'the buyer leg\'s delivery');
     for (let i = 0; i < 9; i++) assert.equal((await call(t.url, 'POST', '/api/webhooks/test', { json: {}, headers: auth })).status, 200);
 
     const { w, page } = await signedIn(tenant);
@@ -227,7 +245,7 @@ describe('deliveries log', () => {
     await rows(page, 'deliveries', 10);
     assert.equal(await page.locator('.page-number').textContent(), 'Página 1');
     const links = () => page.$$eval('table[data-list="deliveries"] tbody td:first-child a', (a) => a.map((x) => x.textContent));
-    assert.deepEqual(await links(), [...Array(9).fill('Prueba de webhook'), 'Entrega al comprador']);
+    assert.deepEqual(await links(), [...Array(9).fill('Prueba de webhook'), 'Entrega de un e-CF al comprador']);
     await screenshot(page, 'deliveries');
 
     await page.getByRole('button', { name: 'Siguiente →' }).click();

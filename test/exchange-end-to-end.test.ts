@@ -103,6 +103,25 @@ test('A emits a type 31 to B: B receives it, A keeps B\'s signed ARECF, B approv
   assert.equal((receptorEvent?.json.receptor as Loose).estado, 'recibido');
   const approvalEvent = events.find((e) => e.json.event === 'ecf.commercial_approval');
   assert.equal((approvalEvent?.json.aprobacionComercial as Loose).estado, 'aprobado');
+
+  // One numbering for every event of the document: each number once, carried in the header
+  // too, and growing in the order the events happened (recibido … aceptado, buyer leg, approval).
+  const ofDocument = events.filter((e) => e.json.internalTrackId === id);
+  const numbered = ofDocument.map((e) => {
+    assert.equal(typeof e.json.sequence, 'number', `${String(e.json.event)} carries a sequence`);
+    assert.equal(e.headers['x-ecf-event-sequence'], String(e.json.sequence));
+    return { event: e.json.event, estado: e.json.estado, sequence: e.json.sequence as number };
+  });
+  const sequences = numbered.map((e) => e.sequence);
+  assert.equal(new Set(sequences).size, sequences.length, JSON.stringify(numbered));
+  const seqOf = (event: string, estado?: string): number => {
+    const found = numbered.find((e) => e.event === event && (estado === undefined || e.estado === estado));
+    assert.ok(found !== undefined, `${event} ${estado ?? ''} was delivered: ${JSON.stringify(numbered)}`);
+    return found.sequence;
+  };
+  const order = [seqOf('ecf.status_update', 'recibido'), seqOf('ecf.status_update', 'en_proceso'), seqOf('ecf.status_update', 'aceptado'), seqOf('ecf.receptor_update'), seqOf('ecf.commercial_approval')];
+  assert.deepEqual(order, [...order].sort((x, y) => x - y), JSON.stringify(numbered));
+  assert.equal(order[0], 1);
 });
 
 test('B rejects with a reason: A\'s document shows rechazado with the motivo; a bad decision is 422', async () => {

@@ -61,7 +61,8 @@ interface WebhookOp {
 
 const DELIVERY_HEADERS = ['User-Agent', 'X-ECF-Tenant-Id', 'X-ECF-Event', 'X-ECF-Delivery-Id', 'X-ECF-Delivery-Attempt', 'X-ECF-Signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
 /** Events about one document also carry its event number. */
-const headersOf = (kind: string): string[] => (kind === 'ecf.status_update' ? [...DELIVERY_HEADERS, 'X-ECF-Event-Sequence'] : DELIVERY_HEADERS);
+const DOCUMENT_EVENTS: ReadonlySet<string> = new Set(['ecf.status_update', 'ecf.receptor_update', 'ecf.commercial_approval']);
+const headersOf = (kind: string): string[] => (DOCUMENT_EVENTS.has(kind) ? [...DELIVERY_HEADERS, 'X-ECF-Event-Sequence'] : DELIVERY_HEADERS);
 
 test('every event kind is an OpenAPI webhook with its headers, payload schema and delivery rules', async () => {
   const doc = (await call(t.url, 'GET', '/openapi.json')).body;

@@ -61,7 +61,7 @@ export function buyerDeliveryJob(deps: BuyerDeliveryDeps): JobDefinition<'exchan
   async function record(documentId: string, change: ReceptorChange): Promise<void> {
     await sql.begin(async (tx) => {
       const updated = await updateReceptor(tx, documentId, { ...change, detalle: change.detalle === null ? null : clip(change.detalle) });
-      if (updated !== undefined) await outbox.record(tx, updated.tenantId, 'ecf.receptor_update', receptorUpdatePayload(updated));
+      if (updated !== undefined) await outbox.record(tx, updated.tenantId, 'ecf.receptor_update', receptorUpdatePayload(updated), { sequence: updated.eventSeq });
     });
     log.info('buyer leg recorded', { document: documentId, receptor: change.estado, detalle: change.detalle });
   }

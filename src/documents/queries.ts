@@ -247,7 +247,8 @@ export async function updateReceptor(sql: Queryable, id: string, c: ReceptorChan
   const [row] = await sql<DocumentRow[]>`
     update documents set receptor_estado = ${c.estado}, receptor_motivo = ${c.motivo}, receptor_detalle = ${c.detalle},
       arecf_xml = coalesce(${c.arecfXml}, arecf_xml), receptor_updated_at = now(),
-      receptor_received_at = case when ${c.arecfXml}::text is null then receptor_received_at else now() end
+      receptor_received_at = case when ${c.arecfXml}::text is null then receptor_received_at else now() end,
+      event_seq = event_seq + 1
     where id = ${id} and (receptor_estado is null or receptor_estado not in ('recibido', 'no_recibido'))
     returning ${sql.unsafe(COLUMNS)}`;
   return row;

@@ -69,6 +69,9 @@ export const DOCUMENT_DETAIL: Schema = {
   ],
 };
 
+/** One numbering for every event of a document: status, buyer leg and commercial approval alike. */
+const EVENT_SEQUENCE: Schema = S.int({ minimum: 1, description: 'The document\'s event number, the same as X-ECF-Event-Sequence: 1 for its first event, one more for each later one, shared by its ecf.status_update, ecf.receptor_update and ecf.commercial_approval events. Drop an event whose sequence is not above the highest one processed for the document (a retried recibido arriving after aceptado).' });
+
 export const STATUS_UPDATE_EVENT: Schema = S.object({
   event: S.string({ const: 'ecf.status_update' }),
   internalTrackId: S.uuid(),
@@ -78,7 +81,7 @@ export const STATUS_UPDATE_EVENT: Schema = S.object({
   dgiiMessage: S.nullable(S.string()),
   trackId: S.nullable(S.string()),
   timestamp: S.string({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' }),
-  sequence: S.int({ minimum: 1, description: 'The document\'s event number, the same as X-ECF-Event-Sequence: 1 for its first event, one more for each later one. Drop an event whose sequence is not above the highest one processed for the document (a retried recibido arriving after aceptado).' }),
+  sequence: EVENT_SEQUENCE,
   // An extra key receivers may ignore: only documents emitted with referencia or metadata have it.
   erp: {
     ...S.object({
@@ -97,6 +100,7 @@ const RECEPTOR_UPDATE_EVENT: Schema = S.object({
   rncComprador: S.nullable(S.string()),
   receptor: RECEPTOR,
   timestamp: S.string({ format: 'date-time' }),
+  sequence: EVENT_SEQUENCE,
 });
 
 const COMMERCIAL_APPROVAL_EVENT: Schema = S.object({
@@ -107,6 +111,7 @@ const COMMERCIAL_APPROVAL_EVENT: Schema = S.object({
   rncComprador: S.string(),
   aprobacionComercial: APROBACION,
   timestamp: S.string({ format: 'date-time' }),
+  sequence: EVENT_SEQUENCE,
 });
 
 const ESTADO_COUNTS: Schema = S.object(Object.fromEntries(ESTADO_NAMES.map((e) => [e, S.int({ minimum: 0 })])));

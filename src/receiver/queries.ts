@@ -105,10 +105,15 @@ export async function insertApproval(sql: Queryable, a: NewApproval): Promise<{ 
 }
 
 /** Shows the buyer's commercial approval on the issued document it concerns. */
-export async function markIssuedApproval(sql: Queryable, documentId: string, a: { estado: 'aprobado' | 'rechazado'; motivo: string | null; fecha: string }): Promise<void> {
-  await sql`
-    update documents set aprobacion_estado = ${a.estado}, aprobacion_motivo = ${a.motivo}, aprobacion_fecha = ${a.fecha}, updated_at = now()
-    where id = ${documentId}`;
+/** Returns the document's event number this change takes (its events share one sequence). */
+export async function markIssuedApproval(sql: Queryable, documentId: string, a: { estado: 'aprobado' | 'rechazado'; motivo: string | null; fecha: string }): Promise<number> {
+  const [row] = await sql<{ eventSeq: number }[]>`
+    update documents set aprobacion_estado = ${a.estado}, aprobacion_motivo = ${a.motivo}, aprobacion_fecha = ${a.fecha}, updated_at = now(),
+      event_seq = event_seq + 1
+    where id = ${documentId}
+    returning event_seq`;
+  if (row === undefined) throw new Error(`document ${documentId} vanished while recording its commercial approval`);
+  return Number(row.eventSeq);
 }
 
 /** The tenant's decision as buyer on a received e-CF, and what became of each of its two legs. */

@@ -120,10 +120,10 @@ export class ReceiverService {
       });
       if (inserted.inserted) {
         const shown = { estado: approval.estado === 1 ? 'aprobado' : 'rechazado', motivo: approval.detalleMotivoRechazo, fecha: approval.fechaHoraAprobacion } as const;
-        await markIssuedApproval(tx, issued.id, shown);
+        const sequence = await markIssuedApproval(tx, issued.id, shown);
         await this.outbox.record(tx, tenant.id, 'ecf.commercial_approval', {
           internalTrackId: issued.id, encf: approval.encf, environment, rncComprador: approval.rncComprador, aprobacionComercial: shown, timestamp: new Date().toISOString(),
-        });
+        }, { sequence });
       }
       return inserted;
     });

@@ -3,6 +3,7 @@ export const PATHS = {
     documents: '/documentos',
     overview: '/resumen',
     received: '/recibidos',
+    sequences: '/secuencias',
     settings: '/configuracion',
     webhooks: '/configuracion/webhooks',
     deliveries: '/configuracion/entregas',

@@ -42,8 +42,8 @@ export const EVENTS = {
     'ecf.status_update': 'Cambio de estado de un e-CF',
     'webhook.test': 'Prueba de webhook',
     'ecf.received': 'e-CF recibido',
-    'ecf.receptor_update': 'Entrega al comprador',
-    'ecf.commercial_approval': 'Aprobación comercial',
+    'ecf.receptor_update': 'Entrega de un e-CF al comprador',
+    'ecf.commercial_approval': 'Aprobación comercial del comprador',
     'sequence.low': 'Secuencia por agotarse',
     'sequence.expiring': 'Secuencia por vencer',
 };

@@ -11,6 +11,7 @@ import { documentsPage, lastListHash } from "./page-documents.js";
 import { keysPage } from "./page-keys.js";
 import { overviewPage } from "./page-overview.js";
 import { receivedDocumentPage, receivedListPage } from "./page-received.js";
+import { sequencesPage } from "./page-sequences.js";
 import { leaveSignInMessage, registerPage, signInPage } from "./page-sign-in.js";
 import { webhooksPage } from "./page-webhooks.js";
 import { loadEnvironment, saveEnvironment } from "./session.js";
@@ -18,9 +19,10 @@ const SECTIONS = {
     resumen: { label: 'Resumen', path: PATHS.overview },
     documentos: { label: 'Documentos', path: PATHS.documents },
     recibidos: { label: 'Recibidos', path: PATHS.received },
+    secuencias: { label: 'Secuencias', path: PATHS.sequences },
     configuracion: { label: 'Configuración', path: PATHS.settings },
 };
-const BY_ENVIRONMENT = new Set(['resumen', 'documentos', 'recibidos']);
+const BY_ENVIRONMENT = new Set(['resumen', 'documentos', 'recibidos', 'secuencias']);
 const TABS = {
     webhooks: { label: 'Webhooks', path: PATHS.webhooks },
     entregas: { label: 'Entregas', path: PATHS.deliveries },
@@ -36,6 +38,7 @@ const ROUTES = [
     { pattern: /^\/resumen$/, title: 'Resumen', render: overviewPage, section: 'resumen' },
     { pattern: /^\/recibidos$/, title: 'Documentos recibidos', render: receivedListPage, section: 'recibidos' },
     { pattern: new RegExp(`^/recibidos/${ID}$`), params: ['id'], title: 'Documento recibido', render: receivedDocumentPage, section: 'recibidos' },
+    { pattern: /^\/secuencias$/, title: 'Secuencias', render: sequencesPage, section: 'secuencias' },
     { pattern: /^\/configuracion\/webhooks$/, title: 'Webhooks', render: webhooksPage, section: 'configuracion', tab: 'webhooks' },
     { pattern: /^\/configuracion\/entregas$/, title: 'Entregas de webhooks', render: deliveriesPage, section: 'configuracion', tab: 'entregas' },
     { pattern: new RegExp(`^/configuracion/entregas/${ID}$`), params: ['id'], title: 'Entrega', render: deliveryPage, section: 'configuracion', tab: 'entregas' },

@@ -76,7 +76,22 @@ function timbreSection(ctx, doc) {
     void imageData(ctx, `/${ctx.env}/documentos-ecf/${doc.internalTrackId}/qr.svg`).then((src) => box.replaceChildren(h('img', { src, alt: `Código QR del timbre de ${doc.encf}: enlace de verificación en la DGII`, width: 160, height: 160, 'data-qr': '' })), (err) => box.replaceChildren(errorBox(err)));
     return h('section', { class: 'card', 'aria-labelledby': 'doc-timbre' }, h('h2', { id: 'doc-timbre' }, 'Timbre'), h('div', { class: 'timbre' }, box, h('p', { class: 'hint' }, 'Este código lleva al enlace de verificación de la DGII, el mismo que se imprime en la representación impresa.')));
 }
-function detail(ctx, doc) {
+function resubmitSection(ctx, doc, resubmitted) {
+    const status = h('div', { 'aria-live': 'polite' });
+    const resend = h('button', { type: 'button', 'data-action': 'resubmit' }, 'Reenviar');
+    resend.addEventListener('click', () => void busy(resend, async () => {
+        status.replaceChildren();
+        try {
+            await ctx.api.post(`/${ctx.env}/documentos-ecf/${encodeURIComponent(doc.internalTrackId)}/reenviar`, {});
+            resubmitted();
+        }
+        catch (err) {
+            status.replaceChildren(errorBox(err));
+        }
+    }));
+    return h('section', { class: 'card', 'aria-labelledby': 'doc-resubmit', 'data-section': 'resubmit' }, h('h2', { id: 'doc-resubmit' }, 'No se pudo enviar'), h('p', null, 'Puede reenviarlo a la DGII con el mismo eNCF, firmado de nuevo con el certificado actual. Si no lo va a usar, anule su número en Secuencias.'), h('div', { class: 'actions' }, resend), status);
+}
+function detail(ctx, doc, resubmitted) {
     const xmlStatus = h('div');
     const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
     const download = h('button', { type: 'button', class: 'secondary', 'data-action': 'xml' }, 'Descargar XML firmado');
@@ -105,6 +120,7 @@ function detail(ctx, doc) {
             ['Actualizado', time(doc.updatedAt)],
             ['ID interno', h('span', { class: 'mono break' }, doc.internalTrackId)],
         ]), signed ? h('div', { class: 'actions' }, download, pdf, printButton) : null, xmlStatus),
+        doc.estado === 'error' ? resubmitSection(ctx, doc, resubmitted) : null,
         doc.estado === 'rechazado' ? h('section', { class: 'card', 'aria-labelledby': 'doc-reasons', 'data-section': 'reasons' }, h('h2', { id: 'doc-reasons' }, 'Por qué la DGII lo rechazó'), rejectionReasons(doc.dgiiMessage)) : null,
         signed ? timbreSection(ctx, doc) : null,
         buyerSection(doc.document.ECF),
@@ -120,13 +136,19 @@ export async function documentPage(ctx) {
     const body = h('div', { class: 'stack' }, loading());
     ctx.root.append(h('p', null, h('a', { href: lastListHash }, '← Volver a documentos')), body);
     let shown = '';
+    const resubmitted = () => {
+        void show().then((again) => (again ? poll(ctx.signal, 1500, show) : undefined), (err) => {
+            if (!ctx.signal.aborted)
+                body.replaceChildren(errorBox(err));
+        });
+    };
     const show = async () => {
         const doc = await ctx.api.get(`/${ctx.env}/documentos-ecf/${encodeURIComponent(id)}`, ctx.signal);
         ctx.heading.textContent = `Documento ${doc.encf}`;
         const snapshot = JSON.stringify(doc);
         if (snapshot !== shown) {
             shown = snapshot;
-            body.replaceChildren(...detail(ctx, doc).filter((e) => e !== null));
+            body.replaceChildren(...detail(ctx, doc, resubmitted).filter((e) => e !== null));
         }
         return ESTADOS[doc.estado]?.final === false;
     };

@@ -5,6 +5,7 @@ import { saveAs } from "./download.js";
 import { buyerSection, linesSection, totalsSection } from "./ecf-view.js";
 import { PAGE_SIZES } from "./labels.js";
 import { listView } from "./list-view.js";
+import { approvalControls } from "./received-approval.js";
 import { tipoLabel } from "./page-documents.js";
 import { select } from "./dom.js";
 const FILTERS = ['encf', 'rncEmisor', 'desde', 'hasta', 'pageSize'];
@@ -60,7 +61,7 @@ export async function receivedListPage(ctx) {
         changing: () => false,
     }));
 }
-function actions(ctx, d) {
+function actions(ctx, d, approval) {
     const status = h('div', { 'aria-live': 'polite' });
     const base = `/${ctx.env}/documentos-recibidos/${d.id}`;
     const file = (action, label, path, filename, type) => {
@@ -68,7 +69,7 @@ function actions(ctx, d) {
         b.addEventListener('click', () => void busy(b, () => saveAs(ctx, path, filename, type, status)));
         return b;
     };
-    return h('div', null, h('div', { class: 'actions', 'data-actions': 'received' }, file('xml', 'Descargar XML', `${base}/xml`, `${d.rncEmisor}${d.encf}.xml`, 'application/xml'), file('arecf', 'Descargar ARECF', `${base}/arecf`, `ARECF-${d.rncEmisor}${d.encf}.xml`, 'application/xml'), file('pdf', 'Descargar PDF', `${base}/pdf`, `${d.rncEmisor}${d.encf}.pdf`, 'application/pdf')), status);
+    return h('div', null, h('div', { class: 'actions', 'data-actions': 'received' }, file('xml', 'Descargar XML', `${base}/xml`, `${d.rncEmisor}${d.encf}.xml`, 'application/xml'), file('arecf', 'Descargar ARECF', `${base}/arecf`, `ARECF-${d.rncEmisor}${d.encf}.xml`, 'application/xml'), file('pdf', 'Descargar PDF', `${base}/pdf`, `${d.rncEmisor}${d.encf}.pdf`, 'application/pdf'), ...approval), status);
 }
 export async function receivedDocumentPage(ctx) {
     const id = ctx.params.id ?? '';
@@ -77,6 +78,7 @@ export async function receivedDocumentPage(ctx) {
     try {
         const d = await ctx.api.get(`/${ctx.env}/documentos-recibidos/${encodeURIComponent(id)}`, ctx.signal);
         ctx.heading.textContent = `Recibido ${d.encf}`;
+        const approval = approvalControls(ctx, d);
         body.replaceChildren(h('section', { class: 'card', 'aria-labelledby': 'rd-summary' }, h('h2', { id: 'rd-summary' }, 'Resumen'), d.signerTrusted ? null : h('div', { class: 'alert alert-warn', 'data-field': 'untrusted' }, h('p', null, h('strong', null, 'Firmante no verificado. '), 'El certificado que firmó este documento no está en la lista de firmantes de confianza: confirme con el emisor antes de registrarlo.')), facts([
             ['Emisor', d.razonSocialEmisor],
             ['RNC emisor', h('span', { class: 'mono' }, d.rncEmisor)],
@@ -86,7 +88,7 @@ export async function receivedDocumentPage(ctx) {
             ['Código de seguridad', h('span', { class: 'mono' }, orDash(d.codigoSeguridad))],
             ['Firmante', h('span', { class: 'break' }, orDash(d.signerSubject))],
             ['Recibido', time(d.receivedAt)],
-        ]), actions(ctx, d)), buyerSection(d.document.ECF), linesSection(d.document.ECF), totalsSection(d.document.ECF));
+        ]), actions(ctx, d, approval.buttons)), approval.section, buyerSection(d.document.ECF), linesSection(d.document.ECF), totalsSection(d.document.ECF));
     }
     catch (err) {
         if (!ctx.signal.aborted)

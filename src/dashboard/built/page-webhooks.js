@@ -26,35 +26,60 @@ function urlSection(ctx, initial, apply) {
     });
     return { el: h('section', { class: 'card' }, h('h2', { id: 'wh-url' }, 'Dirección'), form), update: () => undefined };
 }
+function showSecret(result, settings, ...after) {
+    if (settings.webhookSecret === undefined)
+        return;
+    const box = secretBox('Nuevo secreto de firma', settings.webhookSecret, 'webhook-secret');
+    result.replaceChildren(box, ...after);
+    focusSecret(box);
+}
 function secretSection(ctx, apply) {
     let configured = false;
     const state = h('p');
-    const result = h('div');
-    const generate = h('button', { type: 'button', 'data-action': 'generate-secret' });
-    generate.addEventListener('click', () => void busy(generate, async () => {
-        if (configured && !(await confirmAction('El secreto actual dejará de firmar los webhooks de inmediato. ¿Generar uno nuevo?', 'Rotar secreto')))
+    const overlap = h('p', { 'data-field': 'previous-secret' });
+    const result = h('div', { 'aria-live': 'polite' });
+    const generate = h('button', { type: 'button', 'data-action': 'generate-secret' }, 'Generar secreto');
+    const rotate = h('button', { type: 'button', 'data-action': 'rotate-secret' }, 'Rotar secreto');
+    const replace = h('button', { type: 'button', class: 'secondary', 'data-action': 'replace-secret' }, 'Reemplazar de inmediato');
+    const put = (button, question) => void busy(button, async () => {
+        if (question !== null && !(await confirmAction(question, 'Reemplazar secreto')))
             return;
         result.replaceChildren();
         try {
             const next = await ctx.api.put(SETTINGS, { generate: true });
             apply(next);
-            if (next.webhookSecret !== undefined) {
-                const box = secretBox('Nuevo secreto de firma', next.webhookSecret, 'webhook-secret');
-                result.replaceChildren(box);
-                focusSecret(box);
-            }
+            showSecret(result, next);
+        }
+        catch (err) {
+            result.replaceChildren(errorBox(err));
+        }
+    });
+    generate.addEventListener('click', () => put(generate, null));
+    replace.addEventListener('click', () => put(replace, 'El secreto actual dejará de firmar los webhooks de inmediato: úselo solo si se filtró. ¿Reemplazarlo ahora?'));
+    rotate.addEventListener('click', () => void busy(rotate, async () => {
+        if (!(await confirmAction('Se generará un secreto nuevo. El actual seguirá firmando los webhooks durante el periodo de transición, para que cambie su receptor sin perder entregas. ¿Rotar el secreto?', 'Rotar secreto')))
+            return;
+        result.replaceChildren();
+        try {
+            const next = await ctx.api.post(`${SETTINGS}/rotate-secret`, {});
+            apply(next);
+            showSecret(result, next, notice('Secreto rotado: cada webhook lleva ahora las dos firmas, la nueva primero.'));
         }
         catch (err) {
             result.replaceChildren(errorBox(err));
         }
     }));
-    const el = h('section', { class: 'card' }, h('h2', null, 'Secreto de firma'), state, h('p', { class: 'hint' }, 'Su receptor lo usa para comprobar la firma HMAC de cada webhook.'), h('div', { class: 'actions' }, generate), result);
+    const el = h('section', { class: 'card' }, h('h2', null, 'Secreto de firma'), state, overlap, h('p', { class: 'hint' }, 'Su receptor lo usa para comprobar la firma HMAC de cada webhook.'), h('div', { class: 'actions' }, generate, rotate, replace), result);
     return {
         el,
         update: (s) => {
             configured = s.secretConfigured;
             state.textContent = configured ? 'Hay un secreto configurado.' : 'Todavía no hay secreto: los webhooks no se pueden firmar.';
-            generate.textContent = configured ? 'Rotar secreto' : 'Generar secreto';
+            generate.hidden = configured;
+            rotate.hidden = !configured;
+            replace.hidden = !configured;
+            overlap.hidden = s.previousSecretExpiresAt === null;
+            overlap.replaceChildren(...(s.previousSecretExpiresAt === null ? [] : ['El secreto anterior sigue firmando hasta ', time(s.previousSecretExpiresAt), '.']));
         },
     };
 }

@@ -26,6 +26,8 @@ const SENTENCES: Readonly<Record<string, string>> = {
   UNSUPPORTED_MEDIA_TYPE: 'El servicio no pudo leer la solicitud.',
   REQUEST_TIMEOUT: 'La solicitud tardó demasiado en llegar al servicio. Intente de nuevo.',
   INTERNAL: 'Error interno del servicio. Intente de nuevo; si se repite, avise al administrador.',
+  SEQUENCE_EXHAUSTED: 'No quedan números autorizados de este tipo: registre en Secuencias el rango que le autorizó la DGII.',
+  ENCF_ANNULLED: 'Ese eNCF fue anulado ante la DGII y nunca se podrá usar.',
   SERVICE_UNAVAILABLE: 'El servicio no está disponible por el momento. Intente de nuevo en unos minutos.',
 };
 
@@ -90,6 +92,15 @@ const DETAILS: readonly Rewording[] = [
   [/^The private key does not belong to the certificate\.$/, () => 'no corresponde al certificado.'],
   [/^The certificate is not valid until (\S+)\.$/, (iso) => `el certificado no es válido hasta el ${day(iso)}.`],
   [/^The certificate expired on (\S+)\.$/, (iso) => `el certificado venció el ${day(iso)}.`],
+  // The eNCF ranges and annulments (src/sequences/service.ts, src/documents/annulments.ts).
+  [/^must be one of ([\d, ]+)$/, (list) => `debe ser uno de ${list}.`],
+  [/^must start with (E\d\d)$/, (prefix) => `debe empezar por ${prefix}, el tipo elegido.`],
+  [/^must not be before desde$/, () => 'no puede ser anterior a «Desde».'],
+  [/^must be at least 1$/, () => 'debe ser 1 o más.'],
+  [/^is required for type (\d+)$/, (tipo) => `es obligatoria para el tipo ${tipo}.`],
+  [/^must be a date, dd-MM-yyyy$/, () => 'debe ser una fecha válida.'],
+  [/^type (\d+) sequences carry no expiry date$/, (tipo) => `las secuencias del tipo ${tipo} no vencen: déjela vacía.`],
+  [/^(E\d{12})–(E\d{12}) must lie within one registered range of type (\d+), or consist only of documents in error$/, (a, b, tipo) => `${a}–${b} debe estar dentro de una secuencia registrada del tipo ${tipo}, o ser solo de documentos en error.`],
 ];
 
 function reword(text: string, table: readonly Rewording[]): string | null {

@@ -1,6 +1,8 @@
 // What the page calls things, in Spanish, and how each state looks. These mirror the
 // service's own tables (a test compares them), since the browser cannot import server code.
 
+import type { EventKind } from '../../events/outbox.ts';
+
 export const ENVIRONMENTS = ['TesteCF', 'CerteCF', 'eCF'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
@@ -59,11 +61,11 @@ export const EVENTS = {
   'ecf.status_update': 'Cambio de estado de un e-CF',
   'webhook.test': 'Prueba de webhook',
   'ecf.received': 'e-CF recibido',
-  'ecf.receptor_update': 'Entrega al comprador',
-  'ecf.commercial_approval': 'Aprobación comercial',
+  'ecf.receptor_update': 'Entrega de un e-CF al comprador',
+  'ecf.commercial_approval': 'Aprobación comercial del comprador',
   'sequence.low': 'Secuencia por agotarse',
   'sequence.expiring': 'Secuencia por vencer',
-} as const;
+} as const satisfies Record<EventKind, string>;
 
 /** The `estado` of an authorised eNCF range (src/sequences/views.ts). */
 export const RANGE_ESTADOS = {

@@ -10,6 +10,7 @@ import { documentsPage, lastListHash } from './page-documents.ts';
 import { keysPage } from './page-keys.ts';
 import { overviewPage } from './page-overview.ts';
 import { receivedDocumentPage, receivedListPage } from './page-received.ts';
+import { sequencesPage } from './page-sequences.ts';
 import { leaveSignInMessage, registerPage, signInPage } from './page-sign-in.ts';
 import { webhooksPage } from './page-webhooks.ts';
 import type { Account } from './types.ts';
@@ -22,11 +23,12 @@ const SECTIONS = {
   resumen: { label: 'Resumen', path: PATHS.overview },
   documentos: { label: 'Documentos', path: PATHS.documents },
   recibidos: { label: 'Recibidos', path: PATHS.received },
+  secuencias: { label: 'Secuencias', path: PATHS.sequences },
   configuracion: { label: 'Configuración', path: PATHS.settings },
 } as const;
 type Section = keyof typeof SECTIONS;
 /** Sections whose pages show one environment's data: only there is the switcher shown. */
-const BY_ENVIRONMENT: ReadonlySet<Section> = new Set(['resumen', 'documentos', 'recibidos']);
+const BY_ENVIRONMENT: ReadonlySet<Section> = new Set(['resumen', 'documentos', 'recibidos', 'secuencias']);
 
 // The specification sends people to "Settings → Webhooks": Configuración holds everything
 // that is set up once, each part a tab of its own.
@@ -60,6 +62,7 @@ const ROUTES: readonly RouteEntry[] = [
   { pattern: /^\/resumen$/, title: 'Resumen', render: overviewPage, section: 'resumen' },
   { pattern: /^\/recibidos$/, title: 'Documentos recibidos', render: receivedListPage, section: 'recibidos' },
   { pattern: new RegExp(`^/recibidos/${ID}$`), params: ['id'], title: 'Documento recibido', render: receivedDocumentPage, section: 'recibidos' },
+  { pattern: /^\/secuencias$/, title: 'Secuencias', render: sequencesPage, section: 'secuencias' },
   { pattern: /^\/configuracion\/webhooks$/, title: 'Webhooks', render: webhooksPage, section: 'configuracion', tab: 'webhooks' },
   { pattern: /^\/configuracion\/entregas$/, title: 'Entregas de webhooks', render: deliveriesPage, section: 'configuracion', tab: 'entregas' },
   { pattern: new RegExp(`^/configuracion/entregas/${ID}$`), params: ['id'], title: 'Entrega', render: deliveryPage, section: 'configuracion', tab: 'entregas' },

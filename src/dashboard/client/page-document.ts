@@ -96,7 +96,29 @@ function timbreSection(ctx: PageContext, doc: DocumentDetail): HTMLElement {
     h('div', { class: 'timbre' }, box, h('p', { class: 'hint' }, 'Este código lleva al enlace de verificación de la DGII, el mismo que se imprime en la representación impresa.')));
 }
 
-function detail(ctx: PageContext, doc: DocumentDetail): (HTMLElement | null)[] {
+/**
+ * A document in error (sent before a certificate was uploaded, or DGII never answered) can be
+ * sent again with the same eNCF, signed anew; the page then follows it like a new one.
+ */
+function resubmitSection(ctx: PageContext, doc: DocumentDetail, resubmitted: () => void): HTMLElement {
+  const status = h('div', { 'aria-live': 'polite' });
+  const resend = h('button', { type: 'button', 'data-action': 'resubmit' }, 'Reenviar');
+  resend.addEventListener('click', () => void busy(resend, async () => {
+    status.replaceChildren();
+    try {
+      await ctx.api.post<unknown>(`/${ctx.env}/documentos-ecf/${encodeURIComponent(doc.internalTrackId)}/reenviar`, {});
+      resubmitted();
+    } catch (err) {
+      status.replaceChildren(errorBox(err));
+    }
+  }));
+  return h('section', { class: 'card', 'aria-labelledby': 'doc-resubmit', 'data-section': 'resubmit' },
+    h('h2', { id: 'doc-resubmit' }, 'No se pudo enviar'),
+    h('p', null, 'Puede reenviarlo a la DGII con el mismo eNCF, firmado de nuevo con el certificado actual. Si no lo va a usar, anule su número en Secuencias.'),
+    h('div', { class: 'actions' }, resend), status);
+}
+
+function detail(ctx: PageContext, doc: DocumentDetail, resubmitted: () => void): (HTMLElement | null)[] {
   const xmlStatus = h('div');
   const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
   const download = h('button', { type: 'button', class: 'secondary', 'data-action': 'xml' }, 'Descargar XML firmado');
@@ -130,6 +152,7 @@ function detail(ctx: PageContext, doc: DocumentDetail): (HTMLElement | null)[] {
       signed ? h('div', { class: 'actions' }, download, pdf, printButton) : null,
       xmlStatus,
     ),
+    doc.estado === 'error' ? resubmitSection(ctx, doc, resubmitted) : null,
     doc.estado === 'rechazado' ? h('section', { class: 'card', 'aria-labelledby': 'doc-reasons', 'data-section': 'reasons' },
       h('h2', { id: 'doc-reasons' }, 'Por qué la DGII lo rechazó'),
       rejectionReasons(doc.dgiiMessage)) : null,
@@ -151,13 +174,19 @@ export async function documentPage(ctx: PageContext): Promise<void> {
   const body = h('div', { class: 'stack' }, loading());
   ctx.root.append(h('p', null, h('a', { href: lastListHash }, '← Volver a documentos')), body);
   let shown = '';
+  // After a resubmission the document is in process again: followed until it settles.
+  const resubmitted = (): void => {
+    void show().then((again) => (again ? poll(ctx.signal, 1500, show) : undefined), (err: unknown) => {
+      if (!ctx.signal.aborted) body.replaceChildren(errorBox(err));
+    });
+  };
   const show = async (): Promise<boolean> => {
     const doc = await ctx.api.get<DocumentDetail>(`/${ctx.env}/documentos-ecf/${encodeURIComponent(id)}`, ctx.signal);
     ctx.heading.textContent = `Documento ${doc.encf}`;
     const snapshot = JSON.stringify(doc);
     if (snapshot !== shown) {
       shown = snapshot;
-      body.replaceChildren(...detail(ctx, doc).filter((e): e is HTMLElement => e !== null));
+      body.replaceChildren(...detail(ctx, doc, resubmitted).filter((e): e is HTMLElement => e !== null));
     }
     return ESTADOS[doc.estado]?.final === false;
   };

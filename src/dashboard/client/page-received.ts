@@ -4,6 +4,7 @@ import { saveAs } from './download.ts';
 import { buyerSection, linesSection, totalsSection } from './ecf-view.ts';
 import { PAGE_SIZES } from './labels.ts';
 import { listView } from './list-view.ts';
+import { approvalControls } from './received-approval.ts';
 import { tipoLabel } from './page-documents.ts';
 import type { Page, ReceivedDetail, ReceivedSummary } from './types.ts';
 import { select } from './dom.ts';
@@ -75,10 +76,10 @@ export async function receivedListPage(ctx: PageContext): Promise<void> {
 }
 
 /**
- * The actions on a received document (download its XML and ARECF). Commercial approval
- * (issue 14) adds its buttons here: each action is a button and the status line it reports in.
+ * The actions on a received document: download its XML, ARECF and PDF, and the commercial
+ * approval's buttons (their outcome shows in its own section).
  */
-function actions(ctx: PageContext, d: ReceivedDetail): HTMLElement {
+function actions(ctx: PageContext, d: ReceivedDetail, approval: readonly HTMLElement[]): HTMLElement {
   const status = h('div', { 'aria-live': 'polite' });
   const base = `/${ctx.env}/documentos-recibidos/${d.id}`;
   const file = (action: string, label: string, path: string, filename: string, type: string): HTMLButtonElement => {
@@ -90,6 +91,7 @@ function actions(ctx: PageContext, d: ReceivedDetail): HTMLElement {
     file('xml', 'Descargar XML', `${base}/xml`, `${d.rncEmisor}${d.encf}.xml`, 'application/xml'),
     file('arecf', 'Descargar ARECF', `${base}/arecf`, `ARECF-${d.rncEmisor}${d.encf}.xml`, 'application/xml'),
     file('pdf', 'Descargar PDF', `${base}/pdf`, `${d.rncEmisor}${d.encf}.pdf`, 'application/pdf'),
+    ...approval,
   ), status);
 }
 
@@ -100,6 +102,7 @@ export async function receivedDocumentPage(ctx: PageContext): Promise<void> {
   try {
     const d = await ctx.api.get<ReceivedDetail>(`/${ctx.env}/documentos-recibidos/${encodeURIComponent(id)}`, ctx.signal);
     ctx.heading.textContent = `Recibido ${d.encf}`;
+    const approval = approvalControls(ctx, d);
     body.replaceChildren(
       h('section', { class: 'card', 'aria-labelledby': 'rd-summary' },
         h('h2', { id: 'rd-summary' }, 'Resumen'),
@@ -115,7 +118,8 @@ export async function receivedDocumentPage(ctx: PageContext): Promise<void> {
           ['Firmante', h('span', { class: 'break' }, orDash(d.signerSubject))],
           ['Recibido', time(d.receivedAt)],
         ]),
-        actions(ctx, d)),
+        actions(ctx, d, approval.buttons)),
+      approval.section,
       buyerSection(d.document.ECF),
       linesSection(d.document.ECF),
       totalsSection(d.document.ECF),

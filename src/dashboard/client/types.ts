@@ -4,9 +4,12 @@ import type { CertificateView } from '../../certificates/store.ts';
 import type { documentDetail, DocumentSummary as ServerDocumentSummary } from '../../documents/views.ts';
 import type { Statistics as ServerStatistics } from '../../documents/statistics.ts';
 import type { FieldError as ServerFieldError } from '../../errors.ts';
-import type { receivedDetail, ReceivedSummary as ServerReceivedSummary } from '../../receiver/views.ts';
+import type { sentApprovalView } from '../../receiver/buyer-approval.ts';
+import type { ReceivedDocuments } from '../../receiver/received-documents.ts';
+import type { ReceivedSummary as ServerReceivedSummary } from '../../receiver/views.ts';
 import type { Page as ServerPage } from '../../lib/page.ts';
 import type { WebhookService } from '../../webhooks/service.ts';
+import type { AnnulmentView, RangeView } from '../../sequences/views.ts';
 import type { SettingsView } from '../../webhooks/settings.ts';
 import type { attemptView, deliveryView, DeliverySubject as ServerDeliverySubject } from '../../webhooks/views.ts';
 
@@ -44,4 +47,9 @@ export type TestResult = Wire<Awaited<ReturnType<WebhookService['sendTest']>>>;
 export type Certificate = Wire<CertificateView>;
 export type Statistics = Wire<ServerStatistics>;
 export type ReceivedSummary = Wire<ServerReceivedSummary>;
-export type ReceivedDetail = Wire<ReturnType<typeof receivedDetail>>;
+export type ReceivedDetail = Wire<Awaited<ReturnType<ReceivedDocuments['get']>>>;
+/** The tenant's commercial approval (as buyer) of a received e-CF, and each leg's sending. */
+export type SentApproval = Wire<ReturnType<typeof sentApprovalView>>;
+/** A DGII-authorised eNCF range and what is left of it. */
+export type Range = Wire<RangeView>;
+export type Annulment = Wire<AnnulmentView>;
