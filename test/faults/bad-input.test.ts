@@ -202,7 +202,10 @@ test('slow clients trickling headers are cut by the headers timeout while others
 
 test('a slow client trickling its body is cut by the request timeout while others are served', async () => {
   const { port } = new URL(instance.url);
-  const head = `POST /TesteCF/documentos-ecf HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-KEY: ${ctx.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`;
+  // A key of its own: the fuzzing before may have made the tenant's first key read-only (PATCH /api/keys/{id}).
+  const made = await call(instance.url, 'POST', '/api/keys', { json: { name: 'trickle', environments: ['TesteCF'] }, headers: { authorization: `Bearer ${ctx.accessToken}` } });
+  assert.equal(made.status, 201, made.text);
+  const head = `POST /TesteCF/documentos-ecf HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-KEY: ${made.body.data.key}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`;
   const slow = trickle(Number(port), head);
   const served = await serveUntil(slow.closed);
   const closed = await slow.closed;

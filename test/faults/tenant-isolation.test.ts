@@ -74,6 +74,8 @@ interface Owned {
   certificateId: string;
   receivedId: string;
   receivedEncf: string;
+  rangeId: string;
+  annulmentId: string;
 }
 
 /**
@@ -91,6 +93,15 @@ const OWNED_IDS: Record<string, (a: Owned) => string> = {
   '/{env}/documentos-recibidos/{id}': (a) => a.receivedId,
   '/{env}/documentos-recibidos/{id}/xml': (a) => a.receivedId,
   '/{env}/documentos-recibidos/{id}/arecf': (a) => a.receivedId,
+  '/{env}/documentos-recibidos/{id}/pdf': (a) => a.receivedId,
+  '/{env}/documentos-recibidos/{id}/aprobacion': (a) => a.receivedId,
+  '/{env}/documentos-ecf/{internalTrackId}/pdf': (a) => a.documentId,
+  '/{env}/documentos-ecf/{internalTrackId}/qr.svg': (a) => a.documentId,
+  '/{env}/documentos-ecf/{internalTrackId}/arecf': (a) => a.documentId,
+  '/{env}/documentos-ecf/{internalTrackId}/reenviar': (a) => a.documentId,
+  '/{env}/secuencias/{id}': (a) => a.rangeId,
+  '/{env}/anulaciones/{id}': (a) => a.annulmentId,
+  '/{env}/anulaciones/{id}/xml': (a) => a.annulmentId,
 };
 
 /** Path parameters that name nothing a tenant owns, with the reason. */
@@ -200,6 +211,13 @@ async function populate(t: Tenant): Promise<Owned> {
   const receivedId = received.body.data.items.find((i) => i.encf === ecf.encf)?.id;
   assert.ok(receivedId !== undefined, received.text);
 
+  // A range of type 33 (type 31 keeps its implicit numbering for the explicit eNCF above) and an
+  // annulment of its last numbers.
+  const range = await call<{ data: { id: string } }>(url, 'POST', `/${ENV}/secuencias`, { json: { tipo: 33, desde: 'E330000000001', hasta: 'E330000000100', fechaVencimiento: '31-12-2099' }, headers: { 'x-api-key': t.apiKey } });
+  assert.equal(range.status, 201, range.text);
+  const annulment = await call<{ data: { id: string } }>(url, 'POST', `/${ENV}/anulaciones`, { json: { tipo: 33, desde: 'E330000000091', hasta: 'E330000000100' }, headers: { 'x-api-key': t.apiKey } });
+  assert.equal(annulment.status, 202, annulment.text);
+
   // /xml exists once the document was signed, which a final state implies (but for error).
   const final = await waitForEstado(url, ENV, documentId, { 'x-api-key': t.apiKey }, FINAL_ESTADOS) as { estado: string };
   assert.notEqual(final.estado, 'error', 'A\'s document was signed and sent');
@@ -210,6 +228,7 @@ async function populate(t: Tenant): Promise<Owned> {
     keyId: key.body.data.id, key: key.body.data.key,
     certificateId: t.certificateId,
     receivedId, receivedEncf: ecf.encf,
+    rangeId: range.body.data.id, annulmentId: annulment.body.data.id,
   };
 }
 
@@ -384,7 +403,11 @@ test('B\'s lists and views show nothing of A, only B\'s own', async (t) => {
     for (const { label, headers } of sets.length === 0 ? [{ label: 'public', headers: {} }] : sets) {
       // Filtering by A's eNCFs must not find A's documents either.
       const filters = (route.op.parameters ?? []).some((p) => p.in === 'query' && p.name === 'encf');
-      const queries = ['', ...(filters ? [`?encf=${owned.documentEncf}`, `?encf=${owned.receivedEncf}`] : [])];
+      // A required query parameter (the export's format) is given its first allowed value.
+      const required = (route.op.parameters ?? []).find((p) => p.in === 'query' && (p as { required?: boolean }).required === true) as { name?: string; schema?: { enum?: string[] } } | undefined;
+      const base = required?.name === undefined ? '' : `${required.name}=${required.schema?.enum?.[0] ?? 'csv'}`;
+      const join = (q: string) => (base === '' ? q : q === '' ? `?${base}` : `${q}&${base}`);
+      const queries = ['', ...(filters ? [`?encf=${owned.documentEncf}`, `?encf=${owned.receivedEncf}`] : [])].map(join);
       for (const query of queries) {
         const res = await call(url, 'GET', fill(route.path, '') + query, { headers });
         const where = `${route.key}${query} as B (${label})`;
