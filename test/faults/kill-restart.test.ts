@@ -171,8 +171,13 @@ test('kill -9 during submissions and deliveries loses nothing and duplicates onl
   // At most WEBHOOK_MAX_IN_FLIGHT_PER_TENANT (10) attempts of one tenant run at once.
   assert.ok(duplicates <= 10, `duplicates (${duplicates}) bounded by the attempts that could be in flight at the kill`);
 
-  const left = await db.db.sql`select kind from jobs where kind not like 'maintenance.%'`;
-  assert.equal(left.length, 0, 'no job left behind');
+  // Periodic jobs (maintenance.*, sequences.expiry) reschedule themselves for ever; the buyer
+  // legs of the last documents accepted may still be finishing.
+  const left = await waitFor(async () => {
+    const rows = await db.db.sql<{ kind: string }[]>`select kind from jobs where kind not like 'maintenance.%' and kind <> 'sequences.expiry'`;
+    return rows.length === 0 ? rows : undefined;
+  }, 20_000, 'no job left behind').catch(async () => db.db.sql<{ kind: string }[]>`select kind from jobs where kind not like 'maintenance.%' and kind <> 'sequences.expiry'`);
+  assert.deepEqual(left.map((j) => j.kind), [], 'no job left behind');
   t.diagnostic(`stored at kill ${atKill.length}, unfinished ${unfinishedAtKill}, receipts before kill ${receivedBeforeKill} (one held unanswered), duplicates ${duplicates}, submissions found again ${recovered}`);
   assert.equal(await second.stop(), 0);
 });

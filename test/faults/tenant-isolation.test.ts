@@ -267,11 +267,26 @@ function credentialSets(op: Operation, t: Tenant): { label: string; headers: Rec
   });
 }
 
+/** Bodies of routes whose empty object would be refused before the lookup. */
+const BODIES: Record<string, unknown> = {
+  'POST /{env}/documentos-recibidos/{id}/aprobacion': { estado: 'aprobado' },
+};
+
 function requestFor(route: ApiRoute, headers: Record<string, string>): RequestOptions {
-  // A route that reads JSON gets a valid empty object, so that the lookup is what answers.
+  // A route that reads JSON gets a valid body (an empty object unless BODIES says otherwise), so
+  // that the lookup is what answers.
   const readsJson = route.op.requestBody?.content?.['application/json'] !== undefined || route.op.responses['415'] !== undefined;
-  return readsJson ? { headers, json: {} } : { headers };
+  return readsJson ? { headers, json: BODIES[route.key] ?? {} } : { headers };
 }
+
+/**
+ * Routes whose success needs a state A's resource is not in; the answer that shows the id was
+ * found all the same (another tenant's id is a plain 404 NOT_FOUND).
+ */
+const FOUND_BUT_NOT_NOW: Record<string, (res: ApiResponse<unknown>) => boolean> = {
+  'GET /{env}/documentos-ecf/{internalTrackId}/arecf': (res) => res.status === 404 && /has not acknowledged/.test(res.text),
+  'POST /{env}/documentos-ecf/{internalTrackId}/reenviar': (res) => res.status === 409 && /Only a document in error/.test(res.text),
+};
 
 function errorCode(res: ApiResponse<unknown>): string | undefined {
   const body = res.body as Partial<ErrorBody> | string;
@@ -403,9 +418,8 @@ test('B\'s lists and views show nothing of A, only B\'s own', async (t) => {
     for (const { label, headers } of sets.length === 0 ? [{ label: 'public', headers: {} }] : sets) {
       // Filtering by A's eNCFs must not find A's documents either.
       const filters = (route.op.parameters ?? []).some((p) => p.in === 'query' && p.name === 'encf');
-      // A required query parameter (the export's format) is given its first allowed value.
-      const required = (route.op.parameters ?? []).find((p) => p.in === 'query' && (p as { required?: boolean }).required === true) as { name?: string; schema?: { enum?: string[] } } | undefined;
-      const base = required?.name === undefined ? '' : `${required.name}=${required.schema?.enum?.[0] ?? 'csv'}`;
+      // The export needs its format.
+      const base = route.path.endsWith('/export') ? 'format=csv' : '';
       const join = (q: string) => (base === '' ? q : q === '' ? `?${base}` : `${q}&${base}`);
       const queries = ['', ...(filters ? [`?encf=${owned.documentEncf}`, `?encf=${owned.receivedEncf}`] : [])].map(join);
       for (const query of queries) {
@@ -451,7 +465,8 @@ test('the ids were real: A itself gets a documented success on every route', asy
   for (const route of ordered) {
     const [first] = credentialSets(route.op, a);
     const res = await call(url, route.method, fill(route.path, (OWNED_IDS[route.path] as (o: Owned) => string)(owned)), requestFor(route, first?.headers ?? {}));
-    if (!documented(route.op, res.status)) problems.push(`${route.key} as A: ${res.status} ${res.text.slice(0, 300)}`);
+    const found = FOUND_BUT_NOT_NOW[route.key]?.(res) ?? false;
+    if (!documented(route.op, res.status) && !found) problems.push(`${route.key} as A: ${res.status} ${res.text.slice(0, 300)}`);
   }
   assert.deepEqual(problems, []);
 });
