@@ -4,7 +4,7 @@ import { busy, dgiiDate, dgiiDateTime, errorBox, facts, h, loading, money, orDas
 import { ESTADOS } from "./labels.js";
 import { estadoBadge, lastListHash, tipoLabel } from "./page-documents.js";
 import { rejectionReasons } from "./dgii-reasons.js";
-import { imageData } from "./download.js";
+import { imageData, saveAs } from "./download.js";
 import { buyerSection, linesSection, totalsSection } from "./ecf-view.js";
 function webLink(url) {
     let ok = false;
@@ -17,21 +17,6 @@ function webLink(url) {
     return ok
         ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer', class: 'break', 'data-timbre': '' }, 'Verificar en la DGII ↗')
         : h('span', { class: 'break' }, url);
-}
-async function downloadXml(ctx, doc, status) {
-    status.replaceChildren();
-    try {
-        const blob = await ctx.api.download(`/${ctx.env}/documentos-ecf/${doc.internalTrackId}/xml`);
-        const href = URL.createObjectURL(new Blob([blob], { type: 'application/xml' }));
-        const a = h('a', { href, download: `${doc.encf}.xml`, hidden: true });
-        document.body.append(a);
-        a.click();
-        a.remove();
-        setTimeout(() => URL.revokeObjectURL(href), 10_000);
-    }
-    catch (err) {
-        status.replaceChildren(errorBox(err));
-    }
 }
 async function openPdf(ctx, doc, status, action) {
     status.replaceChildren();
@@ -95,7 +80,7 @@ function detail(ctx, doc, resubmitted) {
     const xmlStatus = h('div');
     const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
     const download = h('button', { type: 'button', class: 'secondary', 'data-action': 'xml' }, 'Descargar XML firmado');
-    download.addEventListener('click', () => void busy(download, () => downloadXml(ctx, doc, xmlStatus)));
+    download.addEventListener('click', () => void busy(download, () => saveAs(ctx, `/${ctx.env}/documentos-ecf/${doc.internalTrackId}/xml`, `${doc.encf}.xml`, 'application/xml', xmlStatus)));
     const pdf = h('button', { type: 'button', class: 'secondary', 'data-action': 'pdf' }, 'Descargar PDF');
     pdf.addEventListener('click', () => void busy(pdf, () => openPdf(ctx, doc, xmlStatus, 'download')));
     const printButton = h('button', { type: 'button', class: 'secondary', 'data-action': 'print' }, 'Imprimir');

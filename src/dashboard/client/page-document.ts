@@ -4,7 +4,7 @@ import { ESTADOS } from './labels.ts';
 import { estadoBadge, lastListHash, tipoLabel } from './page-documents.ts';
 import type { DocumentDetail } from './types.ts';
 import { rejectionReasons } from './dgii-reasons.ts';
-import { imageData } from './download.ts';
+import { imageData, saveAs } from './download.ts';
 import { buyerSection, linesSection, totalsSection } from './ecf-view.ts';
 
 // One document: what DGII answered (in plain words when it rejected it), the buyer, lines,
@@ -22,21 +22,6 @@ function webLink(url: string): HTMLElement {
   return ok
     ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer', class: 'break', 'data-timbre': '' }, 'Verificar en la DGII ↗')
     : h('span', { class: 'break' }, url);
-}
-
-async function downloadXml(ctx: PageContext, doc: DocumentDetail, status: HTMLElement): Promise<void> {
-  status.replaceChildren();
-  try {
-    const blob = await ctx.api.download(`/${ctx.env}/documentos-ecf/${doc.internalTrackId}/xml`);
-    const href = URL.createObjectURL(new Blob([blob], { type: 'application/xml' }));
-    const a = h('a', { href, download: `${doc.encf}.xml`, hidden: true });
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(href), 10_000);
-  } catch (err) {
-    status.replaceChildren(errorBox(err));
-  }
 }
 
 /**
@@ -122,7 +107,7 @@ function detail(ctx: PageContext, doc: DocumentDetail, resubmitted: () => void):
   const xmlStatus = h('div');
   const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
   const download = h('button', { type: 'button', class: 'secondary', 'data-action': 'xml' }, 'Descargar XML firmado');
-  download.addEventListener('click', () => void busy(download, () => downloadXml(ctx, doc, xmlStatus)));
+  download.addEventListener('click', () => void busy(download, () => saveAs(ctx, `/${ctx.env}/documentos-ecf/${doc.internalTrackId}/xml`, `${doc.encf}.xml`, 'application/xml', xmlStatus)));
   const pdf = h('button', { type: 'button', class: 'secondary', 'data-action': 'pdf' }, 'Descargar PDF');
   pdf.addEventListener('click', () => void busy(pdf, () => openPdf(ctx, doc, xmlStatus, 'download')));
   const printButton = h('button', { type: 'button', class: 'secondary', 'data-action': 'print' }, 'Imprimir');
