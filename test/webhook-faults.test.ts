@@ -138,8 +138,11 @@ describe('answers and failures PostgreSQL cannot store as they are', () => {
       assert.equal(d.status, 'abandoned');
       assert.match(d.lastError, /^abandoned after \d+ failed runs of its delivery job: .*attempts of this delivery cannot be stored/);
       assert.equal(d.nextAttemptAt, null);
-      const [job] = await t.sql`select count(*)::int as n from jobs where unique_key = ${'delivery:' + deliveryId}`;
-      assert.equal(job?.n, 0);
+      // The exhausted job is deleted with its batch of finished jobs, just after the delivery is marked.
+      await waitFor(async () => {
+        const [job] = await t.sql<{ n: number }[]>`select count(*)::int as n from jobs where unique_key = ${'delivery:' + deliveryId}`;
+        return job?.n === 0 || undefined;
+      }, 5_000, 'the exhausted job deleted');
       assert.equal(r.received.length, 1);
     } finally {
       await t.sql.unsafe('drop trigger refuse_attempts on webhook_attempts');
