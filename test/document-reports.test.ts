@@ -137,3 +137,13 @@ test('the timbre QR is served as SVG holding timbreUrl; a document of another te
   const other = await newTenantWithCertificate(t.url);
   assert.equal((await fetch(`${t.url}/TesteCF/documentos-ecf/${id}/qr.svg`, { headers: { 'x-api-key': other.apiKey } })).status, 404);
 });
+
+test('the CSV export carries the ERP referencia and filters by it', async () => {
+  const body = sampleEcf(31, { Encabezado: { IdDoc: { eNCF: undefined }, Emisor: { RNCEmisor: rnc } } });
+  const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { headers: api, json: { ...body, referencia: 'ERP-PED-77' } });
+  assert.equal(res.status, 202, JSON.stringify(res.body));
+  const csv = await (await fetch(`${t.url}/TesteCF/documentos-ecf/export?format=csv&referencia=ERP-PED-77`, { headers: api })).text();
+  const rows = csv.split('\r\n').filter((l) => l !== '');
+  assert.equal(rows.length, 2, 'header and the one row');
+  assert.match(rows[1] ?? '', new RegExp(`^${res.body.data.encf},.*,ERP-PED-77$`));
+});

@@ -43,7 +43,7 @@ export async function* csvChunks(batches: AsyncIterable<ExportRow[]>): AsyncGene
       csvCell(r.totalItbis, /^\d+(\.\d+)?$/.test(r.totalItbis ?? '')),
       csvCell(r.estado),
       csvCell(r.securityCode),
-      csvCell(r.referencia ?? null),
+      csvCell(r.referencia),
     ])).join('');
   }
 }

@@ -280,14 +280,13 @@ export interface ExportRow {
   totalItbis: string | null;
   estado: Estado;
   securityCode: string | null;
-  /** Filled once documents carry a reference (issue 18); null until then. */
-  referencia?: string | null;
+  referencia: string | null;
   /** Only with `withXml`. */
   signedXml?: string | null;
   updatedAt: Date;
 }
 
-const EXPORT_COLUMNS = 'id, encf, tipo, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, rnc_emisor, rnc_comprador, ecf #>> \'{Encabezado,Comprador,RazonSocialComprador}\' as razon_social_comprador, monto_total, ecf #>> \'{Encabezado,Totales,TotalITBIS}\' as total_itbis, estado, security_code, updated_at';
+const EXPORT_COLUMNS = 'id, encf, tipo, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, rnc_emisor, rnc_comprador, ecf #>> \'{Encabezado,Comprador,RazonSocialComprador}\' as razon_social_comprador, monto_total, ecf #>> \'{Encabezado,Totales,TotalITBIS}\' as total_itbis, estado, security_code, referencia, updated_at';
 
 /**
  * The filtered list, newest first, read through a server-side cursor `batch` rows at a time:
