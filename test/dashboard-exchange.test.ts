@@ -1,7 +1,8 @@
 // Commercial approval in a real browser: two tenants of one service exchange a type 31 through
 // the in-process simulator's directory, B approves it on the received document's page, and A's
 // document shows the approval. A second tab still showing the buttons gets the 409 in words
-// and then shows the decision already taken.
+// and then shows the decision already taken. And a buyer leg that ended in error (the buyer's
+// receiver down) is delivered again from the issued document's page.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
@@ -13,6 +14,7 @@ import { call, type Loose } from './helpers/http.ts';
 import { heading, launchBrowser, openPage, screenshot, signIn, unexpectedProblems, type WatchedPage } from './helpers/browser.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
 import { waitFor } from './helpers/wait.ts';
+import { type ReceiverGateway, startReceiverGateway } from './helpers/receiver-gateway.ts';
 
 type Tenant = Awaited<ReturnType<typeof newTenantWithCertificate>>;
 let t: TestService;
@@ -22,6 +24,7 @@ let b: Tenant;
 let issuedId = '';
 let receivedId = '';
 const pages: WatchedPage[] = [];
+const gateways: ReceiverGateway[] = [];
 
 before(async () => {
   browser = await launchBrowser();
@@ -43,6 +46,7 @@ before(async () => {
 after(async () => {
   for (const p of pages) await p.close().catch(() => undefined);
   await browser?.close();
+  for (const g of gateways) await g.close();
   await t?.close();
 });
 
@@ -96,6 +100,57 @@ test('B approves the received e-CF in the dashboard, A\'s document shows it, and
   await screenshot(p2, 'received-second-decision');
   const after409 = (await call(t.url, 'GET', `/TesteCF/documentos-recibidos/${receivedId}`, { headers: { 'x-api-key': b.apiKey } })).body.data as Loose;
   assert.equal((after409.aprobacionComercial as Loose).estado, 'aprobado', 'the first decision stands');
+
+  assert.deepEqual(unexpectedProblems(first), []);
+  assert.deepEqual(unexpectedProblems(stale, [409]), []);
+});
+
+test('A delivers again from the document\'s page a buyer leg left in error by a receiver that was down; a stale tab gets the 409 in Spanish', async () => {
+  const c = await newTenantWithCertificate(t.url);
+  const gateway = await startReceiverGateway(`${t.url}/TesteCF/receptor/${c.rnc}`);
+  gateways.push(gateway);
+  t.service.simulator?.listInDirectory({ nombre: 'C', rnc: c.rnc, urlRecepcion: gateway.url, urlAceptacion: gateway.url, urlOpcional: gateway.url });
+  const emitted = await call(t.url, 'POST', '/TesteCF/documentos-ecf', {
+    json: sampleEcf(31, { Encabezado: { IdDoc: { eNCF: undefined }, Emisor: { RNCEmisor: a.rnc }, Comprador: { RNCComprador: c.rnc } } }),
+    headers: { 'x-api-key': a.apiKey },
+  });
+  assert.equal(emitted.status, 202, emitted.text);
+  const id = emitted.body.data.internalTrackId as string;
+  await waitFor(async () => {
+    const d = (await call(t.url, 'GET', `/TesteCF/documentos-ecf/${id}`, { headers: { 'x-api-key': a.apiKey } })).body.data as Loose;
+    return (d.receptor as Loose).estado === 'error' ? d : undefined;
+  }, 30_000, 'the buyer leg in error');
+
+  const open = async (): Promise<WatchedPage> => {
+    const w = await openPage(browser);
+    pages.push(w);
+    await signIn(w.page, t.url, a.email, a.password);
+    await w.page.goto(`${t.url}/dashboard/#/documentos/${id}`);
+    await heading(w.page, /^Documento E31/);
+    return w;
+  };
+  const first = await open();
+  const stale = await open();
+  const { page } = first;
+  const section = page.locator('[data-section="redeliver"]');
+  await section.waitFor();
+  assert.equal(await page.locator('[data-field="receptor"]').textContent(), 'Error al entregar');
+  assert.match(await page.locator('[data-field="receptorDetalle"]').textContent() ?? '', /after 8 attempts/);
+  assert.deepEqual(await seriousViolations(page), []);
+  await screenshot(page, 'document-buyer-leg-error');
+
+  gateway.release();
+  await section.getByRole('button', { name: 'Reenviar al receptor' }).click();
+  await page.locator('[data-field="receptor"]', { hasText: 'Recibido por el comprador' }).waitFor({ timeout: 30_000 });
+  assert.equal(await section.count(), 0, 'nothing to deliver again once the buyer received it');
+
+  // The other tab still offers the action: the service refuses it, and the page says why in Spanish.
+  await stale.page.locator('[data-section="redeliver"]').getByRole('button', { name: 'Reenviar al receptor' }).click();
+  const alert = stale.page.locator('[role="alert"][data-code="CONFLICT"]');
+  await alert.waitFor();
+  assert.equal(await alert.locator('p').first().textContent(), 'No se puede hacer ahora: el estado actual no lo permite.');
+  assert.equal(await alert.locator('[data-reason]').textContent(), 'Solo una entrega al comprador que terminó en error se puede repetir; esta está en «Recibido por el comprador».');
+  await screenshot(stale.page, 'document-redeliver-conflict');
 
   assert.deepEqual(unexpectedProblems(first), []);
   assert.deepEqual(unexpectedProblems(stale, [409]), []);

@@ -245,7 +245,9 @@ describe('deliveries log', () => {
     await rows(page, 'deliveries', 10);
     assert.equal(await page.locator('.page-number').textContent(), 'Página 1');
     const links = () => page.$$eval('table[data-list="deliveries"] tbody td:first-child a', (a) => a.map((x) => x.textContent));
-    assert.deepEqual(await links(), [...Array(9).fill('Prueba de webhook'), 'Entrega de un e-CF al comprador']);
+    // The buyer leg's delivery is named by the eNCF and the leg's state, its kind under it.
+    assert.deepEqual(await links(), [...Array(9).fill('Prueba de webhook'), `${encf} · No aplica`]);
+    assert.match(await page.locator('table[data-list="deliveries"] tbody tr').last().textContent() ?? '', /Entrega de un e-CF al comprador/);
     await screenshot(page, 'deliveries');
 
     await page.getByRole('button', { name: 'Siguiente →' }).click();

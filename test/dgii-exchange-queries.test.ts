@@ -6,8 +6,10 @@ import { CertificateFactory, EMISOR_SUBJECT, signedEcf, startSimulator, type Run
 import { waitFor } from './helpers/wait.ts';
 import { CachedDirectory } from '../src/dgii/directory.ts';
 import type { DgiiCredentials } from '../src/dgii/protocol/index.ts';
+import { PermanentAuthorityError } from '../src/dgii/authority.ts';
+import { securityCodeOf } from '../src/ecf/xml/index.ts';
 
-// DGII's directory, Consulta Estado and the timbre page through the real client against the
+// DGII's directory, Consulta Estado (which needs the e-CF's security code) and the timbre page through the real client against the
 // simulator; the directory cache; the standalone simulator's directory flags.
 
 let sim: RunningSimulator;
@@ -50,20 +52,42 @@ test('directory answers are cached for the configured time, absence included', a
   assert.equal(sim.simulator.counters().directoryQueries - before, 4);
 });
 
-test('Consulta Estado and the timbre page find an e-CF by RNC and eNCF once DGII holds it', async () => {
+test('Consulta Estado and the timbre page find an e-CF by RNC, eNCF and its security code once DGII holds it', async () => {
   const client = sim.client({ 1: emisor });
   const doc = signedEcf(emisor);
-  const unknown = await client.ecfStatus(1, 'TesteCF', { rncEmisor: doc.rncEmisor, encf: doc.encf, rncComprador: BUYER.rnc, codigoSeguridad: 'abc123' }, signal);
+  const code = securityCodeOf(doc.xml);
+  const query = { rncEmisor: doc.rncEmisor, encf: doc.encf, rncComprador: BUYER.rnc, codigoSeguridad: code };
+  const unknown = await client.ecfStatus(1, 'TesteCF', query, signal);
   assert.deepEqual([unknown.codigo, unknown.estado], [0, 'No encontrado']);
   const timbreBefore = await client.timbre('TesteCF', false, `?RncEmisor=${doc.rncEmisor}&ENCF=${doc.encf}`, signal);
   assert.equal(timbreBefore.estado, 'No encontrado');
   await client.sendEcf(1, 'TesteCF', { fileName: `${doc.rncEmisor}${doc.encf}.xml`, xml: doc.xml }, signal);
   const known = await waitFor(async () => {
-    const s = await client.ecfStatus(1, 'TesteCF', { rncEmisor: doc.rncEmisor, encf: doc.encf }, signal);
+    const s = await client.ecfStatus(1, 'TesteCF', query, signal);
     return s.codigo !== 3 ? s : undefined;
   }, 10_000, 'the verdict');
-  assert.deepEqual([known.codigo, known.estado, known.ncfElectronico], [1, 'Aceptado', doc.encf]);
+  assert.deepEqual([known.codigo, known.estado, known.ncfElectronico, known.codigoSeguridad], [1, 'Aceptado', doc.encf, code]);
   assert.equal((await client.timbre('TesteCF', false, `RncEmisor=${doc.rncEmisor}&ENCF=${doc.encf}`, signal)).estado, 'Aceptado');
+});
+
+test('Consulta Estado with a wrong security code answers No encontrado for an e-CF DGII holds, and requires the code', async () => {
+  const client = sim.client({ 1: emisor });
+  const doc = signedEcf(emisor);
+  const code = securityCodeOf(doc.xml);
+  await client.sendEcf(1, 'TesteCF', { fileName: `${doc.rncEmisor}${doc.encf}.xml`, xml: doc.xml }, signal);
+  const query = { rncEmisor: doc.rncEmisor, encf: doc.encf };
+  const right = await waitFor(async () => {
+    const s = await client.ecfStatus(1, 'TesteCF', { ...query, codigoSeguridad: code }, signal);
+    return s.codigo !== 3 ? s : undefined;
+  }, 10_000, 'the verdict');
+  assert.equal(right.estado, 'Aceptado');
+  const wrongCode = code === 'AAAAAA' ? 'BBBBBB' : 'AAAAAA';
+  const wrong = await client.ecfStatus(1, 'TesteCF', { ...query, codigoSeguridad: wrongCode }, signal);
+  assert.deepEqual([wrong.codigo, wrong.estado], [0, 'No encontrado'], 'the eNCF alone reveals nothing');
+  await assert.rejects(client.ecfStatus(1, 'TesteCF', query, signal), (err: Error) => err instanceof PermanentAuthorityError && /codigoSeguridad son requeridos/.test(err.message));
+  // The timbre link carries the code as well: a wrong one finds nothing there either.
+  assert.equal((await client.timbre('TesteCF', false, `RncEmisor=${doc.rncEmisor}&ENCF=${doc.encf}&CodigoSeguridad=${wrongCode}`, signal)).estado, 'No encontrado');
+  assert.equal((await client.timbre('TesteCF', false, `RncEmisor=${doc.rncEmisor}&ENCF=${doc.encf}&CodigoSeguridad=${encodeURIComponent(code)}`, signal)).estado, 'Aceptado');
 });
 
 test('the standalone simulator takes directory entries by flag and refuses malformed ones', async () => {

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DgiiSimulator } from '../src/dgii/simulator/index.ts';
-import { latestOwn } from '../src/documents/pipeline.ts';
+import { latestOwn } from '../src/documents/lost-answers.ts';
 import { findDocumentById } from '../src/documents/queries.ts';
 import { ensureSigned } from '../src/documents/signing.ts';
 import { call, newTenant } from './helpers/http.ts';
@@ -118,11 +118,16 @@ describe('submission pipeline', () => {
     assert.equal(again.rfceXml, null);
   });
 
-  test('an upload whose answer is lost is found again by its eNCF instead of being sent twice', async () => {
+  // Consulta Estado answers what the simulator holds; to see the "still in process" branch
+  // whatever the machine's speed, the one query of that test is answered En Proceso.
+  const IN_PROCESS = { status: 200, body: { codigo: 3, estado: 'En Proceso' } };
+
+  test('an upload whose answer is lost while DGII processes it is followed by its trackId instead of being sent twice', async () => {
     const a = await newTenantWithCertificate(t.url);
     const before = simulator.counters();
     // The upload reaches the simulator, which records it and closes the connection unanswered.
     simulator.injectFault({ service: 'recepcion', dropAnswer: true });
+    simulator.injectFault({ service: 'consultaEstado', answer: IN_PROCESS });
     const { id, headers } = await emit(a);
     const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado', 'rechazado', 'error']);
     assert.equal(doc.estado, 'aceptado', `${doc.estado} ${doc.dgiiCode} ${doc.dgiiMessage}`);
@@ -131,24 +136,57 @@ describe('submission pipeline', () => {
     assert.deepEqual(received, [doc.trackId], 'the simulator received the document once, under the trackId the document carries');
     const now = simulator.counters();
     assert.equal(now.documentsReceived - before.documentsReceived, 1);
-    assert.equal(now.trackIdQueries - before.trackIdQueries, 1, 'the retry asked once');
-    assert.ok(t.logLines.some((l) => l.includes('the authority already holds this document') && l.includes(doc.trackId)));
+    assert.equal(now.trackIdQueries - before.trackIdQueries, 1, 'the retry asked for the trackId once');
+    assert.ok(t.logLines.some((l) => l.includes('the authority already holds this document; following its submission') && l.includes(doc.trackId)));
   });
 
-  test('a failing query for earlier submissions is retried, and the document is still sent once', async () => {
+  test('an upload whose answer is lost after DGII decided takes DGII\'s verdict and reasons at once, by Consulta Estado', async () => {
     const a = await newTenantWithCertificate(t.url);
     const before = simulator.counters();
+    // The answer is held past the simulator's processing time, then lost: DGII has decided by the retry.
+    simulator.injectFault({ service: 'recepcion', dropAnswer: true, holdAnswerMs: 400 });
+    const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', {
+      json: ecfFor(a.rnc, 31, { Encabezado: { IdDoc: { eNCF: undefined }, Emisor: { RNCEmisor: a.rnc, InformacionAdicionalEmisor: '[simulador:rechazar]' } } }),
+      headers: { 'x-api-key': a.apiKey },
+    });
+    assert.equal(res.status, 202, res.text);
+    const doc = await waitForEstado(t.url, 'TesteCF', res.body.data.internalTrackId, { 'x-api-key': a.apiKey }, ['aceptado', 'rechazado', 'error']);
+    assert.equal(doc.estado, 'rechazado', `${doc.estado} ${doc.dgiiCode} ${doc.dgiiMessage}`);
+    assert.deepEqual(historyOf(doc), ['recibido', 'rechazado'], 'no status polling: the verdict was there');
+    assert.deepEqual([doc.dgiiCode, doc.dgiiMessage], ['2', 'Rechazado por solicitud de prueba'], 'DGII\'s reasons, from the status of the submission it lists');
+    assert.deepEqual(simulator.trackIdsOf('TesteCF', a.rnc, doc.encf), [doc.trackId]);
+    const now = simulator.counters();
+    assert.equal(now.documentsReceived - before.documentsReceived, 1, 'not sent twice');
+    assert.equal(now.ecfStatusQueries - before.ecfStatusQueries, 1);
+    assert.ok(t.logLines.some((l) => l.includes('the authority already holds this document and decided on it') && l.includes(doc.trackId)));
+  });
+
+  test('a failing Consulta Estado is retried, and the document is still sent once', async () => {
+    const a = await newTenantWithCertificate(t.url);
     const retries = retriesLogged('document.submit').length;
     simulator.injectFault({ service: 'recepcion', dropAnswer: true });
-    simulator.injectFault({ service: 'trackIds', status: 503 });
+    simulator.injectFault({ service: 'consultaEstado', status: 503 });
     const { id, headers } = await emit(a);
     const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado', 'rechazado', 'error']);
     assert.equal(doc.estado, 'aceptado', `${doc.estado} ${doc.dgiiCode} ${doc.dgiiMessage}`);
     assert.deepEqual(simulator.trackIdsOf('TesteCF', a.rnc, doc.encf), [doc.trackId]);
-    assert.equal(simulator.counters().trackIdQueries - before.trackIdQueries, 1, 'the 503 answered before the query counted');
     const logged = retriesLogged('document.submit').slice(retries);
     assert.equal(logged.length, 2, 'the lost answer, then the failed query');
-    assert.match(logged[1] ?? '', /DGII answered HTTP 503 while querying the trackIds of E31/);
+    assert.match(logged[1] ?? '', /DGII answered HTTP 503 while querying the status of E31/);
+  });
+
+  test('when DGII refuses Consulta Estado, Consulta TrackIds alone finds the lost upload', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const before = simulator.counters();
+    simulator.injectFault({ service: 'recepcion', dropAnswer: true });
+    simulator.injectFault({ service: 'consultaEstado', status: 400 });
+    const { id, headers } = await emit(a);
+    const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado', 'rechazado', 'error']);
+    assert.equal(doc.estado, 'aceptado', `${doc.estado} ${doc.dgiiCode} ${doc.dgiiMessage}`);
+    assert.deepEqual(historyOf(doc), ['recibido', 'en_proceso', 'aceptado']);
+    assert.deepEqual(simulator.trackIdsOf('TesteCF', a.rnc, doc.encf), [doc.trackId]);
+    assert.equal(simulator.counters().trackIdQueries - before.trackIdQueries, 1);
+    assert.ok(t.logLines.some((l) => l.includes('the authority refused Consulta Estado') && l.includes(id)));
   });
 
   test('a retry after a failure that sent nothing asks, finds nothing, and sends', async () => {
@@ -159,7 +197,8 @@ describe('submission pipeline', () => {
     const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado']);
     assert.deepEqual(simulator.trackIdsOf('TesteCF', a.rnc, doc.encf), [doc.trackId]);
     const now = simulator.counters();
-    assert.equal(now.trackIdQueries - before.trackIdQueries, 1);
+    assert.equal(now.ecfStatusQueries - before.ecfStatusQueries, 1);
+    assert.equal(now.trackIdQueries - before.trackIdQueries, 0, 'DGII knows nothing of the eNCF: no trackId to look for');
     assert.equal(now.documentsReceived - before.documentsReceived, 1);
   });
 
@@ -169,6 +208,7 @@ describe('submission pipeline', () => {
     const { id, headers } = await emit(a);
     await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado']);
     const now = simulator.counters();
+    assert.equal(now.ecfStatusQueries, before.ecfStatusQueries);
     assert.equal(now.trackIdQueries, before.trackIdQueries);
     assert.equal(now.documentsReceived - before.documentsReceived, 1);
   });
@@ -224,9 +264,10 @@ describe('submission pipeline', () => {
 
   const NOT_FOUND = { status: 200, body: { trackId: 'x', codigo: 0, estado: 'No encontrado', mensajes: [{ valor: 'No se encontró el trackId', codigo: 0 }] } };
 
-  test('a trackId DGII keeps not finding makes the document error with DGII\'s message after DGII_NOT_FOUND_TIMEOUT_MS', async () => {
+  test('a trackId DGII keeps not finding, of an e-CF it does not know either, makes the document error with DGII\'s message after DGII_NOT_FOUND_TIMEOUT_MS', async () => {
     const a = await newTenantWithCertificate(t.url);
     simulator.injectFault({ service: 'estado', answer: NOT_FOUND, times: 10_000 });
+    simulator.injectFault({ service: 'consultaEstado', answer: { status: 200, body: { codigo: 0, estado: 'No encontrado' } }, times: 10_000 });
     try {
       const { id, headers } = await emit(a);
       const startedAt = Date.now();
@@ -236,6 +277,43 @@ describe('submission pipeline', () => {
       assert.equal(doc.dgiiCode, '0');
       assert.match(doc.dgiiMessage, new RegExp(`^DGII does not find trackId ${doc.trackId} \\(answered "No encontrado" for \\d+ s\\): No se encontró el trackId$`));
       assert.deepEqual(historyOf(doc), ['recibido', 'en_proceso', 'error']);
+    } finally {
+      simulator.clearFaults();
+    }
+  });
+
+  test('a trackId DGII keeps not finding, of an e-CF it decided on, takes the verdict Consulta Estado reports', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const before = simulator.counters();
+    simulator.injectFault({ service: 'estado', answer: NOT_FOUND, times: 10_000 });
+    try {
+      const { id, headers } = await emit(a);
+      const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado', 'rechazado', 'error']);
+      assert.equal(doc.estado, 'aceptado', `${doc.estado} ${doc.dgiiCode} ${doc.dgiiMessage}`);
+      assert.deepEqual(historyOf(doc), ['recibido', 'en_proceso', 'aceptado']);
+      // The trackId's status is still "No encontrado": Consulta Estado's own words are kept.
+      assert.deepEqual([doc.dgiiCode, doc.dgiiMessage], ['0', 'Aceptado']);
+      assert.deepEqual(simulator.trackIdsOf('TesteCF', a.rnc, doc.encf), [doc.trackId]);
+      assert.equal(simulator.counters().ecfStatusQueries - before.ecfStatusQueries, 1);
+      assert.ok(t.logLines.some((l) => l.includes('DGII does not find the trackId but knows the e-CF') && l.includes(id)));
+    } finally {
+      simulator.clearFaults();
+    }
+  });
+
+  test('a trackId DGII keeps not finding, of an e-CF it is still processing, is followed until DGII decides', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const before = simulator.counters();
+    simulator.injectFault({ service: 'estado', answer: NOT_FOUND, times: 10_000 });
+    simulator.injectFault({ service: 'consultaEstado', answer: IN_PROCESS });
+    try {
+      const { id, headers } = await emit(a);
+      const startedAt = Date.now();
+      const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado', 'rechazado', 'error']);
+      assert.equal(doc.estado, 'aceptado', `${doc.estado} ${doc.dgiiCode} ${doc.dgiiMessage}`);
+      assert.ok(Date.now() - startedAt >= 3000, 'the "No encontrado" window was waited out twice: before and after DGII said En Proceso');
+      assert.equal(simulator.counters().ecfStatusQueries - before.ecfStatusQueries, 1, 'the En Proceso answer was the fault\'s; the second query counted');
+      assert.ok(t.logLines.some((l) => l.includes('is processing the e-CF; following its submission') && l.includes(id)));
     } finally {
       simulator.clearFaults();
     }

@@ -46,6 +46,14 @@ export interface SummaryQuery extends SubmissionsQuery {
   securityCode: string;
 }
 
+/**
+ * An e-CF found by its data ("Consulta Estado"): the security code of its signature tells this
+ * document from another one issued under the same eNCF elsewhere.
+ */
+export interface EcfStatusQuery extends SummaryQuery {
+  rncComprador: string | null;
+}
+
 /** An upload of an eNCF the authority already holds, whatever became of it. */
 export interface PriorSubmission {
   trackId: string;
@@ -90,6 +98,12 @@ export interface TaxAuthority {
    * to learn it without sending the eNCF again.
    */
   summaryStatus(query: SummaryQuery, signal: AbortSignal): Promise<StatusResult>;
+  /**
+   * The state of an e-CF by its data rather than a trackId: pending, final (with the state's
+   * name as the message: DGII gives no reasons here) or not-found. How a submission whose
+   * answer was lost is learned about without uploading the eNCF again.
+   */
+  ecfStatus(query: EcfStatusQuery, signal: AbortSignal): Promise<StatusResult>;
 }
 
 /** Worth retrying later: network failure, timeout, 5xx. */

@@ -19,7 +19,7 @@ export interface AnnulmentRouteDeps {
   idempotency: IdempotencyStore;
 }
 
-/** POST …/reenviar and the annulments (ANECF). */
+/** The resending actions (…/reenviar to DGII, …/receptor/reenviar to the buyer) and the annulments (ANECF). */
 export function annulmentRoutes(deps: AnnulmentRouteDeps): Route[] {
   const { documents, annulments, sequences, idempotency } = deps;
   return [
@@ -37,6 +37,25 @@ export function annulmentRoutes(deps: AnnulmentRouteDeps): Route[] {
       },
       handler: idempotency.wrap(async (ctx, claim) => {
         const view = await documents.resubmit(tenantOf(ctx), envOf(ctx), uuidParam(ctx, 'internalTrackId'), async (tx, v) => {
+          await claim?.storeIn(tx, { status: 202, body: { success: true, data: v } });
+        });
+        return { status: 202, body: { success: true, data: view } };
+      }),
+    },
+    {
+      method: 'POST', path: '/{env}/documentos-ecf/{internalTrackId}/receptor/reenviar', auth: 'apiKeyOrBearer', rateScope: 'emit',
+      doc: {
+        operationId: 'redeliverToBuyer', tags: ['Documents'], summary: 'Deliver a document to its buyer again',
+        description: 'For a document whose buyer leg ended in `receptor.estado` = `error` (the buyer\'s receiver failed past EXCHANGE_MAX_ATTEMPTS, answered something that is not its signed ARECF, or its directory URL was refused), once the buyer\'s side is fixed: the leg goes back to `pendiente` (an ecf.receptor_update says so) and the delivery runs again with a fresh retry budget, ending as a first one does (recibido, no_recibido, no_aplica or error, each with its ecf.receptor_update). The document and its DGII state are untouched. Idempotency-Key works as on emit.',
+        headers: IDEMPOTENCY_HEADER,
+        responses: {
+          '202': { description: 'Queued for delivery to the buyer; `receptor.estado` is `pendiente`.', schema: envelope(S.ref('DocumentSummary')), headers: REPLAYED },
+          '404': ERR('NOT_FOUND'),
+          '409': ERR('CONFLICT: the buyer leg is not in error (pendiente, recibido, no_recibido or no_aplica); IDEMPOTENCY_KEY_CONFLICT or IDEMPOTENCY_KEY_IN_USE.'),
+        },
+      },
+      handler: idempotency.wrap(async (ctx, claim) => {
+        const view = await documents.redeliver(tenantOf(ctx), envOf(ctx), uuidParam(ctx, 'internalTrackId'), async (tx, v) => {
           await claim?.storeIn(tx, { status: 202, body: { success: true, data: v } });
         });
         return { status: 202, body: { success: true, data: view } };

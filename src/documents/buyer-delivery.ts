@@ -10,10 +10,10 @@ import { ExchangeError } from '../exchange/egress.ts';
 import type { FeClient } from '../exchange/fe-client.ts';
 import { readArecf } from '../exchange/verify-arecf.ts';
 import type { Logger } from '../log.ts';
-import { insertJob } from '../queue/queries.ts';
+import { insertJob, scheduleKeyedJob } from '../queue/queries.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
 import { buyerLegApplies, deliversAfter } from './buyer-leg.ts';
-import { type DocumentRow, findDocumentById, findSignedXml, type ReceptorChange, updateReceptor } from './queries.ts';
+import { type DocumentRow, findDocumentById, findSignedXml, type ReceptorChange, reopenReceptor, updateReceptor } from './queries.ts';
 import type { CredentialsOf } from './signing.ts';
 import { receptorView } from './views.ts';
 
@@ -43,14 +43,32 @@ export interface BuyerDeliveryDeps {
   log: Logger;
 }
 
+/** A document has one buyer leg job at a time. */
+const deliverKey = (documentId: string): string => `deliver:${documentId}`;
+
 /** Queues the buyer leg of a document DGII just accepted, in the transaction of the verdict. */
 export async function scheduleBuyerDelivery(tx: Queryable, doc: DocumentRow): Promise<void> {
   if (!deliversAfter(doc.estado) || !buyerLegApplies(doc.tipo, doc.rncComprador)) return;
-  await insertJob(tx, { kind: 'exchange.deliver', payload: { documentId: doc.id }, uniqueKey: `deliver:${doc.id}` });
+  await insertJob(tx, { kind: 'exchange.deliver', payload: { documentId: doc.id }, uniqueKey: deliverKey(doc.id) });
 }
 
 export function receptorUpdatePayload(doc: DocumentRow): Record<string, unknown> {
   return { internalTrackId: doc.id, encf: doc.encf, environment: doc.environment, rncComprador: doc.rncComprador, receptor: receptorView(doc), timestamp: new Date().toISOString() };
+}
+
+/**
+ * The user's re-delivery of a buyer leg that ended in error (POST …/receptor/reenviar), in the
+ * caller's transaction: back to pendiente with its ecf.receptor_update, and the job queued with a
+ * fresh retry budget. Undefined when the leg was not in error. The job of a spent budget is
+ * deleted only after it recorded the error, so it may still exist: scheduleKeyedJob makes it due
+ * again, or has the run that still holds it run once more.
+ */
+export async function redeliverToBuyer(tx: Queryable, outbox: EventOutbox, doc: DocumentRow): Promise<DocumentRow | undefined> {
+  const reopened = await reopenReceptor(tx, doc.id, 'Delivery to the buyer requested again (POST …/receptor/reenviar)');
+  if (reopened === undefined) return undefined;
+  await outbox.record(tx, reopened.tenantId, 'ecf.receptor_update', receptorUpdatePayload(reopened), { sequence: reopened.eventSeq });
+  await scheduleKeyedJob(tx, { kind: 'exchange.deliver', payload: { documentId: doc.id }, uniqueKey: deliverKey(doc.id) });
+  return reopened;
 }
 
 const clip = (text: string): string => text.slice(0, 1000);

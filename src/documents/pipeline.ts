@@ -1,15 +1,14 @@
 import type { Config } from '../config.ts';
 import type { Sql } from '../db/connect.ts';
-import {
-  PermanentAuthorityError, type PriorSubmission, type StatusResult, type Submission, type SubmitResult, type TaxAuthority, TransientAuthorityError, type Verdict,
-} from '../dgii/authority.ts';
-import { parseDgiiDateTime, securityCodeOf } from '../ecf/xml/index.ts';
+import { PermanentAuthorityError, type Submission, type SubmitResult, type TaxAuthority, type Verdict } from '../dgii/authority.ts';
+import { securityCodeOf } from '../ecf/xml/index.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import { insertJob } from '../queue/queries.ts';
 import type { JobPayloads } from '../queue/kinds.ts';
 import type { JobContext, JobDefinition } from '../queue/runtime.ts';
 import { findDocumentById, type DocumentRow, type SignedXml } from './queries.ts';
+import { lostAnswers } from './lost-answers.ts';
 import { type CredentialsOf, ensureSigned } from './signing.ts';
 import { transition } from './transitions.ts';
 import { scheduleBuyerDelivery } from './buyer-delivery.ts';
@@ -24,15 +23,20 @@ import { errorMessage } from '../errors.ts';
 //
 // An upload can reach DGII and its answer (the trackId) be lost: the process dies, the
 // connection drops. Sending the eNCF again would be refused as already used, so a run that may
-// follow such an upload (a retry, or a document an earlier run signed) first asks DGII for the
-// submissions of its eNCF and, when there is one, follows the latest by its trackId instead of
-// uploading. A first run does not ask: nothing can have been sent yet. An RFCE has no trackId;
-// its verdict comes in the upload's answer, so such a run asks Consulta RFCE (eNCF and the
-// e-CF's security code, which only our signature has) and takes the verdict it finds.
+// follow such an upload (a retry, or a document an earlier run signed) first asks DGII about the
+// e-CF by its data (Consulta Estado: RNC, eNCF, buyer and the security code only our signature
+// has; lost-answers.ts). A verdict DGII already reached is taken at once, with the reasons and
+// trackId of the submission Consulta TrackIds lists; a document DGII is still processing is
+// followed by that trackId; only an e-CF DGII does not know is uploaded. When DGII refuses
+// Consulta Estado itself, Consulta TrackIds alone decides, as before it existed. A first run does
+// not ask: nothing can have been sent yet. An RFCE has no trackId; its verdict comes in the
+// upload's answer, so such a run asks Consulta RFCE and takes the verdict it finds.
 //
 // DGII answering "No encontrado" for a trackId it gave is not "En Proceso": it is tolerated
-// for DGII_NOT_FOUND_TIMEOUT_MS (DGII may take a moment to index an upload), then the
-// document becomes error with DGII's message instead of waiting out DGII_POLL_TIMEOUT_MS.
+// for DGII_NOT_FOUND_TIMEOUT_MS (DGII may take a moment to index an upload), then DGII is asked
+// about the e-CF by its data: its verdict is taken, a submission still in process is followed,
+// and only when DGII knows nothing of it either does the document become error with DGII's
+// message, instead of waiting out DGII_POLL_TIMEOUT_MS.
 
 export interface PipelineDeps {
   sql: Sql;
@@ -58,24 +62,13 @@ function toSubmission(doc: DocumentRow, signed: SignedXml): Submission {
   };
 }
 
-/** Submissions received this long before the document was signed are still taken as its own (clocks differ). */
-const CLOCK_SKEW_MS = 10 * 60_000;
-
-/**
- * The latest submission that can be this document's: one received before the document was
- * signed is another document under the same eNCF (issued elsewhere), which must not be adopted.
- */
-export function latestOwn(found: PriorSubmission[], signedAt: Date): PriorSubmission | null {
-  const own = found.filter((s) => s.receivedAt === null || s.receivedAt.getTime() >= signedAt.getTime() - CLOCK_SKEW_MS);
-  return own.at(-1) ?? null;
-}
-
 function message(err: unknown): string {
   return errorMessage(err).slice(0, 1000);
 }
 
 export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefinition<'document.submit'>; 'document.poll': JobDefinition<'document.poll'> } {
   const { sql, authority, credentials, outbox, config, log } = deps;
+  const lost = lostAnswers(authority);
 
   async function finish(doc: DocumentRow, verdict: Verdict, trackId?: string | null): Promise<void> {
     await sql.begin(async (tx) => {
@@ -102,42 +95,23 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
   }
 
   /**
-   * The submission of this document an earlier run made and never heard back about, or null.
-   * A transient failure of the query is thrown (the job is retried); when DGII refuses the
-   * query itself the document is sent as it would have been without it.
+   * After an upload whose answer may be lost: true when DGII already holds the document and it
+   * was taken up here (its verdict recorded, or its submission followed); false to upload it.
    */
-  async function earlierSubmission(doc: DocumentRow, startedAt: Date, ctx: JobContext): Promise<PriorSubmission | null> {
-    let found: PriorSubmission[];
-    try {
-      found = await authority.findSubmissions({ tenantId: doc.tenantId, environment: doc.environment, rncEmisor: doc.rncEmisor, encf: doc.encf }, ctx.signal);
-    } catch (err) {
-      if (!(err instanceof PermanentAuthorityError)) throw err;
-      ctx.log.warn('the authority refused the query for earlier submissions; sending the document', { document: doc.id, error: err.message });
-      return null;
+  async function adoptEarlier(doc: DocumentRow, securityCode: string, startedAt: Date, ctx: JobContext): Promise<boolean> {
+    const found = await lost.byData(doc, securityCode, startedAt, ctx);
+    // Consulta Estado refused: the submissions of the eNCF decide alone.
+    const earlier = found === null ? await lost.earlierSubmission(doc, startedAt, ctx) : null;
+    const trackId = found?.kind === 'pending' ? found.trackId : earlier?.trackId;
+    if (trackId !== undefined) {
+      ctx.log.info('the authority already holds this document; following its submission', { document: doc.id, trackId });
+      await queued(doc, trackId);
+      return true;
     }
-    // Unsigned when this run began: signed by it (or by a run alongside), just now.
-    const signedAt = (doc.fechaHoraFirma === null ? null : parseDgiiDateTime(doc.fechaHoraFirma)) ?? startedAt;
-    return latestOwn(found, signedAt);
-  }
-
-  /**
-   * DGII's verdict on the summary an earlier run sent and never heard back about, or null when
-   * DGII has none (or refuses the query: the summary is then sent as it would have been).
-   */
-  async function earlierSummary(doc: DocumentRow, signed: SignedXml, ctx: JobContext): Promise<Verdict | null> {
-    let status: StatusResult;
-    try {
-      const query = { tenantId: doc.tenantId, environment: doc.environment, rncEmisor: doc.rncEmisor, encf: doc.encf, securityCode: securityCodeOf(signed.signedXml) };
-      status = await authority.summaryStatus(query, ctx.signal);
-    } catch (err) {
-      if (!(err instanceof PermanentAuthorityError)) throw err;
-      ctx.log.warn('the authority refused the query for an earlier summary; sending the summary', { document: doc.id, error: err.message });
-      return null;
-    }
-    if (status.kind === 'final') return status.verdict;
-    // A summary is decided on arrival; "En Proceso" is a state to wait out, not to send over.
-    if (status.kind === 'pending') throw new TransientAuthorityError(`DGII answered "${status.dgiiMessage ?? 'En Proceso'}" about the summary of ${doc.encf}`);
-    return null;
+    if (found?.kind !== 'final') return false;
+    ctx.log.info('the authority already holds this document and decided on it; taking its verdict', { document: doc.id, trackId: found.trackId, estado: found.verdict.estado });
+    await finish(doc, found.verdict, found.trackId);
+    return true;
   }
 
   const policy = { maxAttempts: config.submitMaxAttempts, backoffBaseMs: config.retryBaseMs, backoffMaxMs: config.retryMaxMs };
@@ -157,18 +131,14 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
         let result: SubmitResult;
         try {
           const signed = await ensureSigned(sql, credentials, doc);
-          const decided = maySendAgain && signed.rfceXml !== null ? await earlierSummary(doc, signed, ctx) : null;
+          const code = maySendAgain ? securityCodeOf(signed.signedXml) : null;
+          const decided = code !== null && signed.rfceXml !== null ? await lost.earlierSummary(doc, code, ctx) : null;
           if (decided !== null) {
             ctx.log.info('the authority already decided on this summary; taking its verdict', { document: doc.id, estado: decided.estado });
             await finish(doc, decided, null);
             return;
           }
-          const earlier = maySendAgain && signed.rfceXml === null ? await earlierSubmission(doc, startedAt, ctx) : null;
-          if (earlier !== null) {
-            ctx.log.info('the authority already holds this document; following its submission', { document: doc.id, trackId: earlier.trackId, estado: earlier.estado });
-            await queued(doc, earlier.trackId);
-            return;
-          }
+          if (code !== null && signed.rfceXml === null && (await adoptEarlier(doc, code, startedAt, ctx))) return;
           result = await authority.submit(toSubmission(doc, signed), ctx.signal);
         } catch (err) {
           if (!(err instanceof PermanentAuthorityError)) throw err;
@@ -193,12 +163,22 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
         if (doc === undefined || doc.estado !== 'en_proceso') return;
         const status = await authority.status({ tenantId: doc.tenantId, environment: doc.environment, trackId: p.trackId }, ctx.signal);
         if (status.kind === 'final') {
-          await finish(doc, status.verdict);
+          await finish(doc, status.verdict, p.trackId);
           return;
         }
         const now = Date.now();
         const notFoundSince = status.kind === 'not-found' ? (p.notFoundSince ?? now) : null;
         if (status.kind === 'not-found' && notFoundSince !== null && now - notFoundSince >= config.notFoundTimeoutMs) {
+          const found = doc.securityCode === null ? null : await lost.byData(doc, doc.securityCode, new Date(p.since), ctx);
+          if (found?.kind === 'final') {
+            ctx.log.info('DGII does not find the trackId but knows the e-CF; taking its verdict', { document: doc.id, trackId: p.trackId, estado: found.verdict.estado });
+            await finish(doc, found.verdict, found.trackId);
+            return;
+          }
+          if (found?.kind === 'pending') {
+            ctx.log.info('DGII does not find the trackId but is processing the e-CF; following its submission', { document: doc.id, trackId: found.trackId });
+            return { retryIn: p.interval, payload: { documentId: p.documentId, trackId: found.trackId, since: p.since, interval: p.interval } };
+          }
           const seconds = Math.round((now - notFoundSince) / 1000);
           await fail(doc.id, status.dgiiCode, `DGII does not find trackId ${p.trackId} (answered "No encontrado" for ${seconds} s): ${status.dgiiMessage}`);
           return;

@@ -2,7 +2,7 @@ import type { Queryable } from '../db/connect.ts';
 import { issuedPage, whereEqual, type IssuedPageFilter } from '../db/keyset.ts';
 import type { Environment } from '../environments.ts';
 import type { EcfObject, IssuedEcf } from '../ecf/types.ts';
-import type { Estado } from '../ecf/states.ts';
+import type { Estado, ReceptorEstado } from '../ecf/states.ts';
 
 export interface DocumentRow {
   id: string;
@@ -45,8 +45,7 @@ export interface DocumentRow {
   aprobacionFecha: string | null;
 }
 
-export const RECEPTOR_ESTADOS = ['pendiente', 'recibido', 'no_recibido', 'no_aplica', 'error'] as const;
-export type ReceptorEstado = (typeof RECEPTOR_ESTADOS)[number];
+export type { ReceptorEstado };
 
 /** What signing adds to a document, stored in one statement. */
 export interface DocumentSignature {
@@ -250,6 +249,19 @@ export async function updateReceptor(sql: Queryable, id: string, c: ReceptorChan
       receptor_received_at = case when ${c.arecfXml}::text is null then receptor_received_at else now() end,
       event_seq = event_seq + 1
     where id = ${id} and (receptor_estado is null or receptor_estado not in ('recibido', 'no_recibido'))
+    returning ${sql.unsafe(COLUMNS)}`;
+  return row;
+}
+
+/**
+ * Puts a buyer leg that ended in error back to pendiente, for its delivery to run again.
+ * Undefined when the leg was not in error (any more).
+ */
+export async function reopenReceptor(sql: Queryable, id: string, detalle: string): Promise<DocumentRow | undefined> {
+  const [row] = await sql<DocumentRow[]>`
+    update documents set receptor_estado = 'pendiente', receptor_motivo = null, receptor_detalle = ${detalle}, receptor_updated_at = now(),
+      event_seq = event_seq + 1
+    where id = ${id} and receptor_estado = 'error'
     returning ${sql.unsafe(COLUMNS)}`;
   return row;
 }

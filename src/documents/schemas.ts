@@ -1,6 +1,6 @@
 import { S, type Schema } from '../http/openapi.ts';
 import { ECF_TIPOS } from '../ecf/ecf-types.ts';
-import { ESTADO_NAMES } from '../ecf/states.ts';
+import { ESTADO_NAMES, RECEPTOR_ESTADOS } from '../ecf/states.ts';
 import { ecfBodySchemas } from './ecf-openapi.ts';
 
 export const ESTADO: Schema = S.string({ enum: ESTADO_NAMES, description: 'recibido → en_proceso → aceptado | aceptado_condicional | rechazado; error when it could not be sent or no verdict came. A document in error goes back to recibido when resubmitted (POST …/reenviar) and becomes anulado (final) when DGII accepts an annulment of its eNCF.' });
@@ -19,7 +19,7 @@ export const EMITTED: Schema = S.object({
 });
 
 const RECEPTOR: Schema = S.object({
-  estado: S.string({ enum: ['pendiente', 'recibido', 'no_recibido', 'no_aplica', 'error'], description: 'The buyer leg: the e-CF is delivered to the buyer\'s receiver (its URLs from DGII\'s directory) after DGII\'s verdict of aceptado or aceptado_condicional, never before: only an accepted e-CF has fiscal validity. pendiente until then and while delivering; recibido: the buyer\'s signed ARECF, Estado 0; no_recibido: Estado 1 (motivo is its CodigoMotivoNoRecibido); no_aplica: the type has no electronic buyer, no RNCComprador, DGII did not accept the e-CF, or the directory does not list the buyer; error: with the reason in detalle (the buyer\'s receiver failed after retries, answered something that is not an ARECF, or an ARECF not signed by the buyer).' }),
+  estado: S.string({ enum: [...RECEPTOR_ESTADOS], description: 'The buyer leg: the e-CF is delivered to the buyer\'s receiver (its URLs from DGII\'s directory) after DGII\'s verdict of aceptado or aceptado_condicional, never before: only an accepted e-CF has fiscal validity. pendiente until then and while delivering; recibido: the buyer\'s signed ARECF, Estado 0; no_recibido: Estado 1 (motivo is its CodigoMotivoNoRecibido); no_aplica: the type has no electronic buyer, no RNCComprador, DGII did not accept the e-CF, or the directory does not list the buyer; error: with the reason in detalle (the buyer\'s receiver failed after retries, answered something that is not an ARECF, or an ARECF not signed by the buyer); POST …/receptor/reenviar delivers it again, back to pendiente.' }),
   motivo: S.nullable(S.string({ description: 'CodigoMotivoNoRecibido of an ARECF with Estado 1: 1 especificación, 2 firma, 3 duplicado, 4 RNC comprador.' })),
   detalle: S.nullable(S.string()),
   updatedAt: S.nullable(S.dateTime()),

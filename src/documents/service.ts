@@ -14,7 +14,8 @@ import { transition } from './transitions.ts';
 import { validateEcf } from '../ecf/validation/validate-ecf.ts';
 import { printDocument, type PrintedPdf, type PrintFormat } from '../ecf/print/index.ts';
 import type { EcfObject } from '../ecf/types.ts';
-import { documentDetail, documentSummary, type DocumentSummary } from './views.ts';
+import { documentDetail, documentSummary, type DocumentSummary, receptorView } from './views.ts';
+import { redeliverToBuyer } from './buyer-delivery.ts';
 import { splitErpReference } from './erp-reference.ts';
 
 export interface EmitResult {
@@ -95,6 +96,26 @@ export class DocumentService {
       if (moved === undefined) throw new AppError('CONFLICT', 'The document changed state meanwhile; read it again');
       await insertJob(tx, { kind: 'document.submit', payload: { documentId: doc.id } });
       const shown = emittedView(moved);
+      await inTransaction(tx, shown);
+      return shown;
+    });
+    this.onQueued();
+    return view;
+  }
+
+  /**
+   * Delivers a document to its buyer again after its buyer leg ended in error (the buyer's
+   * receiver was down past the retry budget, answered garbage, ...): 409 from any other leg state.
+   */
+  async redeliver(tenantId: number, environment: Environment, id: string, inTransaction: (tx: Queryable, view: DocumentSummary) => Promise<void>): Promise<DocumentSummary> {
+    const view = await this.sql.begin(async (tx) => {
+      const doc = await findDocument(tx, tenantId, environment, id);
+      if (doc === undefined) throw notFound('Document');
+      const leg = receptorView(doc).estado;
+      if (leg !== 'error') throw new AppError('CONFLICT', `Only a buyer leg in error can be delivered again; this one is ${leg}`);
+      const reopened = await redeliverToBuyer(tx, this.outbox, doc);
+      if (reopened === undefined) throw new AppError('CONFLICT', 'The buyer leg changed meanwhile; read the document again');
+      const shown = documentSummary(reopened);
       await inTransaction(tx, shown);
       return shown;
     });

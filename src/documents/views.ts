@@ -42,7 +42,7 @@ export function documentSummary(row: DocumentRow) {
 /** Until its delivery job decides, the buyer leg is pendiente, or no_aplica where it never runs. */
 function derivedEstado(row: DocumentRow): ReceptorEstado {
   if (!buyerLegApplies(row.tipo, row.rncComprador)) return 'no_aplica';
-  return row.estado === 'rechazado' || row.estado === 'error' ? 'no_aplica' : 'pendiente';
+  return row.estado === 'rechazado' || row.estado === 'error' || row.estado === 'anulado' ? 'no_aplica' : 'pendiente';
 }
 
 export function receptorView(row: DocumentRow) {

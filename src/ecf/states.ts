@@ -38,3 +38,11 @@ export function canTransition(from: Estado, to: Estado): boolean {
 
 /** The verdicts an authority can give. */
 export type FinalEstado = 'aceptado' | 'aceptado_condicional' | 'rechazado';
+
+/**
+ * The buyer leg of an issued e-CF (`receptor.estado`): its delivery to the buyer's receiver.
+ * pendiente → recibido | no_recibido | no_aplica | error; error → pendiente when the tenant
+ * delivers it again (POST …/receptor/reenviar).
+ */
+export const RECEPTOR_ESTADOS = ['pendiente', 'recibido', 'no_recibido', 'no_aplica', 'error'] as const;
+export type ReceptorEstado = (typeof RECEPTOR_ESTADOS)[number];

@@ -32,7 +32,7 @@ const EVENTS = {
     operationId: 'receptorUpdateWebhook',
     schema: 'ReceptorUpdateEvent',
     summary: 'The buyer leg of an emitted e-CF changed',
-    description: 'Sent when the delivery of an emitted e-CF to its buyer\'s receiver ends: recibido (the buyer\'s signed ARECF, Estado 0), no_recibido (Estado 1, with its CodigoMotivoNoRecibido), no_aplica (the buyer is not in DGII\'s directory of electronic receivers) or error (with the reason). GET /{env}/documentos-ecf/{id}/arecf has the ARECF. Its `sequence` continues the document\'s numbering of ecf.status_update.',
+    description: 'Sent when the delivery of an emitted e-CF to its buyer\'s receiver ends: recibido (the buyer\'s signed ARECF, Estado 0), no_recibido (Estado 1, with its CodigoMotivoNoRecibido), no_aplica (the buyer is not in DGII\'s directory of electronic receivers) or error (with the reason); and pendiente when the tenant delivers a leg in error again (POST …/receptor/reenviar). GET /{env}/documentos-ecf/{id}/arecf has the ARECF. Its `sequence` continues the document\'s numbering of ecf.status_update.',
     sequenced: true,
   },
   'ecf.commercial_approval': {

@@ -110,15 +110,21 @@ export interface SubjectFields {
   subjectInternalTrackId: string | null;
   subjectRncEmisor: string | null;
   subjectRazonSocialEmisor: string | null;
+  /** receptor.estado of an ecf.receptor_update. */
+  subjectReceptor: string | null;
+  /** aprobacionComercial.estado of an ecf.commercial_approval. */
+  subjectAprobacion: string | null;
 }
 
 export type ShownDeliveryRow = DeliveryRow & SubjectFields;
 
 const SUBJECT_COLUMNS = 's.encf as subject_encf, s.estado as subject_estado, s."internalTrackId" as subject_internal_track_id, '
-  + 's."rncEmisor" as subject_rnc_emisor, s."razonSocialEmisor" as subject_razon_social_emisor';
+  + 's."rncEmisor" as subject_rnc_emisor, s."razonSocialEmisor" as subject_razon_social_emisor, '
+  + 's.receptor ->> \'estado\' as subject_receptor, s."aprobacionComercial" ->> \'estado\' as subject_aprobacion';
 // Bodies are always JSON objects: EventOutbox.record writes them with JSON.stringify.
 const SUBJECT_FROM = 'join events e on e.id = d.event_id '
-  + 'cross join lateral jsonb_to_record(e.body::jsonb) as s(encf text, estado text, "internalTrackId" text, "rncEmisor" text, "razonSocialEmisor" text)';
+  + 'cross join lateral jsonb_to_record(e.body::jsonb) as s(encf text, estado text, "internalTrackId" text, "rncEmisor" text, "razonSocialEmisor" text, '
+  + 'receptor jsonb, "aprobacionComercial" jsonb)';
 const SHOWN_COLUMNS = `${D_COLUMNS}, ${SUBJECT_COLUMNS}`;
 
 /** One delivery of a tenant as the API shows it: with its subject and the exact body sent. */

@@ -1,6 +1,6 @@
 import { EVENT_KINDS } from '../events/outbox.ts';
 import { S, type Schema } from '../http/openapi.ts';
-import { ESTADO_NAMES } from '../ecf/states.ts';
+import { ESTADO_NAMES, RECEPTOR_ESTADOS } from '../ecf/states.ts';
 import { DELIVERY_STATUSES } from './queries.ts';
 
 export const SETTINGS: Schema = S.object({
@@ -13,10 +13,12 @@ export const SETTINGS: Schema = S.object({
 
 /** What a delivery is about, from its event's payload: which fields depends on the event. */
 export const DELIVERY_SUBJECT: Schema = {
-  description: 'What the delivery is about, copied from its payload: for ecf.status_update the document and the estado it reached; for ecf.received the received e-CF and its emisor (razonSocialEmisor when the payload has one); null for webhook.test, sequence.low and sequence.expiring.',
+  description: 'What the delivery is about, copied from its payload: for ecf.status_update the document and the estado it reached; for ecf.received the received e-CF and its emisor (razonSocialEmisor when the payload has one); for ecf.receptor_update the document and its buyer leg\'s receptor.estado; for ecf.commercial_approval the document and the buyer\'s aprobacionComercial.estado; null for webhook.test, sequence.low and sequence.expiring.',
   oneOf: [
     S.object({ encf: S.string(), estado: S.string({ enum: [...ESTADO_NAMES] }), internalTrackId: S.uuid() }),
     S.object({ encf: S.string(), rncEmisor: S.string(), razonSocialEmisor: S.string() }, ['encf', 'rncEmisor']),
+    S.object({ encf: S.string(), internalTrackId: S.uuid(), receptor: S.string({ enum: [...RECEPTOR_ESTADOS] }) }),
+    S.object({ encf: S.string(), internalTrackId: S.uuid(), aprobacionComercial: S.string({ enum: ['aprobado', 'rechazado'] }) }),
     { type: 'null' },
   ],
 };

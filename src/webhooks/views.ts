@@ -4,15 +4,24 @@ import type { AttemptResult } from './sender.ts';
 /** What a delivery is about, so a list can name it without reading each body. */
 export type DeliverySubject =
   | { encf: string; estado: string; internalTrackId: string }
-  | { encf: string; rncEmisor: string; razonSocialEmisor?: string };
+  | { encf: string; rncEmisor: string; razonSocialEmisor?: string }
+  | { encf: string; internalTrackId: string; receptor: string }
+  | { encf: string; internalTrackId: string; aprobacionComercial: string };
 
-/** Null for webhook.test, and for an event whose payload lacks the fields (none is written so). */
+/** Null for webhook.test and sequence events, and for an event whose payload lacks the fields (none is written so). */
 export function deliverySubject(d: ShownDeliveryRow): DeliverySubject | null {
   const encf = d.subjectEncf;
   if (encf === null) return null;
+  const internalTrackId = d.subjectInternalTrackId;
   if (d.event === 'ecf.status_update') {
-    if (d.subjectEstado === null || d.subjectInternalTrackId === null) return null;
-    return { encf, estado: d.subjectEstado, internalTrackId: d.subjectInternalTrackId };
+    if (d.subjectEstado === null || internalTrackId === null) return null;
+    return { encf, estado: d.subjectEstado, internalTrackId };
+  }
+  if (d.event === 'ecf.receptor_update') {
+    return d.subjectReceptor === null || internalTrackId === null ? null : { encf, internalTrackId, receptor: d.subjectReceptor };
+  }
+  if (d.event === 'ecf.commercial_approval') {
+    return d.subjectAprobacion === null || internalTrackId === null ? null : { encf, internalTrackId, aprobacionComercial: d.subjectAprobacion };
   }
   if (d.event === 'ecf.received') {
     if (d.subjectRncEmisor === null) return null;

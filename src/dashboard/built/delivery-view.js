@@ -1,6 +1,6 @@
 // Built from src/dashboard/client/delivery-view.ts by `npm run build:dashboard`: edit that file, not this one.
 import { badge } from "./dom.js";
-import { DELIVERY_STATUSES, ESTADOS, EVENTS, RETRYING } from "./labels.js";
+import { APROBACIONES, DELIVERY_STATUSES, ESTADOS, EVENTS, labelOf, RECEPTOR_ESTADOS, RETRYING } from "./labels.js";
 export function eventLabel(event) {
     return EVENTS[event] ?? event;
 }
@@ -19,6 +19,10 @@ export function subjectLabel(d) {
     if (s === null)
         return null;
     if ('estado' in s)
-        return `${s.encf} · ${ESTADOS[s.estado]?.label ?? s.estado}`;
+        return `${s.encf} · ${labelOf(ESTADOS, s.estado)}`;
+    if ('receptor' in s)
+        return `${s.encf} · ${labelOf(RECEPTOR_ESTADOS, s.receptor)}`;
+    if ('aprobacionComercial' in s)
+        return `${s.encf} · ${labelOf(APROBACIONES, s.aprobacionComercial)}`;
     return `${s.encf} de ${s.razonSocialEmisor ?? s.rncEmisor}`;
 }

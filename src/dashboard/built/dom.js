@@ -1,6 +1,6 @@
 // Built from src/dashboard/client/dom.ts by `npm run build:dashboard`: edit that file, not this one.
 import { ApiError } from "./api.js";
-import { detailSentence, errorSentence, fieldName } from "./errors.js";
+import { conflictReason, detailSentence, errorSentence, fieldName } from "./errors.js";
 export function h(tag, attrs = null, ...children) {
     const el = document.createElement(tag);
     for (const [name, value] of Object.entries(attrs ?? {})) {
@@ -75,7 +75,8 @@ export function errorBox(err, fields = {}) {
         sentence = null;
     if (sentence === null && err.code.startsWith('HTTP_'))
         sentence = `El servicio respondió con un error inesperado (HTTP ${err.status}).`;
-    return h('div', { class: 'alert alert-bad', role: 'alert', 'data-code': err.code }, h('p', null, sentence ?? 'El servicio no pudo completar la operación.'), details.length === 0 ? null : h('ul', { class: 'details' }, details), sentence !== null ? null : h('p', { class: 'tech' }, 'Respuesta del servicio: ', h('span', { lang: 'en' }, err.message), ' (', h('code', null, err.code), ')'));
+    const conflict = err.code === 'CONFLICT' ? conflictReason(err.message) ?? h('span', { lang: 'en' }, err.message) : null;
+    return h('div', { class: 'alert alert-bad', role: 'alert', 'data-code': err.code }, h('p', null, sentence ?? 'El servicio no pudo completar la operación.'), conflict === null ? null : h('p', { 'data-reason': '' }, conflict), details.length === 0 ? null : h('ul', { class: 'details' }, details), sentence !== null ? null : h('p', { class: 'tech' }, 'Respuesta del servicio: ', h('span', { lang: 'en' }, err.message), ' (', h('code', null, err.code), ')'));
 }
 export function notice(text, tone = 'ok') {
     return h('div', { class: `alert alert-${tone}`, role: 'status', tabindex: '-1' }, h('p', null, text));

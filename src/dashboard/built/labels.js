@@ -5,6 +5,10 @@ export const ENVIRONMENT_PURPOSES = {
     CerteCF: 'certificación',
     eCF: 'producción',
 };
+export function labelOf(table, value) {
+    const entry = table[value];
+    return entry === undefined ? value : typeof entry === 'string' ? entry : entry.label;
+}
 export const ESTADOS = {
     recibido: { label: 'Recibido', tone: 'info', final: false },
     en_proceso: { label: 'En proceso', tone: 'info', final: false },
@@ -14,6 +18,14 @@ export const ESTADOS = {
     error: { label: 'Error', tone: 'bad', final: true },
     anulado: { label: 'Anulado', tone: 'neutral', final: true },
 };
+export const RECEPTOR_ESTADOS = {
+    pendiente: 'Pendiente',
+    recibido: 'Recibido por el comprador',
+    no_recibido: 'No recibido por el comprador',
+    no_aplica: 'No aplica',
+    error: 'Error al entregar',
+};
+export const APROBACIONES = { aprobado: 'Aprobada', rechazado: 'Rechazada' };
 export const TIPOS = {
     31: 'Crédito Fiscal',
     32: 'Consumo',

@@ -1,7 +1,7 @@
 // Built from src/dashboard/client/page-document.ts by `npm run build:dashboard`: edit that file, not this one.
 import { poll } from "./context.js";
 import { busy, dgiiDate, dgiiDateTime, errorBox, facts, h, loading, money, orDash, table, time } from "./dom.js";
-import { ESTADOS } from "./labels.js";
+import { APROBACIONES, ESTADOS, RECEPTOR_ESTADOS } from "./labels.js";
 import { estadoBadge, lastListHash, tipoLabel } from "./page-documents.js";
 import { rejectionReasons } from "./dgii-reasons.js";
 import { imageData, saveAs } from "./download.js";
@@ -40,18 +40,15 @@ async function openPdf(ctx, doc, status, action) {
         status.replaceChildren(errorBox(err));
     }
 }
-const RECEPTOR = {
-    pendiente: 'Pendiente', recibido: 'Recibido por el comprador', no_recibido: 'No recibido por el comprador', no_aplica: 'No aplica', error: 'Error al entregar',
-};
 function buyerLeg(doc) {
     const r = doc.receptor;
     const a = doc.aprobacionComercial;
     return [
-        ['Entrega al receptor', h('span', { 'data-field': 'receptor' }, RECEPTOR[r.estado] ?? r.estado)],
+        ['Entrega al receptor', h('span', { 'data-field': 'receptor' }, RECEPTOR_ESTADOS[r.estado])],
         r.motivo === null ? null : ['Motivo (ARECF)', h('span', { 'data-field': 'receptorMotivo' }, r.motivo)],
         r.detalle === null ? null : ['Detalle', h('span', { 'data-field': 'receptorDetalle', class: 'break' }, r.detalle)],
         r.receivedAt === null ? null : ['Acuse recibido', time(r.receivedAt)],
-        ['Aprobación comercial', h('span', { 'data-field': 'aprobacion' }, a === null ? 'Sin respuesta del comprador' : a.estado === 'aprobado' ? 'Aprobada' : 'Rechazada')],
+        ['Aprobación comercial', h('span', { 'data-field': 'aprobacion' }, a === null ? 'Sin respuesta del comprador' : APROBACIONES[a.estado])],
         a?.motivo ? ['Motivo del rechazo', h('span', { 'data-field': 'aprobacionMotivo' }, a.motivo)] : null,
         a?.fecha ? ['Fecha de la respuesta', dgiiDateTime(a.fecha)] : null,
     ];
@@ -61,22 +58,31 @@ function timbreSection(ctx, doc) {
     void imageData(ctx, `/${ctx.env}/documentos-ecf/${doc.internalTrackId}/qr.svg`).then((src) => box.replaceChildren(h('img', { src, alt: `Código QR del timbre de ${doc.encf}: enlace de verificación en la DGII`, width: 160, height: 160, 'data-qr': '' })), (err) => box.replaceChildren(errorBox(err)));
     return h('section', { class: 'card', 'aria-labelledby': 'doc-timbre' }, h('h2', { id: 'doc-timbre' }, 'Timbre'), h('div', { class: 'timbre' }, box, h('p', { class: 'hint' }, 'Este código lleva al enlace de verificación de la DGII, el mismo que se imprime en la representación impresa.')));
 }
-function resubmitSection(ctx, doc, resubmitted) {
+function resendSection(ctx, doc, r, queued) {
     const status = h('div', { 'aria-live': 'polite' });
-    const resend = h('button', { type: 'button', 'data-action': 'resubmit' }, 'Reenviar');
-    resend.addEventListener('click', () => void busy(resend, async () => {
+    const button = h('button', { type: 'button', 'data-action': r.name }, r.label);
+    button.addEventListener('click', () => void busy(button, async () => {
         status.replaceChildren();
         try {
-            await ctx.api.post(`/${ctx.env}/documentos-ecf/${encodeURIComponent(doc.internalTrackId)}/reenviar`, {});
-            resubmitted();
+            await ctx.api.post(`/${ctx.env}/documentos-ecf/${encodeURIComponent(doc.internalTrackId)}/${r.path}`, {});
+            queued();
         }
         catch (err) {
             status.replaceChildren(errorBox(err));
         }
     }));
-    return h('section', { class: 'card', 'aria-labelledby': 'doc-resubmit', 'data-section': 'resubmit' }, h('h2', { id: 'doc-resubmit' }, 'No se pudo enviar'), h('p', null, 'Puede reenviarlo a la DGII con el mismo eNCF, firmado de nuevo con el certificado actual. Si no lo va a usar, anule su número en Secuencias.'), h('div', { class: 'actions' }, resend), status);
+    const headingId = `doc-${r.name}`;
+    return h('section', { class: 'card', 'aria-labelledby': headingId, 'data-section': r.name }, h('h2', { id: headingId }, r.title), h('p', null, r.text), h('div', { class: 'actions' }, button), status);
 }
-function detail(ctx, doc, resubmitted) {
+const RESUBMIT = {
+    name: 'resubmit', title: 'No se pudo enviar', label: 'Reenviar', path: 'reenviar',
+    text: 'Puede reenviarlo a la DGII con el mismo eNCF, firmado de nuevo con el certificado actual. Si no lo va a usar, anule su número en Secuencias.',
+};
+const REDELIVER = {
+    name: 'redeliver', title: 'No se pudo entregar al comprador', label: 'Reenviar al receptor', path: 'receptor/reenviar',
+    text: 'La DGII lo aceptó, pero el receptor del comprador no lo recibió (vea el detalle arriba). Cuando el comprador lo haya resuelto, puede entregárselo de nuevo.',
+};
+function detail(ctx, doc, queued) {
     const xmlStatus = h('div');
     const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
     const download = h('button', { type: 'button', class: 'secondary', 'data-action': 'xml' }, 'Descargar XML firmado');
@@ -105,7 +111,8 @@ function detail(ctx, doc, resubmitted) {
             ['Actualizado', time(doc.updatedAt)],
             ['ID interno', h('span', { class: 'mono break' }, doc.internalTrackId)],
         ]), signed ? h('div', { class: 'actions' }, download, pdf, printButton) : null, xmlStatus),
-        doc.estado === 'error' ? resubmitSection(ctx, doc, resubmitted) : null,
+        doc.estado === 'error' ? resendSection(ctx, doc, RESUBMIT, queued) : null,
+        doc.receptor.estado === 'error' ? resendSection(ctx, doc, REDELIVER, queued) : null,
         doc.estado === 'rechazado' ? h('section', { class: 'card', 'aria-labelledby': 'doc-reasons', 'data-section': 'reasons' }, h('h2', { id: 'doc-reasons' }, 'Por qué la DGII lo rechazó'), rejectionReasons(doc.dgiiMessage)) : null,
         signed ? timbreSection(ctx, doc) : null,
         buyerSection(doc.document.ECF),
@@ -121,7 +128,7 @@ export async function documentPage(ctx) {
     const body = h('div', { class: 'stack' }, loading());
     ctx.root.append(h('p', null, h('a', { href: lastListHash }, '← Volver a documentos')), body);
     let shown = '';
-    const resubmitted = () => {
+    const queued = () => {
         void show().then((again) => (again ? poll(ctx.signal, 1500, show) : undefined), (err) => {
             if (!ctx.signal.aborted)
                 body.replaceChildren(errorBox(err));
@@ -133,9 +140,10 @@ export async function documentPage(ctx) {
         const snapshot = JSON.stringify(doc);
         if (snapshot !== shown) {
             shown = snapshot;
-            body.replaceChildren(...detail(ctx, doc, resubmitted).filter((e) => e !== null));
+            body.replaceChildren(...detail(ctx, doc, queued).filter((e) => e !== null));
         }
-        return ESTADOS[doc.estado]?.final === false;
+        const delivering = (doc.estado === 'aceptado' || doc.estado === 'aceptado_condicional') && doc.receptor.estado === 'pendiente';
+        return ESTADOS[doc.estado]?.final === false || delivering;
     };
     try {
         if (await show())

@@ -1,5 +1,5 @@
 import { badge } from './dom.ts';
-import { DELIVERY_STATUSES, ESTADOS, EVENTS, RETRYING } from './labels.ts';
+import { APROBACIONES, DELIVERY_STATUSES, ESTADOS, EVENTS, labelOf, RECEPTOR_ESTADOS, RETRYING } from './labels.ts';
 import type { Delivery } from './types.ts';
 
 // How a webhook delivery is named and shown, shared by the deliveries list, one delivery
@@ -22,12 +22,15 @@ export function deliveryBadge(d: Pick<Delivery, 'status' | 'lastError' | 'lastSt
 }
 
 /**
- * What a delivery is about, as the API names it: the eNCF and its new estado, or the received
- * e-CF and who sent it. Null for a test, which is about nothing but the endpoint.
+ * What a delivery is about, as the API names it: the eNCF and its new estado, its buyer leg or
+ * the buyer's approval; or the received e-CF and who sent it. Null for a test, which is about
+ * nothing but the endpoint.
  */
 export function subjectLabel(d: Pick<Delivery, 'subject'>): string | null {
   const s = d.subject;
   if (s === null) return null;
-  if ('estado' in s) return `${s.encf} · ${(ESTADOS as Record<string, { label: string } | undefined>)[s.estado]?.label ?? s.estado}`;
+  if ('estado' in s) return `${s.encf} · ${labelOf(ESTADOS, s.estado)}`;
+  if ('receptor' in s) return `${s.encf} · ${labelOf(RECEPTOR_ESTADOS, s.receptor)}`;
+  if ('aprobacionComercial' in s) return `${s.encf} · ${labelOf(APROBACIONES, s.aprobacionComercial)}`;
   return `${s.encf} de ${s.razonSocialEmisor ?? s.rncEmisor}`;
 }

@@ -1,5 +1,5 @@
 import { ApiError } from './api.ts';
-import { detailSentence, errorSentence, fieldName } from './errors.ts';
+import { conflictReason, detailSentence, errorSentence, fieldName } from './errors.ts';
 import type { Tone } from './labels.ts';
 
 // Building the DOM without HTML strings: every text goes through textContent, so nothing
@@ -93,8 +93,11 @@ export function errorBox(err: unknown, fields: Readonly<Record<string, string>> 
   let sentence = errorSentence(err.code);
   if (err.code === 'VALIDATION_ERROR' && details.length === 0) sentence = null;
   if (sentence === null && err.code.startsWith('HTTP_')) sentence = `El servicio respondió con un error inesperado (HTTP ${err.status}).`;
+  // A conflict's sentence is general; what stood in the way is in its message.
+  const conflict = err.code === 'CONFLICT' ? conflictReason(err.message) ?? h('span', { lang: 'en' }, err.message) : null;
   return h('div', { class: 'alert alert-bad', role: 'alert', 'data-code': err.code },
     h('p', null, sentence ?? 'El servicio no pudo completar la operación.'),
+    conflict === null ? null : h('p', { 'data-reason': '' }, conflict),
     details.length === 0 ? null : h('ul', { class: 'details' }, details),
     sentence !== null ? null : h('p', { class: 'tech' }, 'Respuesta del servicio: ', h('span', { lang: 'en' }, err.message), ' (', h('code', null, err.code), ')'),
   );

@@ -1,4 +1,5 @@
 import type { FieldError } from './types.ts';
+import { ESTADOS, labelOf, RECEPTOR_ESTADOS } from './labels.ts';
 
 // The service answers in English (its API is for programs); the page speaks Spanish. Each
 // error code the page can meet becomes a sentence, and the validation details and delivery
@@ -26,6 +27,7 @@ const SENTENCES: Readonly<Record<string, string>> = {
   UNSUPPORTED_MEDIA_TYPE: 'El servicio no pudo leer la solicitud.',
   REQUEST_TIMEOUT: 'La solicitud tardó demasiado en llegar al servicio. Intente de nuevo.',
   INTERNAL: 'Error interno del servicio. Intente de nuevo; si se repite, avise al administrador.',
+  CONFLICT: 'No se puede hacer ahora: el estado actual no lo permite.',
   SEQUENCE_EXHAUSTED: 'No quedan números autorizados de este tipo: registre en Secuencias el rango que le autorizó la DGII.',
   ENCF_ANNULLED: 'Ese eNCF fue anulado ante la DGII y nunca se podrá usar.',
   SERVICE_UNAVAILABLE: 'El servicio no está disponible por el momento. Intente de nuevo en unos minutos.',
@@ -114,6 +116,24 @@ function reword(text: string, table: readonly Rewording[]): string | null {
 /** A validation detail in Spanish, or null when its message is not one the page knows. */
 export function detailSentence(d: FieldError): string | null {
   return reword(d.message, DETAILS);
+}
+
+/** Why the state did not allow it: the service's fixed 409 CONFLICT messages. */
+const CONFLICTS: readonly Rewording[] = [
+  [/^Only a document in error can be resubmitted; this one is (\w+)$/, (e = '') => `Solo un documento en error se puede reenviar a la DGII; este está en «${labelOf(ESTADOS, e)}».`],
+  [/^Only a buyer leg in error can be delivered again; this one is (\w+)$/, (e = '') => `Solo una entrega al comprador que terminó en error se puede repetir; esta está en «${labelOf(RECEPTOR_ESTADOS, e)}».`],
+  [/changed (?:state )?meanwhile/, () => 'El documento cambió mientras tanto: vea su estado actual.'],
+  [/^A commercial approval was already decided for the e-CF (E\d{12})$/, (encf) => `Ya se decidió la aprobación comercial del e-CF ${encf}.`],
+  [/^No valid certificate to sign/, () => 'No hay un certificado vigente con el que firmar: súbalo en la página del certificado.'],
+  [/^No webhook secret is set/, () => 'No hay un secreto que rotar: genere uno primero.'],
+  [/^The range overlaps the registered range (E\d{12})–(E\d{12})/, (a, b) => `Se superpone con la secuencia registrada ${a}–${b}.`],
+  [/^The numbers (E\d{12})–(E\d{12}) are already in an annulment$/, (a, b) => `Los números ${a}–${b} ya están en una anulación.`],
+  [/^The range holds (E\d{12}), which is (\w+):/, (encf, e = '') => `Incluye ${encf}, que está en «${labelOf(ESTADOS, e)}»: solo se anulan números sin usar y documentos en error.`],
+];
+
+/** The reason of a CONFLICT in Spanish, or null when its message is not one the page knows. */
+export function conflictReason(message: string): string | null {
+  return reword(message, CONFLICTS);
 }
 
 /** How a webhook attempt failed (src/webhooks/sender.ts words it), in Spanish where known. */

@@ -2,6 +2,7 @@
 // service's own tables (a test compares them), since the browser cannot import server code.
 
 import type { EventKind } from '../../events/outbox.ts';
+import type { ReceptorEstado } from '../../ecf/states.ts';
 
 export const ENVIRONMENTS = ['TesteCF', 'CerteCF', 'eCF'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
@@ -15,6 +16,12 @@ export const ENVIRONMENT_PURPOSES: Record<Environment, string> = {
 
 export type Tone = 'neutral' | 'info' | 'ok' | 'warn' | 'bad';
 
+/** A value's name in one of these tables (a label, or an entry with one); the value itself when the table lacks it. */
+export function labelOf(table: Readonly<Record<string, string | { label: string }>>, value: string): string {
+  const entry = table[value];
+  return entry === undefined ? value : typeof entry === 'string' ? entry : entry.label;
+}
+
 export const ESTADOS = {
   recibido: { label: 'Recibido', tone: 'info', final: false },
   en_proceso: { label: 'En proceso', tone: 'info', final: false },
@@ -26,6 +33,18 @@ export const ESTADOS = {
 } as const satisfies Record<string, { label: string; tone: Tone; final: boolean }>;
 
 export type Estado = keyof typeof ESTADOS;
+
+/** The buyer leg of an issued e-CF (`receptor.estado`). */
+export const RECEPTOR_ESTADOS = {
+  pendiente: 'Pendiente',
+  recibido: 'Recibido por el comprador',
+  no_recibido: 'No recibido por el comprador',
+  no_aplica: 'No aplica',
+  error: 'Error al entregar',
+} as const satisfies Record<ReceptorEstado, string>;
+
+/** The buyer's commercial approval of an issued e-CF (`aprobacionComercial.estado`). */
+export const APROBACIONES = { aprobado: 'Aprobada', rechazado: 'Rechazada' } as const;
 
 export const TIPOS = {
   31: 'Crédito Fiscal',

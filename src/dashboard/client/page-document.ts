@@ -1,6 +1,6 @@
 import { poll, type PageContext } from './context.ts';
 import { busy, dgiiDate, dgiiDateTime, errorBox, facts, h, loading, money, orDash, table, time } from './dom.ts';
-import { ESTADOS } from './labels.ts';
+import { APROBACIONES, ESTADOS, RECEPTOR_ESTADOS } from './labels.ts';
 import { estadoBadge, lastListHash, tipoLabel } from './page-documents.ts';
 import type { DocumentDetail } from './types.ts';
 import { rejectionReasons } from './dgii-reasons.ts';
@@ -50,20 +50,16 @@ async function openPdf(ctx: PageContext, doc: DocumentDetail, status: HTMLElemen
   }
 }
 
-const RECEPTOR: Readonly<Record<string, string>> = {
-  pendiente: 'Pendiente', recibido: 'Recibido por el comprador', no_recibido: 'No recibido por el comprador', no_aplica: 'No aplica', error: 'Error al entregar',
-};
-
 /** The buyer leg (delivery to the buyer's receiver, its ARECF) and the buyer's commercial approval, as summary rows. */
 function buyerLeg(doc: DocumentDetail): ([string, Node] | null)[] {
   const r = doc.receptor;
   const a = doc.aprobacionComercial;
   return [
-      ['Entrega al receptor', h('span', { 'data-field': 'receptor' }, RECEPTOR[r.estado] ?? r.estado)],
+      ['Entrega al receptor', h('span', { 'data-field': 'receptor' }, RECEPTOR_ESTADOS[r.estado])],
       r.motivo === null ? null : ['Motivo (ARECF)', h('span', { 'data-field': 'receptorMotivo' }, r.motivo)],
       r.detalle === null ? null : ['Detalle', h('span', { 'data-field': 'receptorDetalle', class: 'break' }, r.detalle)],
       r.receivedAt === null ? null : ['Acuse recibido', time(r.receivedAt)],
-      ['Aprobación comercial', h('span', { 'data-field': 'aprobacion' }, a === null ? 'Sin respuesta del comprador' : a.estado === 'aprobado' ? 'Aprobada' : 'Rechazada')],
+      ['Aprobación comercial', h('span', { 'data-field': 'aprobacion' }, a === null ? 'Sin respuesta del comprador' : APROBACIONES[a.estado])],
       a?.motivo ? ['Motivo del rechazo', h('span', { 'data-field': 'aprobacionMotivo' }, a.motivo)] : null,
       a?.fecha ? ['Fecha de la respuesta', dgiiDateTime(a.fecha)] : null,
   ];
@@ -81,29 +77,50 @@ function timbreSection(ctx: PageContext, doc: DocumentDetail): HTMLElement {
     h('div', { class: 'timbre' }, box, h('p', { class: 'hint' }, 'Este código lleva al enlace de verificación de la DGII, el mismo que se imprime en la representación impresa.')));
 }
 
-/**
- * A document in error (sent before a certificate was uploaded, or DGII never answered) can be
- * sent again with the same eNCF, signed anew; the page then follows it like a new one.
- */
-function resubmitSection(ctx: PageContext, doc: DocumentDetail, resubmitted: () => void): HTMLElement {
+interface Resend {
+  /** data-section and data-action of the card and its button. */
+  name: string;
+  title: string;
+  text: string;
+  label: string;
+  /** Below the document's path. */
+  path: string;
+}
+
+/** A card whose one action queues the document again (to DGII, or to its buyer); the page then follows it. */
+function resendSection(ctx: PageContext, doc: DocumentDetail, r: Resend, queued: () => void): HTMLElement {
   const status = h('div', { 'aria-live': 'polite' });
-  const resend = h('button', { type: 'button', 'data-action': 'resubmit' }, 'Reenviar');
-  resend.addEventListener('click', () => void busy(resend, async () => {
+  const button = h('button', { type: 'button', 'data-action': r.name }, r.label);
+  button.addEventListener('click', () => void busy(button, async () => {
     status.replaceChildren();
     try {
-      await ctx.api.post<unknown>(`/${ctx.env}/documentos-ecf/${encodeURIComponent(doc.internalTrackId)}/reenviar`, {});
-      resubmitted();
+      await ctx.api.post<unknown>(`/${ctx.env}/documentos-ecf/${encodeURIComponent(doc.internalTrackId)}/${r.path}`, {});
+      queued();
     } catch (err) {
       status.replaceChildren(errorBox(err));
     }
   }));
-  return h('section', { class: 'card', 'aria-labelledby': 'doc-resubmit', 'data-section': 'resubmit' },
-    h('h2', { id: 'doc-resubmit' }, 'No se pudo enviar'),
-    h('p', null, 'Puede reenviarlo a la DGII con el mismo eNCF, firmado de nuevo con el certificado actual. Si no lo va a usar, anule su número en Secuencias.'),
-    h('div', { class: 'actions' }, resend), status);
+  const headingId = `doc-${r.name}`;
+  return h('section', { class: 'card', 'aria-labelledby': headingId, 'data-section': r.name },
+    h('h2', { id: headingId }, r.title), h('p', null, r.text), h('div', { class: 'actions' }, button), status);
 }
 
-function detail(ctx: PageContext, doc: DocumentDetail, resubmitted: () => void): (HTMLElement | null)[] {
+/**
+ * A document in error (sent before a certificate was uploaded, or DGII never answered) can be
+ * sent again with the same eNCF, signed anew.
+ */
+const RESUBMIT: Resend = {
+  name: 'resubmit', title: 'No se pudo enviar', label: 'Reenviar', path: 'reenviar',
+  text: 'Puede reenviarlo a la DGII con el mismo eNCF, firmado de nuevo con el certificado actual. Si no lo va a usar, anule su número en Secuencias.',
+};
+
+/** A buyer leg in error (the buyer's receiver was down past the retries, or answered garbage) can be delivered again. */
+const REDELIVER: Resend = {
+  name: 'redeliver', title: 'No se pudo entregar al comprador', label: 'Reenviar al receptor', path: 'receptor/reenviar',
+  text: 'La DGII lo aceptó, pero el receptor del comprador no lo recibió (vea el detalle arriba). Cuando el comprador lo haya resuelto, puede entregárselo de nuevo.',
+};
+
+function detail(ctx: PageContext, doc: DocumentDetail, queued: () => void): (HTMLElement | null)[] {
   const xmlStatus = h('div');
   const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
   const download = h('button', { type: 'button', class: 'secondary', 'data-action': 'xml' }, 'Descargar XML firmado');
@@ -137,7 +154,8 @@ function detail(ctx: PageContext, doc: DocumentDetail, resubmitted: () => void):
       signed ? h('div', { class: 'actions' }, download, pdf, printButton) : null,
       xmlStatus,
     ),
-    doc.estado === 'error' ? resubmitSection(ctx, doc, resubmitted) : null,
+    doc.estado === 'error' ? resendSection(ctx, doc, RESUBMIT, queued) : null,
+    doc.receptor.estado === 'error' ? resendSection(ctx, doc, REDELIVER, queued) : null,
     doc.estado === 'rechazado' ? h('section', { class: 'card', 'aria-labelledby': 'doc-reasons', 'data-section': 'reasons' },
       h('h2', { id: 'doc-reasons' }, 'Por qué la DGII lo rechazó'),
       rejectionReasons(doc.dgiiMessage)) : null,
@@ -159,8 +177,8 @@ export async function documentPage(ctx: PageContext): Promise<void> {
   const body = h('div', { class: 'stack' }, loading());
   ctx.root.append(h('p', null, h('a', { href: lastListHash }, '← Volver a documentos')), body);
   let shown = '';
-  // After a resubmission the document is in process again: followed until it settles.
-  const resubmitted = (): void => {
+  // After a resubmission (or a re-delivery to the buyer) the document is in process again: followed until it settles.
+  const queued = (): void => {
     void show().then((again) => (again ? poll(ctx.signal, 1500, show) : undefined), (err: unknown) => {
       if (!ctx.signal.aborted) body.replaceChildren(errorBox(err));
     });
@@ -171,9 +189,11 @@ export async function documentPage(ctx: PageContext): Promise<void> {
     const snapshot = JSON.stringify(doc);
     if (snapshot !== shown) {
       shown = snapshot;
-      body.replaceChildren(...detail(ctx, doc, resubmitted).filter((e): e is HTMLElement => e !== null));
+      body.replaceChildren(...detail(ctx, doc, queued).filter((e): e is HTMLElement => e !== null));
     }
-    return ESTADOS[doc.estado]?.final === false;
+    // An accepted document whose buyer leg is pendiente is being delivered to its buyer.
+    const delivering = (doc.estado === 'aceptado' || doc.estado === 'aceptado_condicional') && doc.receptor.estado === 'pendiente';
+    return ESTADOS[doc.estado]?.final === false || delivering;
   };
   try {
     if (await show()) poll(ctx.signal, 1500, show);

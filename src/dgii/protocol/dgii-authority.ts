@@ -1,10 +1,11 @@
 import type { FinalEstado } from '../../ecf/states.ts';
-import type { AnnulmentSubmission, AnnulmentVerdict, PriorSubmission, StatusQuery, StatusResult, Submission, SubmissionsQuery, SubmitResult, SummaryQuery, TaxAuthority, Verdict } from '../authority.ts';
+import type { AnnulmentSubmission, AnnulmentVerdict, EcfStatusQuery, PriorSubmission, StatusQuery, StatusResult, Submission, SubmissionsQuery, SubmitResult, SummaryQuery, TaxAuthority, Verdict } from '../authority.ts';
 import { PermanentAuthorityError, TransientAuthorityError } from '../authority.ts';
 import { parseDgiiDateTime } from '../../ecf/xml/dgii-time.ts';
 import type { RfceAnswer } from './answers.ts';
+import type { ConsultaEstadoAnswer } from './exchange-answers.ts';
 import type { DgiiClient } from './client.ts';
-import { annulmentFileName, documentFileName, type EstadoCode } from './paths.ts';
+import { annulmentFileName, documentFileName, type EstadoCode, isEstadoCode } from './paths.ts';
 
 // The TaxAuthority port over DGII's HTTP protocol. Type 32 documents under the RFCE
 // threshold travel as their summary and get a verdict at once; everything else is queued
@@ -39,6 +40,17 @@ function statusOf(answer: RfceAnswer): StatusResult {
   if (outcome.kind === 'not-found') return { kind: 'not-found', dgiiCode: answer.mensajes[0]?.codigo ?? null, dgiiMessage: messageOf(answer) };
   if (outcome.kind === 'pending') return { kind: 'pending', dgiiMessage: messageOf(answer) };
   return { kind: 'final', verdict: verdictOf(outcome.estado, answer) };
+}
+
+/**
+ * A Consulta Estado answer as the port says it. It names the state and nothing else: DGII's
+ * reasons come with the status of a trackId. Its `codigo` is one the reader accepted (0 to 4).
+ */
+function estadoOf(answer: ConsultaEstadoAnswer): StatusResult {
+  const outcome = OUTCOMES[isEstadoCode(answer.codigo) ? answer.codigo : 0];
+  if (outcome.kind === 'not-found') return { kind: 'not-found', dgiiCode: null, dgiiMessage: answer.estado };
+  if (outcome.kind === 'pending') return { kind: 'pending', dgiiMessage: answer.estado };
+  return { kind: 'final', verdict: { estado: outcome.estado, dgiiCode: outcome.estado === 'aceptado' ? ACCEPTED_CODE : null, dgiiMessage: answer.estado } };
 }
 
 export class DgiiAuthority implements TaxAuthority {
@@ -84,5 +96,9 @@ export class DgiiAuthority implements TaxAuthority {
 
   async summaryStatus(q: SummaryQuery, signal: AbortSignal): Promise<StatusResult> {
     return statusOf(await this.client.rfceStatus(q.tenantId, q.environment, { rncEmisor: q.rncEmisor, encf: q.encf, securityCode: q.securityCode }, signal));
+  }
+
+  async ecfStatus(q: EcfStatusQuery, signal: AbortSignal): Promise<StatusResult> {
+    return estadoOf(await this.client.ecfStatus(q.tenantId, q.environment, { rncEmisor: q.rncEmisor, encf: q.encf, rncComprador: q.rncComprador, codigoSeguridad: q.securityCode }, signal));
   }
 }

@@ -1,6 +1,6 @@
 import type { FieldError } from '../../errors.ts';
 import { parseXml, textAt, textContent, verifyXml, XmlError, type XmlDocument, type XmlElement } from '../../xml/index.ts';
-import { validateEcfXml, validateRfceXml } from '../../ecf/xml/index.ts';
+import { securityCodeOf, validateEcfXml, validateRfceXml } from '../../ecf/xml/index.ts';
 import { type Candidate, decide } from '../verdicts.ts';
 import type { Environment } from '../../environments.ts';
 import type { FinalEstado } from '../../ecf/states.ts';
@@ -37,7 +37,10 @@ export const CODIGO_OF: Readonly<Record<FinalEstado, 1 | 2 | 4>> = { aceptado: 1
 export interface ReceivedDocument {
   rncEmisor: string | null;
   encf: string | null;
-  /** The e-CF's security code an RFCE carries; null in an e-CF. */
+  /**
+   * The e-CF's security code: the one an RFCE carries, or that of an e-CF's own signature;
+   * null when there is none to read.
+   */
   securityCode: string | null;
   codigo: 1 | 2 | 4;
   mensajes: WireMessage[];
@@ -72,11 +75,20 @@ export function parseUpload(data: Buffer): { doc: XmlDocument; rncEmisor: string
   }
 }
 
+/** The security code of a signed e-CF's SignatureValue, or null when it has none. */
+function signatureCode(data: Buffer): string | null {
+  try {
+    return securityCodeOf(data.toString('utf8'));
+  } catch {
+    return null;
+  }
+}
+
 /** The verdict on a parsed upload; accepted eNCFs are recorded in the ledger. */
 export function judge(kind: DocumentKind, data: Buffer, doc: XmlDocument, environment: Environment, state: SimulatorState, now: number): ReceivedDocument {
   const rncEmisor = leaf(doc.root, PATHS.rncEmisor);
   const encf = leaf(doc.root, PATHS.encf);
-  const securityCode = leaf(doc.root, PATHS.securityCode);
+  const securityCode = kind === 'rfce' ? leaf(doc.root, PATHS.securityCode) : signatureCode(data);
   const reject = (mensajes: WireMessage[]): ReceivedDocument => ({ rncEmisor, encf, securityCode, codigo: 2, mensajes });
 
   const verified = verifyXml(data);

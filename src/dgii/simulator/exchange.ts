@@ -34,27 +34,40 @@ export function directoryHandler(byRnc: boolean): Handler {
   };
 }
 
-/** The e-CF's latest submission's outcome, or 0 (No encontrado). */
-function codigoOf(ctx: HandlerContext, rncEmisor: string, encf: string): number {
-  const track = ctx.env.tracksOf(rncEmisor, encf).at(-1);
-  if (track !== undefined) return ctx.now >= track.readyAt ? track.codigo : 3;
-  return ctx.env.summaryOf(rncEmisor, encf)?.codigo ?? 0;
+/**
+ * What DGII shows of the e-CF with this RNCEmisor, eNCF and security code: an accepted
+ * submission's outcome (a later upload refused as a reused eNCF does not hide it), else the
+ * latest one's, else the verdict on its summary, else 0 (No encontrado). The code is that of the
+ * e-CF's signature: a wrong one finds nothing, so the eNCF alone reveals nothing. The timbre
+ * page of a link without a code (`code` null) goes by the eNCF alone.
+ */
+function codigoOf(ctx: HandlerContext, rncEmisor: string, encf: string, code: string | null): number {
+  const matches = (c: string | null): boolean => code === null || c === code;
+  const tracks = ctx.env.tracksOf(rncEmisor, encf).filter((t) => matches(t.securityCode));
+  const accepted = tracks.find((t) => ctx.now >= t.readyAt && t.codigo !== 2);
+  if (accepted !== undefined) return accepted.codigo;
+  const latest = tracks.at(-1);
+  if (latest !== undefined) return ctx.now >= latest.readyAt ? latest.codigo : 3;
+  const summary = ctx.env.summaryOf(rncEmisor, encf);
+  return summary !== undefined && matches(summary.securityCode) ? summary.codigo : 0;
 }
 
+/** Consulta Estado: any taxpayer may ask, given the e-CF's data and the security code only its signature has. */
 export const consultaEstadoHandler: Handler = (ctx) => {
   if (holder(ctx) === null) return UNAUTHORIZED;
   const rncEmisor = param(ctx.url, 'rncEmisor');
   const encf = param(ctx.url, 'ncfElectronico');
-  if (rncEmisor === null || encf === null) return errorReply(400, 'Los parámetros rncEmisor y ncfElectronico son requeridos');
-  ctx.state.counters.statusQueries++;
-  const codigo = codigoOf(ctx, rncEmisor, encf);
+  const codigoSeguridad = param(ctx.url, 'codigoSeguridad');
+  if (rncEmisor === null || encf === null || codigoSeguridad === null) return errorReply(400, 'Los parámetros rncEmisor, ncfElectronico y codigoSeguridad son requeridos');
+  ctx.state.counters.ecfStatusQueries++;
+  const codigo = codigoOf(ctx, rncEmisor, encf, codigoSeguridad);
   return jsonReply(200, {
     codigo,
     estado: ESTADO_CODES[codigo as keyof typeof ESTADO_CODES],
     rncEmisor,
     ncfElectronico: encf,
     rncComprador: param(ctx.url, 'rncComprador'),
-    codigoSeguridad: param(ctx.url, 'codigoSeguridad'),
+    codigoSeguridad,
   });
 };
 
@@ -94,6 +107,6 @@ export const timbreHandler: Handler = (ctx) => {
   const rncEmisor = param(ctx.url, 'RncEmisor');
   const encf = param(ctx.url, 'ENCF');
   if (rncEmisor === null || encf === null) return errorReply(400, 'Los parámetros RncEmisor y ENCF son requeridos');
-  const codigo = codigoOf(ctx, rncEmisor, encf);
+  const codigo = codigoOf(ctx, rncEmisor, encf, param(ctx.url, 'CodigoSeguridad'));
   return timbrePage('Consulta Timbre', [['RNC Emisor', rncEmisor], ['e-NCF', encf], ['Estado', ESTADO_CODES[codigo as keyof typeof ESTADO_CODES]]]);
 };

@@ -51,6 +51,7 @@ export const recepcionHandler: Handler = (ctx) => {
     codigo: received.codigo,
     mensajes: received.mensajes,
     secuenciaUtilizada: received.encf !== null && ctx.env.isAccepted(received.rncEmisor ?? holderId, received.encf),
+    securityCode: received.securityCode,
   });
   ctx.state.counters.documentsReceived++;
   ctx.log.debug('e-CF received', { environment: ctx.environment, trackId, encf: received.encf, codigo: received.codigo });

@@ -30,6 +30,8 @@ export interface Track {
   codigo: 1 | 2 | 4;
   mensajes: WireMessage[];
   secuenciaUtilizada: boolean;
+  /** The security code of the e-CF's signature, which Consulta Estado must be given; null when unsigned. */
+  securityCode: string | null;
 }
 
 /** A summary (RFCE) received: answered by "Consulta RFCE" to its sender, given its security code. */
@@ -188,6 +190,8 @@ export interface SimulatorCounters {
   documentsReceived: number;
   summariesReceived: number;
   statusQueries: number;
+  /** Consulta Estado: an e-CF by its data. */
+  ecfStatusQueries: number;
   trackIdQueries: number;
   summaryQueries: number;
   annulmentsReceived: number;
@@ -197,7 +201,7 @@ export interface SimulatorCounters {
 
 export class SimulatorState implements Ledger {
   readonly environments: Readonly<Record<Environment, EnvironmentState>>;
-  readonly counters: SimulatorCounters = { seedsIssued: 0, tokensIssued: 0, documentsReceived: 0, summariesReceived: 0, statusQueries: 0, trackIdQueries: 0, summaryQueries: 0, annulmentsReceived: 0, directoryQueries: 0, approvalsReceived: 0 };
+  readonly counters: SimulatorCounters = { seedsIssued: 0, tokensIssued: 0, documentsReceived: 0, summariesReceived: 0, statusQueries: 0, ecfStatusQueries: 0, trackIdQueries: 0, summaryQueries: 0, annulmentsReceived: 0, directoryQueries: 0, approvalsReceived: 0 };
 
   constructor(tokenTtlMs: number) {
     this.environments = Object.fromEntries(ENVIRONMENTS.map((e) => [e, new EnvironmentState(tokenTtlMs)])) as Record<Environment, EnvironmentState>;
