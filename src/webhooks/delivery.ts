@@ -7,10 +7,11 @@ import { storableText } from '../lib/pg-text.ts';
 import type { Logger } from '../log.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
 import { insertJob, type NewJob } from '../queue/queries.ts';
-import { abandonDelivery, findDeliveryToSend, findSettings, insertDelivery, pendingDeliveriesWithoutJob, recordAttempt, type DeliveryRow, type DeliveryStatus, type DeliveryToSend } from './queries.ts';
+import { abandonDelivery, findDeliveriesToSend, findSettings, insertDelivery, pendingDeliveriesWithoutJob, recordAttempt, type DeliveryRow, type DeliveryStatus, type DeliveryToSend } from './queries.ts';
 import { postWebhook, type AttemptResult } from './sender.ts';
 import type { WebhookSettings } from './settings.ts';
 import { signatureHeaders } from './signing.ts';
+import { BatchLoader } from '../lib/batch-loader.ts';
 import { errorMessage } from '../errors.ts';
 
 // A delivery is one event sent to one tenant's URL:
@@ -62,6 +63,8 @@ export interface AttemptOutcome {
 
 export class DeliveryEngine {
   private readonly inFlight = new Map<number, number>();
+  /** The deliveries of jobs started together (a claimed batch) are read with one statement. */
+  private readonly toSend: BatchLoader<string, DeliveryToSend>;
   private readonly sql: Sql;
   private readonly settings: WebhookSettings;
   private readonly config: Config['webhooks'];
@@ -80,6 +83,7 @@ export class DeliveryEngine {
     this.config = config;
     this.userAgent = userAgent;
     this.log = log;
+    this.toSend = new BatchLoader((ids) => findDeliveriesToSend(sql, ids));
   }
 
   /** Outbox listener: queues a delivery of every event, in the event's own transaction. */
@@ -106,7 +110,7 @@ export class DeliveryEngine {
    * owner makes it again, at least once as always.
    */
   async attempt(deliveryId: string, signal?: AbortSignal): Promise<AttemptOutcome | undefined> {
-    const d = await findDeliveryToSend(this.sql, deliveryId);
+    const d = await this.toSend.get(deliveryId);
     if (d === undefined || d.status !== 'pending') return undefined;
     const at = new Date();
     const { url, result } = await this.send(d, signal);

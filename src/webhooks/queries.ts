@@ -90,13 +90,14 @@ export type DeliveryToSend = DeliveryRow & {
 };
 
 /** A delivery with its event's body and the tenant's current webhook settings: one round trip per attempt. */
-export async function findDeliveryToSend(sql: Queryable, id: string): Promise<DeliveryToSend | undefined> {
-  const [row] = await sql<DeliveryToSend[]>`
+/** Several deliveries with what sending them needs, by id (one statement for a batch of jobs). */
+export async function findDeliveriesToSend(sql: Queryable, ids: string[]): Promise<Map<string, DeliveryToSend>> {
+  const rows = await sql<DeliveryToSend[]>`
     select ${sql.unsafe(D_COLUMNS)}, e.body, e.sequence as event_sequence, s.url as settings_url, s.secret_sealed,
       s.previous_secret_sealed, s.previous_secret_expires_at
     from webhook_deliveries d join events e on e.id = d.event_id left join webhook_settings s on s.tenant_id = d.tenant_id
-    where d.id = ${id}`;
-  return row;
+    where d.id = any(${ids}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, r]));
 }
 
 /**
