@@ -67,11 +67,47 @@ function redact(value: unknown, depth = 0): unknown {
   return out;
 }
 
+/**
+ * Whether a field name is a credential's. Field names are the code's own, a few dozen, so
+ * the answer is remembered (up to a bound, in case a caller passes data as fields) instead
+ * of running the pattern on every field of every line.
+ */
+const secretKeys = new Map<string, boolean>();
+function isSecretKey(key: string): boolean {
+  let secret = secretKeys.get(key);
+  if (secret === undefined) {
+    secret = SECRET_KEY.test(key);
+    if (secretKeys.size < 1_000) secretKeys.set(key, secret);
+  }
+  return secret;
+}
+
+function copyRedacted(from: LogFields, to: LogFields): void {
+  for (const k in from) {
+    const v = from[k];
+    to[k] = isSecretKey(k) ? '[redacted]' : v === null || typeof v !== 'object' ? v : redact(v, 1);
+  }
+}
+
+// One ISO time string per millisecond: a busy service writes many lines in the same one.
+let lastMs = -1;
+let lastIso = '';
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
+}
+
 export function createLogger(level: LogLevel, sink: LogSink = stdoutSink, base: LogFields = {}): Logger {
   const min = LEVEL_RANK[level];
   const write = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: LogFields): void => {
     if (LEVEL_RANK[lvl] < min) return;
-    const entry = { time: new Date().toISOString(), level: lvl, msg, ...(redact({ ...base, ...fields }) as LogFields) };
+    const entry: LogFields = { time: isoNow(), level: lvl, msg };
+    copyRedacted(base, entry);
+    if (fields !== undefined) copyRedacted(fields, entry);
     let line: string;
     try {
       line = JSON.stringify(entry);

@@ -1,4 +1,4 @@
-// Emit: POST /eCF/documentos-ecf with a unique Idempotency-Key per request at 64
+// Emit: POST /TesteCF/documentos-ecf with a unique Idempotency-Key per request at 64
 // connections (wrk + wrk/emit.lua), against pgbench running a 3-insert transaction (a
 // document row with the same jsonb payload, a history row, a job row) with 64 clients on
 // the same PostgreSQL server. Every run gets fresh databases. A target is met only by a run
@@ -42,7 +42,7 @@ async function emitRun(service: ServiceProcess, tenants: Tenant[], numbering: Nu
   await writeFile(file, tenants.map((t) => `${t.apiKey}\t${emitBody(t.rnc, numbering)}`).join('\n') + '\n');
   runs++;
   return wrk({
-    url: `${service.url}/eCF/documentos-ecf`, connections: CONNECTIONS, durationSec, script: 'emit.lua',
+    url: `${service.url}/TesteCF/documentos-ecf`, connections: CONNECTIONS, durationSec, script: 'emit.lua',
     env: { BENCH_EMIT_TENANTS: file, BENCH_RUN_ID: randomBytes(6).toString('hex'), BENCH_ENCF_BASE: String(runs * 100_000_000) },
   });
 }
@@ -56,7 +56,7 @@ async function pgbenchScript(db: ThrowawayDatabase): Promise<string> {
   const script = [
     'BEGIN;',
     'INSERT INTO documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, fecha_emision, monto_total, ecf)',
-    `  VALUES (gen_random_uuid(), ${tenant?.id}, 'eCF', 31, 'E31' || substr(md5(random()::text), 1, 10), 'recibido', '${rnc}', current_date, 1234.56, '${payload}'::jsonb)`,
+    `  VALUES (gen_random_uuid(), ${tenant?.id}, 'TesteCF', 31, 'E31' || substr(md5(random()::text), 1, 10), 'recibido', '${rnc}', current_date, 1234.56, '${payload}'::jsonb)`,
     '  RETURNING id AS doc_id \\gset',
     "INSERT INTO document_history (document_id, estado) VALUES (:doc_id, 'recibido');",
     "INSERT INTO jobs (kind, payload) VALUES ('document.submit', jsonb_build_object('documentId', :doc_id::text));",
@@ -94,7 +94,7 @@ try {
   const [info, warn] = services as [ServiceProcess, ServiceProcess];
   const tenants = await Promise.all(Array.from({ length: SPREAD_TENANTS }, () => registerTenant(info.url)));
   const one = [tenants[0] as Tenant];
-  const probe = await fetch(`${info.url}/eCF/documentos-ecf`, {
+  const probe = await fetch(`${info.url}/TesteCF/documentos-ecf`, {
     method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': one[0]?.apiKey ?? '', 'idempotency-key': 'probe' }, body: emitBody(one[0]?.rnc ?? '', 'service'),
   });
   if (probe.status !== 202) throw new Error(`emit answered ${probe.status}: ${await probe.text()}`);
@@ -129,7 +129,7 @@ try {
   const primary = rows[0];
   print({
     bench: 'emit',
-    title: 'Emit: POST /eCF/documentos-ecf (unique Idempotency-Key) vs pgbench 3-insert transaction',
+    title: 'Emit: POST /TesteCF/documentos-ecf (unique Idempotency-Key) vs pgbench 3-insert transaction',
     notes: [
       `load: ${describeWrk({ connections: CONNECTIONS, durationSec: DURATION })} --latency with wrk/emit.lua (a new Idempotency-Key per request), after a 3 s warm-up`,
       'service: own process, NODE_ENV=production, WORKERS_ENABLED=false (no submission or webhook work runs: only the emit path is measured), DB_POOL_MAX=10 (default)',

@@ -63,7 +63,12 @@ export class Authenticator {
     this.sessions = new TtlCache(config.credentialCacheMs, 100_000);
   }
 
-  async authenticate(mode: Exclude<AuthMode, 'none'>, headers: Headers): Promise<Principal> {
+  /**
+   * The Principal of a request's credentials. Synchronous when they are cached (the hot path:
+   * no promise, no microtask), a promise when a query must run first; throws (or rejects)
+   * with the 401/403 the request gets.
+   */
+  authenticate(mode: Exclude<AuthMode, 'none'>, headers: Headers): Principal | Promise<Principal> {
     const apiKey = header(headers, 'x-api-key');
     const authorization = header(headers, 'authorization');
     const wantsKey = mode === 'apiKey' || mode === 'apiKeyOrBearer';
@@ -73,40 +78,42 @@ export class Authenticator {
     const keyPresented = wantsKey && apiKey !== undefined;
     const otherScheme = authorization !== undefined && !isBearerScheme(authorization);
     const bearer = wantsBearer && !(keyPresented && otherScheme) ? bearerToken(authorization) : null;
-    const key = keyPresented ? await this.verifyApiKey(apiKey) : null;
-    const claims = bearer !== null ? await this.verifyAccessToken(bearer) : null;
+    // The key is checked before the token, as before either is trusted.
+    const key = keyPresented ? this.checkApiKey(apiKey) : null;
+    if (key instanceof Promise) return key.then((k) => this.withToken(mode, k, bearer));
+    return this.withToken(mode, key, bearer);
+  }
 
-    if (key === null && claims === null) {
-      const hint = mode === 'apiKey' ? 'an X-API-KEY header' : mode === 'bearer' ? 'an Authorization: Bearer token' : 'an X-API-KEY header or an Authorization: Bearer token';
-      throw new AppError('UNAUTHORIZED', `Authentication required: send ${hint}`);
-    }
-    if (key !== null && claims !== null && key.tenantId !== claims.tid) {
-      throw new AppError('FORBIDDEN', 'The API key and the bearer token belong to different tenants');
-    }
-    return {
-      tenantId: key?.tenantId ?? (claims as Claims).tid,
-      userId: claims === null ? null : Number(claims.sub),
-      sessionId: claims?.sid ?? null,
-      apiKeyId: key?.id ?? null,
-      apiKeyScope: key?.scope ?? null,
-    };
+  private withToken(mode: Exclude<AuthMode, 'none'>, key: VerifiedKey | null, bearer: string | null): Principal | Promise<Principal> {
+    const claims = bearer !== null ? this.checkAccessToken(bearer) : null;
+    if (claims instanceof Promise) return claims.then((c) => principalOf(mode, key, c));
+    return principalOf(mode, key, claims);
   }
 
   /** Checks an X-API-KEY value; 403 INVALID_API_KEY when unknown, malformed or revoked. */
-  async verifyApiKey(presented: string): Promise<{ id: string; tenantId: number; scope: ApiKeyScope }> {
+  async verifyApiKey(presented: string): Promise<VerifiedKey> {
+    return this.checkApiKey(presented);
+  }
+
+  /** verifyApiKey without a promise when the key is cached (it throws instead of rejecting). */
+  private checkApiKey(presented: string): VerifiedKey | Promise<VerifiedKey> {
     const publicId = apiKeyPublicId(presented);
     if (publicId === null) throw new AppError('INVALID_API_KEY');
     if (this.unknownKeys.get(publicId) !== undefined) throw new AppError('INVALID_API_KEY');
-    let entry = this.keys.get(publicId);
-    if (entry === undefined) {
-      const row = await findApiKeyByPublicId(this.sql, publicId);
+    const entry = this.keys.get(publicId);
+    if (entry !== undefined) return this.keyMatch(entry, presented);
+    return findApiKeyByPublicId(this.sql, publicId).then((row) => {
       if (row === undefined) {
         this.unknownKeys.set(publicId, true);
         throw new AppError('INVALID_API_KEY');
       }
-      entry = { id: row.id, tenantId: row.tenantId, hash: row.keyHash, revoked: row.revokedAt !== null, scope: { environments: row.environments, readOnly: row.readOnly } };
-      this.keys.set(publicId, entry);
-    }
+      const loaded: CachedKey = { id: row.id, tenantId: row.tenantId, hash: row.keyHash, revoked: row.revokedAt !== null, scope: { environments: row.environments, readOnly: row.readOnly } };
+      this.keys.set(publicId, loaded);
+      return this.keyMatch(loaded, presented);
+    });
+  }
+
+  private keyMatch(entry: CachedKey, presented: string): VerifiedKey {
     const matches = timingSafeEqual(hashApiKey(presented), entry.hash);
     if (!matches || entry.revoked) throw new AppError('INVALID_API_KEY');
     this.touch(entry.id);
@@ -114,18 +121,21 @@ export class Authenticator {
   }
 
   async verifyAccessToken(token: string): Promise<Claims> {
+    return this.checkAccessToken(token);
+  }
+
+  /** verifyAccessToken without a promise when the session is cached. */
+  private checkAccessToken(token: string): Claims | Promise<Claims> {
     const claims = verifyJwt(token, this.jwtKey, { issuer: this.config.issuer, type: 'access' });
-    if (claims.sid === undefined) throw new AppError('INVALID_TOKEN', 'The access token has no session');
-    let session = this.sessions.get(claims.sid);
-    if (session === undefined) {
-      const row = await findSession(this.sql, claims.sid);
-      session = row === undefined ? null : { tenantId: row.tenantId, userId: row.userId, revoked: row.revokedAt !== null };
-      this.sessions.set(claims.sid, session);
-    }
-    // Checked on every use, cached or not: the session must be the one the token names, of its tenant and user.
-    const valid = session !== null && !session.revoked && session.tenantId === claims.tid && String(session.userId) === claims.sub;
-    if (!valid) throw new AppError('INVALID_TOKEN', 'The session of this token has been signed out or revoked');
-    return claims;
+    const sid = claims.sid;
+    if (sid === undefined) throw new AppError('INVALID_TOKEN', 'The access token has no session');
+    const session = this.sessions.get(sid);
+    if (session !== undefined) return sessionValid(session, claims);
+    return findSession(this.sql, sid).then((row) => {
+      const loaded = row === undefined ? null : { tenantId: row.tenantId, userId: row.userId, revoked: row.revokedAt !== null };
+      this.sessions.set(sid, loaded);
+      return sessionValid(loaded, claims);
+    });
   }
 
   forgetApiKey(publicId: string): void {
@@ -143,6 +153,37 @@ export class Authenticator {
     this.touched.set(id, true);
     touchApiKey(this.sql, id).catch((err: unknown) => this.log.warn('could not record API key use', { err }));
   }
+}
+
+/** A checked API key: who it is, and what it may do. */
+interface VerifiedKey {
+  id: string;
+  tenantId: number;
+  scope: ApiKeyScope;
+}
+
+function principalOf(mode: Exclude<AuthMode, 'none'>, key: VerifiedKey | null, claims: Claims | null): Principal {
+  if (key === null && claims === null) {
+    const hint = mode === 'apiKey' ? 'an X-API-KEY header' : mode === 'bearer' ? 'an Authorization: Bearer token' : 'an X-API-KEY header or an Authorization: Bearer token';
+    throw new AppError('UNAUTHORIZED', `Authentication required: send ${hint}`);
+  }
+  if (key !== null && claims !== null && key.tenantId !== claims.tid) {
+    throw new AppError('FORBIDDEN', 'The API key and the bearer token belong to different tenants');
+  }
+  return {
+    tenantId: key?.tenantId ?? (claims as Claims).tid,
+    userId: claims === null ? null : Number(claims.sub),
+    sessionId: claims?.sid ?? null,
+    apiKeyId: key?.id ?? null,
+    apiKeyScope: key?.scope ?? null,
+  };
+}
+
+/** Checked on every use, cached or not: the session must be the one the token names, of its tenant and user. */
+function sessionValid(session: CachedSession | null, claims: Claims): Claims {
+  const valid = session !== null && !session.revoked && session.tenantId === claims.tid && String(session.userId) === claims.sub;
+  if (!valid) throw new AppError('INVALID_TOKEN', 'The session of this token has been signed out or revoked');
+  return claims;
 }
 
 function isBearerScheme(authorization: string): boolean {

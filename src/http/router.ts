@@ -30,16 +30,21 @@ function compile(path: string): Segment[] {
     });
 }
 
-function matchSegments(segments: Segment[], parts: string[]): { params: Record<string, string>; env: Environment | null } | null {
-  if (segments.length !== parts.length) return null;
-  const params: Record<string, string> = {};
+/** `lower` holds the parts in lower case, for the literal segments (compared case-insensitively). */
+function matchSegments(segments: Segment[], parts: string[], lower: string[]): { params: Record<string, string>; env: Environment | null } | null {
+  // Literals first: most routes of the same length fail there, before anything is allocated.
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i] as Segment;
+    if (seg.kind === 'literal' && seg.value !== lower[i]) return null;
+  }
+  let params: Record<string, string> | null = null;
   let env: Environment | null = null;
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i] as Segment;
+    if (seg.kind === 'literal') continue;
     const part = parts[i] as string;
-    if (seg.kind === 'literal') {
-      if (seg.value !== part.toLowerCase()) return null;
-    } else if (seg.kind === 'env') {
+    params ??= {};
+    if (seg.kind === 'env') {
       env = parseEnvironment(part);
       if (env === null) return null;
       params.env = env;
@@ -47,17 +52,25 @@ function matchSegments(segments: Segment[], parts: string[]): { params: Record<s
       params[seg.name] = part;
     }
   }
-  return { params, env };
+  return { params: params ?? NO_PARAMS, env };
 }
+
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
 export class Router {
   private readonly compiled: Compiled[] = [];
+  /** The routes by their number of segments: a request is matched only against those of its length. */
+  private readonly byLength = new Map<number, Compiled[]>();
 
   add(route: Route): void {
     const segments = compile(route.path);
     const clash = this.compiled.find((c) => c.route.method === route.method && c.route.path.toLowerCase() === route.path.toLowerCase());
     if (clash !== undefined) throw new Error(`route ${route.method} ${route.path} registered twice`);
-    this.compiled.push({ route, segments });
+    const compiled = { route, segments };
+    this.compiled.push(compiled);
+    const same = this.byLength.get(segments.length);
+    if (same === undefined) this.byLength.set(segments.length, [compiled]);
+    else same.push(compiled);
   }
 
   get routes(): readonly Route[] {
@@ -67,14 +80,17 @@ export class Router {
   /** `parts` are the decoded path segments. HEAD is answered by the GET route. */
   match(method: string, parts: string[]): Match {
     const wanted = method === 'HEAD' ? 'GET' : method;
-    const allow = new Set<HttpMethod>();
-    for (const c of this.compiled) {
-      const m = matchSegments(c.segments, parts);
+    const candidates = this.byLength.get(parts.length);
+    if (candidates === undefined) return { kind: 'not-found' };
+    const lower = parts.map((p) => p.toLowerCase());
+    let allow: Set<HttpMethod> | null = null;
+    for (const c of candidates) {
+      const m = matchSegments(c.segments, parts, lower);
       if (m === null) continue;
-      if (c.route.method === wanted) return { kind: 'found', route: c.route, ...m };
-      allow.add(c.route.method);
+      if (c.route.method === wanted) return { kind: 'found', route: c.route, params: m.params, env: m.env };
+      (allow ??= new Set()).add(c.route.method);
     }
-    return allow.size > 0 ? { kind: 'method-not-allowed', allow: [...allow] } : { kind: 'not-found' };
+    return allow !== null ? { kind: 'method-not-allowed', allow: [...allow] } : { kind: 'not-found' };
   }
 }
 

@@ -13,11 +13,13 @@ import { combineRateHeaders, type RateLimits, type Taken } from '../ratelimit/li
 import { isIpScope, RATE_SCOPES, type RouteRateScope } from '../ratelimit/scopes.ts';
 import { decodeBody, discardBody, readBody, RequestAborted } from './body.ts';
 import { clientIp, socketIp } from './client-ip.ts';
+import { Context } from './context.ts';
 import { splitPath, type Router } from './router.ts';
 import { rateScopeOf, type AuthMode, type Headers, type Reply, type RequestContext, type Route } from './types.ts';
 
 export interface RequestAuthenticator {
-  authenticate(mode: Exclude<AuthMode, 'none'>, headers: Headers): Promise<Principal>;
+  /** Synchronous when the credentials are cached; throws or rejects with the request's 401/403. */
+  authenticate(mode: Exclude<AuthMode, 'none'>, headers: Headers): Principal | Promise<Principal>;
 }
 
 export interface CompletedRequest {
@@ -46,6 +48,18 @@ export interface HttpServer {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** One access-log line's fields. */
+type AccessEntry = {
+  requestId: string;
+  method: string;
+  route: string;
+  status: number;
+  ms: number | null;
+  tenant: number | null;
+  ip: string;
+  aborted?: true;
+};
+
 /** The request a connection is busy with, so a raw reply on its socket is logged as its answer. */
 interface InFlight {
   requestId: string;
@@ -59,6 +73,19 @@ interface RateState {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Sets `name` in a flat header list, replacing a field of the same name (names are compared in lower case). */
+function set(list: (string | number)[], name: string, value: string): void {
+  const lower = name.toLowerCase();
+  let i = 0;
+  while (i < list.length && list[i] !== lower) i += 2;
+  list[i] = lower;
+  list[i + 1] = value;
+}
+
+function setAll(list: (string | number)[], fields: Record<string, string>): void {
+  for (const k in fields) set(list, k, fields[k] as string);
+}
 
 function errorBody(err: AppError): string {
   return JSON.stringify(errorEnvelope(err));
@@ -90,24 +117,27 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
    */
   function write(res: ServerResponse, requestId: string, status: number, contentType: string | null, extra: Record<string, string>, own: Record<string, string> | undefined, body: Buffer | string | undefined): void {
     if (res.headersSent || res.destroyed) return;
-    const all: Record<string, string | number> = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': requestId };
-    if (contentType !== null) all['content-type'] = contentType;
-    for (const k in extra) all[k] = extra[k] as string;
-    if (own !== undefined) for (const k in own) all[k] = own[k] as string;
-    if (draining) all.connection = 'close';
-    if (body !== undefined) all['content-length'] = Buffer.byteLength(body);
-    res.writeHead(status, all);
+    const list = fixedHeaders(requestId, contentType, extra, own);
+    if (body !== undefined) list.push('content-length', Buffer.byteLength(body));
+    res.writeHead(status, list);
     res.end(body);
+  }
+
+  /** The header list every answer starts with, as writeHead's flat [name, value, …] form (no object to build and walk). */
+  function fixedHeaders(requestId: string, contentType: string | null, extra: Record<string, string>, own: Record<string, string> | undefined): (string | number)[] {
+    const list: (string | number)[] = contentType === null
+      ? ['cache-control', 'no-store', 'x-content-type-options', 'nosniff', 'x-request-id', requestId]
+      : ['cache-control', 'no-store', 'x-content-type-options', 'nosniff', 'x-request-id', requestId, 'content-type', contentType];
+    setAll(list, extra);
+    if (own !== undefined) setAll(list, own);
+    if (draining) set(list, 'connection', 'close');
+    return list;
   }
 
   /** Streams a body; a client that leaves ends it quietly, a failing source cuts the answer. */
   async function sendStream(res: ServerResponse, requestId: string, reply: Reply & { stream: NonNullable<Reply['stream']> }, extra: Record<string, string>): Promise<void> {
     if (res.headersSent || res.destroyed) return;
-    const all: Record<string, string> = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': requestId, 'content-type': reply.stream.contentType };
-    for (const k in extra) all[k] = extra[k] as string;
-    if (reply.headers !== undefined) for (const k in reply.headers) all[k] = reply.headers[k] as string;
-    if (draining) all.connection = 'close';
-    res.writeHead(reply.status, all);
+    res.writeHead(reply.status, fixedHeaders(requestId, reply.stream.contentType, extra, reply.headers));
     try {
       await pipeline(Readable.from(reply.stream.source, { objectMode: false }), res);
     } catch (err) {
@@ -147,7 +177,8 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     const scope = rateScopeOf(route);
     if (scope !== null && isIpScope(scope)) limit(scope, route, ctx, rate);
     if (route.auth !== 'none') {
-      ctx.principal = await authenticator.authenticate(route.auth, ctx.headers);
+      const principal = authenticator.authenticate(route.auth, ctx.headers);
+      ctx.principal = principal instanceof Promise ? await principal : principal;
       assertInScope(ctx.principal, route.method, ctx.env);
     }
     if (scope !== null && RATE_SCOPES[scope].key === 'tenant') limit(scope, route, ctx, rate);
@@ -170,7 +201,7 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     if (!drained) res.setHeader('connection', 'close');
   }
 
-  function accessLog(entry: { requestId: string; method: string; route: string; status: number; ms: number | null; tenant: number | null; ip: string; aborted?: true }): void {
+  function accessLog(entry: AccessEntry): void {
     log.info('request', entry);
     deps.onCompleted?.(entry);
   }
@@ -197,9 +228,10 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     const logLine = (status: number, aborted: boolean) => {
       if (inFlight.get(req.socket) === pending) inFlight.delete(req.socket);
       const ms = Math.round((performance.now() - started) * 10) / 10;
-      accessLog({ requestId, method, route: routePath, status, ms, tenant: ctx?.principal?.tenantId ?? null, ip, ...(aborted ? { aborted: true } : {}) });
+      const entry: AccessEntry = { requestId, method, route: routePath, status, ms, tenant: ctx?.principal?.tenantId ?? null, ip };
+      if (aborted) entry.aborted = true;
+      accessLog(entry);
     };
-    res.on('finish', () => logLine(res.statusCode, false));
     // Only a client that leaves before the answer is complete aborts the work; aborting after
     // every response would cost an error object per request. The signal itself is made only
     // for a handler that asks for it: most never do, and each one costs an allocation.
@@ -212,8 +244,10 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
       if (clientGone) controller.abort();
       return controller.signal;
     };
+    // One listener for both ends: a response emits 'close' after it finished too (a tick later),
+    // and one listener per request is cheaper than two.
     res.on('close', () => {
-      if (res.writableFinished) return;
+      if (res.writableFinished) return logLine(res.statusCode, false);
       clientGone = true;
       controller?.abort();
       if (cutByServer) logLine(500, false);
@@ -231,23 +265,17 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
         throw new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here; use ${allow.join(', ')}`, { headers: { allow: allow.join(', ') } });
       }
       routePath = match.route.path;
-      let query: URLSearchParams | null = null;
-      ctx = {
-        requestId, method, path, routePath, params: match.params,
-        // Parsed only for a handler that reads it: most routes take no query.
-        get query() {
-          return (query ??= new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''));
+      ctx = new Context(
+        { requestId, method, path, routePath, params: match.params, headers: req.headers, clientIp: ip, peerIp: socketIp(req.socket), env: match.env, log },
+        q >= 0 ? url.slice(q + 1) : '',
+        {
+          signal,
+          refundIpLimit: () => {
+            if (rate.ipTaken !== null) rateLimits.refund(rate.ipTaken);
+            rate.ipTaken = null;
+          },
         },
-        headers: req.headers, clientIp: ip, peerIp: socketIp(req.socket), env: match.env, principal: null, body: undefined, rawBody: Buffer.alloc(0),
-        get signal() {
-          return signal();
-        },
-        refundIpLimit: () => {
-          if (rate.ipTaken !== null) rateLimits.refund(rate.ipTaken);
-          rate.ipTaken = null;
-        },
-        log,
-      };
+      );
       await run(match.route, ctx, req, res, rate);
     } catch (err) {
       // The client left mid-body: nobody is there to answer, and its error is no server fault.

@@ -13,6 +13,11 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
  */
 const DATABASE_DEADLINE_MS = 2_000;
 
+interface Cell {
+  count: { value: number };
+  latency: { observe(value: number): void };
+}
+
 /** What /metrics exposes: request counts and latency, queue depth, deliveries, rate-limit refusals. */
 export class ServiceMetrics {
   private readonly requests = new Counter('ecf_http_requests_total', 'HTTP requests by method, route pattern and status.');
@@ -28,15 +33,21 @@ export class ServiceMetrics {
     this.sources = sources;
   }
 
-  /** Each (method, route, status)'s counter and latency series, found by one string key per request. */
-  private readonly cells = new Map<string, { count: { value: number }; latency: { observe(value: number): void } }>();
+  /**
+   * Each (method, route, status)'s counter and latency series, found by three map lookups on
+   * strings the server already holds (their hashes are cached), not by a key built per request.
+   */
+  private readonly cells = new Map<string, Map<string, Map<number, Cell>>>();
 
   readonly onRequest = (r: CompletedRequest): void => {
-    const key = `${r.method} ${r.route} ${r.status}`;
-    let cell = this.cells.get(key);
+    let routes = this.cells.get(r.method);
+    if (routes === undefined) this.cells.set(r.method, (routes = new Map()));
+    let statuses = routes.get(r.route);
+    if (statuses === undefined) routes.set(r.route, (statuses = new Map()));
+    let cell = statuses.get(r.status);
     if (cell === undefined) {
       cell = { count: this.requests.cell({ method: r.method, route: r.route, status: String(r.status) }), latency: this.latency.cell({ method: r.method, route: r.route }) };
-      this.cells.set(key, cell);
+      statuses.set(r.status, cell);
     }
     cell.count.value++;
     cell.latency.observe((r.ms ?? 0) / 1000);

@@ -87,6 +87,8 @@ export class RateLimits {
  * response name several policies).
  */
 export function combineRateHeaders(a: Record<string, string>, b: Record<string, string>): Record<string, string> {
+  // Most requests pass one policy only: nothing to combine.
+  if (a['ratelimit'] === undefined) return b;
   const out = { ...a, ...b };
   for (const name of ['ratelimit-policy', 'ratelimit']) {
     const first = a[name];

@@ -7,10 +7,11 @@ import { storableText } from '../lib/pg-text.ts';
 import type { Logger } from '../log.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
 import { insertJob, type NewJob } from '../queue/queries.ts';
-import { abandonDelivery, findDeliveryToSend, findSettings, insertDelivery, pendingDeliveriesWithoutJob, recordAttempt, type DeliveryRow, type DeliveryStatus, type DeliveryToSend } from './queries.ts';
+import { abandonDelivery, findDeliveriesToSend, findSettings, insertDelivery, pendingDeliveriesWithoutJob, recordAttempts, type AttemptToRecord, type DeliveryRow, type DeliveryStatus, type DeliveryToSend } from './queries.ts';
 import { postWebhook, type AttemptResult } from './sender.ts';
 import type { WebhookSettings } from './settings.ts';
 import { signatureHeaders } from './signing.ts';
+import { BatchLoader } from '../lib/batch-loader.ts';
 import { errorMessage } from '../errors.ts';
 
 // A delivery is one event sent to one tenant's URL:
@@ -62,6 +63,10 @@ export interface AttemptOutcome {
 
 export class DeliveryEngine {
   private readonly inFlight = new Map<number, number>();
+  /** The deliveries of jobs started together (a claimed batch) are read with one statement. */
+  private readonly toSend: BatchLoader<string, DeliveryToSend>;
+  /** Attempts that finish in the same turn are recorded with one statement. */
+  private readonly recorder: BatchLoader<AttemptToRecord, { delivery: DeliveryRow; applied: boolean }>;
   private readonly sql: Sql;
   private readonly settings: WebhookSettings;
   private readonly config: Config['webhooks'];
@@ -80,6 +85,8 @@ export class DeliveryEngine {
     this.config = config;
     this.userAgent = userAgent;
     this.log = log;
+    this.toSend = new BatchLoader((ids) => findDeliveriesToSend(sql, ids));
+    this.recorder = new BatchLoader((attempts) => recordDistinct(sql, attempts));
   }
 
   /** Outbox listener: queues a delivery of every event, in the event's own transaction. */
@@ -106,7 +113,7 @@ export class DeliveryEngine {
    * owner makes it again, at least once as always.
    */
   async attempt(deliveryId: string, signal?: AbortSignal): Promise<AttemptOutcome | undefined> {
-    const d = await findDeliveryToSend(this.sql, deliveryId);
+    const d = await this.toSend.get(deliveryId);
     if (d === undefined || d.status !== 'pending') return undefined;
     const at = new Date();
     const { url, result } = await this.send(d, signal);
@@ -115,9 +122,9 @@ export class DeliveryEngine {
     const retryNumber = d.seriesAttempts; // 0 for the first attempt of a series
     const retryInMs = result.ok || retryNumber >= delays.length ? null : (delays[retryNumber] as number);
     const status: DeliveryStatus = result.ok ? 'delivered' : retryInMs === null ? 'abandoned' : 'pending';
-    const recorded = await recordAttempt(this.sql, d, url ?? d.url, at, result, {
-      status,
-      nextAttemptAt: retryInMs === null ? null : new Date(at.getTime() + retryInMs),
+    const recorded = await this.recorder.get({
+      d, url: url ?? d.url, at, r: result,
+      next: { status, nextAttemptAt: retryInMs === null ? null : new Date(at.getTime() + retryInMs) },
     });
     if (recorded === undefined) return undefined;
     const { delivery, applied } = recorded;
@@ -187,6 +194,35 @@ export class DeliveryEngine {
       },
     };
   }
+}
+
+/**
+ * recordAttempts for a batch that may hold two attempts of one delivery (it cannot on one
+ * instance, whose runtime never runs a job twice at once, but the statement needs distinct
+ * ids): each further attempt of a delivery goes into a later statement, in order.
+ */
+async function recordDistinct(sql: Sql, attempts: AttemptToRecord[]): Promise<Map<AttemptToRecord, { delivery: DeliveryRow; applied: boolean }>> {
+  const out = new Map<AttemptToRecord, { delivery: DeliveryRow; applied: boolean }>();
+  let left = attempts;
+  while (left.length > 0) {
+    const seen = new Set<string>();
+    const now: AttemptToRecord[] = [];
+    const later: AttemptToRecord[] = [];
+    for (const a of left) {
+      if (seen.has(a.d.id)) later.push(a);
+      else {
+        seen.add(a.d.id);
+        now.push(a);
+      }
+    }
+    const recorded = await recordAttempts(sql, now);
+    for (const a of now) {
+      const r = recorded.get(a.d.id);
+      if (r !== undefined) out.set(a, r);
+    }
+    left = later;
+  }
+  return out;
 }
 
 /** The answer's text and the error as PostgreSQL text can store them (no NUL, no lone surrogate). */

@@ -90,13 +90,14 @@ export type DeliveryToSend = DeliveryRow & {
 };
 
 /** A delivery with its event's body and the tenant's current webhook settings: one round trip per attempt. */
-export async function findDeliveryToSend(sql: Queryable, id: string): Promise<DeliveryToSend | undefined> {
-  const [row] = await sql<DeliveryToSend[]>`
+/** Several deliveries with what sending them needs, by id (one statement for a batch of jobs). */
+export async function findDeliveriesToSend(sql: Queryable, ids: string[]): Promise<Map<string, DeliveryToSend>> {
+  const rows = await sql<DeliveryToSend[]>`
     select ${sql.unsafe(D_COLUMNS)}, e.body, e.sequence as event_sequence, s.url as settings_url, s.secret_sealed,
       s.previous_secret_sealed, s.previous_secret_expires_at
     from webhook_deliveries d join events e on e.id = d.event_id left join webhook_settings s on s.tenant_id = d.tenant_id
-    where d.id = ${id}`;
-  return row;
+    where d.id = any(${ids}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, r]));
 }
 
 /**
@@ -136,48 +137,64 @@ export async function findTenantDelivery(sql: Queryable, tenantId: number, id: s
   return row;
 }
 
+/** One finished attempt to record: the delivery's series it was made in, and what came of it. */
+export interface AttemptToRecord {
+  d: { id: string; series: number };
+  url: string;
+  at: Date;
+  r: AttemptResult;
+  next: { status: DeliveryStatus; nextAttemptAt: Date | null };
+}
+
 /**
- * Records an attempt, and the delivery's new state only if the attempt belongs to the current
- * series of a pending delivery: an attempt that was in flight when a redelivery started a new
- * series is kept in the log but decides nothing (`applied` is false). One statement, so a
- * process dying in between cannot leave a delivery delivered without the attempt that
- * delivered it. The row is locked first so that `applied` is judged on its latest version.
+ * Records finished attempts of distinct deliveries in one statement: each adds to its
+ * delivery's attempt count and its attempt row; it sets the delivery's status and outcome
+ * only when the delivery is still pending in the series the attempt was made in (`applied`;
+ * a redelivery meanwhile started another). Rows are locked in id order, so concurrent
+ * batches cannot deadlock. A delivery no longer there is absent from the answer.
  */
-export async function recordAttempt(
-  sql: Queryable,
-  d: { id: string; series: number },
-  url: string,
-  at: Date,
-  r: AttemptResult,
-  next: { status: DeliveryStatus; nextAttemptAt: Date | null },
-): Promise<{ delivery: DeliveryRow; applied: boolean } | undefined> {
-  const [row] = await sql<(DeliveryRow & { applied: boolean })[]>`
-    with target as (
-      select id, (status = 'pending' and series = ${d.series}) as applies
-      from webhook_deliveries where id = ${d.id} for update
+export async function recordAttempts(sql: Queryable, attempts: readonly AttemptToRecord[]): Promise<Map<string, { delivery: DeliveryRow; applied: boolean }>> {
+  const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+  const rows = await sql<(DeliveryRow & { applied: boolean })[]>`
+    with input as (
+      -- ok travels as 0/1: the driver serialises a boolean[] parameter's elements with its
+      -- boolean serialiser, which a JS array cannot feed.
+      select id, series, status, url, ok_bit = 1 as ok, status_code, error, at, next_attempt_at, duration_ms, response_body
+      from unnest(
+        ${attempts.map((a) => a.d.id)}::uuid[], ${attempts.map((a) => a.d.series)}::integer[],
+        ${attempts.map((a) => a.next.status)}::text[], ${attempts.map((a) => a.url)}::text[],
+        ${attempts.map((a) => (a.r.ok ? 1 : 0))}::integer[], ${attempts.map((a) => a.r.statusCode)}::integer[],
+        ${attempts.map((a) => a.r.error)}::text[], ${attempts.map((a) => iso(a.at))}::timestamptz[],
+        ${attempts.map((a) => iso(a.next.nextAttemptAt))}::timestamptz[], ${attempts.map((a) => a.r.durationMs)}::integer[],
+        ${attempts.map((a) => a.r.responseBody)}::text[]
+      ) as u(id, series, status, url, ok_bit, status_code, error, at, next_attempt_at, duration_ms, response_body)
+    ), target as (
+      select w.id, (w.status = 'pending' and w.series = i.series) as applies
+      from webhook_deliveries w join input i on i.id = w.id
+      order by w.id
+      for update of w
     ), updated as (
       update webhook_deliveries w set
         attempt_count = w.attempt_count + 1,
-        status = case when t.applies then ${next.status} else w.status end,
-        url = case when t.applies then ${url} else w.url end,
+        status = case when t.applies then i.status else w.status end,
+        url = case when t.applies then i.url else w.url end,
         series_attempts = w.series_attempts + case when t.applies then 1 else 0 end,
-        last_attempt_ok = case when t.applies then ${r.ok} else w.last_attempt_ok end,
-        last_status_code = case when t.applies then ${r.statusCode}::integer else w.last_status_code end,
-        last_error = case when t.applies then ${r.error}::text else w.last_error end,
-        last_attempt_at = case when t.applies then ${at}::timestamptz else w.last_attempt_at end,
-        next_attempt_at = case when t.applies then ${next.nextAttemptAt}::timestamptz else w.next_attempt_at end,
-        delivered_at = case when t.applies and ${r.ok} then ${at}::timestamptz else w.delivered_at end
-      from target t where w.id = t.id
+        last_attempt_ok = case when t.applies then i.ok else w.last_attempt_ok end,
+        last_status_code = case when t.applies then i.status_code else w.last_status_code end,
+        last_error = case when t.applies then i.error else w.last_error end,
+        last_attempt_at = case when t.applies then i.at else w.last_attempt_at end,
+        next_attempt_at = case when t.applies then i.next_attempt_at else w.next_attempt_at end,
+        delivered_at = case when t.applies and i.ok then i.at else w.delivered_at end
+      from target t join input i on i.id = t.id
+      where w.id = t.id
       returning ${sql.unsafe(W_COLUMNS)}, t.applies as applied
     ), attempt as (
       insert into webhook_attempts (delivery_id, number, url, at, status_code, duration_ms, ok, error, response_body)
-      select id, attempt_count, ${url}::text, ${at}::timestamptz, ${r.statusCode}::integer, ${r.durationMs}::integer, ${r.ok}::boolean, ${r.error}::text, ${r.responseBody}::text
-      from updated
+      select u.id, u.attempt_count, i.url, i.at, i.status_code, i.duration_ms, i.ok, i.error, i.response_body
+      from updated u join input i on i.id = u.id
     )
     select ${sql.unsafe(COLUMNS)}, applied from updated`;
-  if (row === undefined) return undefined;
-  const { applied, ...delivery } = row;
-  return { delivery, applied };
+  return new Map(rows.map(({ applied, ...delivery }) => [delivery.id, { delivery, applied }]));
 }
 
 /**

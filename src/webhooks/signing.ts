@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 
 // The signature headers of a delivery. Two schemes over the same exact body bytes:
 // - X-ECF-Signature: GitHub's X-Hub-Signature-256 scheme (sha256=<hex HMAC-SHA256 of the body>,
@@ -29,14 +29,31 @@ export function whsecProblem(secret: string): string | null {
   return null;
 }
 
+/** A secret's two HMAC keys, prepared once: preparing them per delivery was a visible cost. */
+interface SecretKeys {
+  github: KeyObject;
+  standard: KeyObject;
+}
+const KEYS_MAX = 10_000;
+const prepared = new Map<string, SecretKeys>();
+function keysOf(secret: string): SecretKeys {
+  let keys = prepared.get(secret);
+  if (keys === undefined) {
+    keys = { github: createSecretKey(Buffer.from(secret, 'utf8')), standard: createSecretKey(standardWebhooksKey(secret)) };
+    if (prepared.size >= KEYS_MAX) prepared.clear();
+    prepared.set(secret, keys);
+  }
+  return keys;
+}
+
 /** X-ECF-Signature: GitHub's X-Hub-Signature-256 scheme over the exact bytes sent. */
 export function signatureHeader(secret: string, body: string): string {
-  return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
+  return `sha256=${createHmac('sha256', keysOf(secret).github).update(body, 'utf8').digest('hex')}`;
 }
 
 /** One webhook-signature value: v1,<base64 HMAC-SHA256 of "id.timestamp.body">. */
 export function standardSignature(secret: string, id: string, timestamp: number, body: string): string {
-  return `v1,${createHmac('sha256', standardWebhooksKey(secret)).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64')}`;
+  return `v1,${createHmac('sha256', keysOf(secret).standard).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64')}`;
 }
 
 /**

@@ -57,8 +57,11 @@ export function walkStructure(body: Record<string, unknown>, schema: XsdSchema, 
     }
     const out: Record<string, EcfValue> = {};
     for (const child of element.children) {
-      const childPath = `${path}.${child.name}`;
-      const normalised = walkChild(Object.hasOwn(value, child.name) ? value[child.name] : undefined, child, childPath);
+      const present = Object.hasOwn(value, child.name);
+      // An absent optional element has nothing to check or copy (whatever its input policy):
+      // most of a schema's elements are absent from a document, so no path is built for them.
+      if (!present && child.min === 0) continue;
+      const normalised = walkChild(present ? value[child.name] : undefined, child, `${path}.${child.name}`);
       if (normalised !== undefined) out[child.name] = normalised;
     }
     return out;

@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BatchLoader } from '../src/lib/batch-loader.ts';
+
+describe('BatchLoader', () => {
+  it('batch loader loads the keys asked for in one turn with one call, each waiter getting its own value', async () => {
+    const calls: string[][] = [];
+    const loader = new BatchLoader<string, number>(async (keys) => {
+      calls.push(keys);
+      return new Map(keys.filter((k) => k !== 'missing').map((k) => [k, k.length]));
+    });
+    const [a, b, again, missing] = await Promise.all([loader.get('a'), loader.get('bb'), loader.get('a'), loader.get('missing')]);
+    assert.deepEqual([a, b, again, missing], [1, 2, 1, undefined]);
+    assert.deepEqual(calls, [['a', 'bb', 'missing']]);
+    assert.equal(await loader.get('ccc'), 3);
+    assert.equal(calls.length, 2, 'a later turn is a new batch');
+  });
+
+  it('batch loader splits at its maximum batch and rejects every waiter of a failed load', async () => {
+    const sizes: number[] = [];
+    const loader = new BatchLoader<number, number>(async (keys) => {
+      sizes.push(keys.length);
+      if (keys.includes(7)) throw new Error('load failed');
+      return new Map(keys.map((k) => [k, k * 2]));
+    }, 5);
+    const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => loader.get(i)));
+    assert.deepEqual(sizes, [5, 5, 2]);
+    assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected')), [0, 2, 4, 6, 8, 'rejected', 'rejected', 'rejected', 'rejected', 'rejected', 20, 22]);
+  });
+});
