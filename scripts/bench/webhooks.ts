@@ -128,7 +128,11 @@ let baseline: Baseline | null = null;
 try {
   receiver = await startPeer('receiver');
   const receiverUrl = `http://127.0.0.1:${String(receiver.ready.port)}`;
-  baseline = BASELINE === 'none' ? null : await checkoutBaseline(BASELINE);
+  // Without git (an unpacked release), or with an unknown commit, the earlier code is not measured.
+  baseline = BASELINE === 'none' ? null : await checkoutBaseline(BASELINE).catch((err: unknown) => {
+    process.stderr.write(`earlier code not measured: ${err instanceof Error ? err.message : String(err)}\n`);
+    return null;
+  });
   const current: Measured[] = [];
   const earlier: Measured[] = [];
   for (let r = 0; r < ROUNDS; r++) {
@@ -163,7 +167,7 @@ try {
       `each round: a fresh database, the ${DELIVERIES.toLocaleString('en-US')} events recorded with outbox.record in one transaction (${data.recordSec} s, from the benchmark process), so all become due at once; ${ROUNDS} rounds, median`,
       'deliveries/s: deliveries ÷ time from the receiver\'s first to its last POST; end to end: from the commit to every row delivered (includes the first poll, ≤ 1 s)',
       `ceiling: ${describeWrk(load)} --latency posting the same body and headers (wrk/webhook.lua) straight to the receiver`,
-      data.baseline === null ? 'earlier code: not measured (BENCH_WEBHOOK_BASELINE=none)' : `earlier code: ${data.baseline.code} (BENCH_WEBHOOK_BASELINE), rounds interleaved with this code's: ${data.baseline.roundsPerSec.join(' / ')} against ${data.roundsPerSec.join(' / ')} per s`,
+      data.baseline === null ? `earlier code: not measured (BENCH_WEBHOOK_BASELINE=${BASELINE})` : `earlier code: ${data.baseline.code} (BENCH_WEBHOOK_BASELINE), rounds interleaved with this code's: ${data.baseline.roundsPerSec.join(' / ')} against ${data.roundsPerSec.join(' / ')} per s`,
       `targets: ≥ ${TARGET} deliveries/s; ≥ ${BASELINE_TARGET} × the earlier code's`,
     ],
     columns: ['run', 'per s', '÷ ceiling', '÷ earlier', 'RSS idle MiB', 'RSS peak MiB', 'CPU ms each', 'targets'],

@@ -99,6 +99,7 @@ const OWNED_IDS: Record<string, (a: Owned) => string> = {
   '/{env}/documentos-ecf/{internalTrackId}/qr.svg': (a) => a.documentId,
   '/{env}/documentos-ecf/{internalTrackId}/arecf': (a) => a.documentId,
   '/{env}/documentos-ecf/{internalTrackId}/reenviar': (a) => a.documentId,
+  '/{env}/documentos-ecf/{internalTrackId}/receptor/reenviar': (a) => a.documentId,
   '/{env}/secuencias/{id}': (a) => a.rangeId,
   '/{env}/anulaciones/{id}': (a) => a.annulmentId,
   '/{env}/anulaciones/{id}/xml': (a) => a.annulmentId,
@@ -286,6 +287,7 @@ function requestFor(route: ApiRoute, headers: Record<string, string>): RequestOp
 const FOUND_BUT_NOT_NOW: Record<string, (res: ApiResponse<unknown>) => boolean> = {
   'GET /{env}/documentos-ecf/{internalTrackId}/arecf': (res) => res.status === 404 && /has not acknowledged/.test(res.text),
   'POST /{env}/documentos-ecf/{internalTrackId}/reenviar': (res) => res.status === 409 && /Only a document in error/.test(res.text),
+  'POST /{env}/documentos-ecf/{internalTrackId}/receptor/reenviar': (res) => res.status === 409 && /Only a buyer leg in error/.test(res.text),
 };
 
 function errorCode(res: ApiResponse<unknown>): string | undefined {
