@@ -222,10 +222,17 @@ describe('DgiiAuthority over the simulator', () => {
     const first = signedEcf(emisor);
     const firstTrackId = await queued(a, submission(first));
     await sleep(PROCESSING_MS + 300); // past the first one's processing; fechaRecepcion counts whole seconds
+    const sentAt = Date.now();
     const secondTrackId = await queued(a, submission(signedEcf(emisor, { encf: first.encf })));
     const query = { tenantId: TENANT, environment: 'TesteCF' as const, rncEmisor: EMISOR_RNC, encf: first.encf };
     const found = await a.findSubmissions(query, signal());
-    assert.deepEqual(found.map((f) => [f.trackId, f.estado]), [[firstTrackId, 'Aceptado'], [secondTrackId, 'En Proceso']]);
+    // The second is in process for PROCESSING_MS, then refused (its eNCF was already accepted). On a
+    // loaded machine the query may come that late; which one it must see follows from the clock.
+    const answeredAt = Date.now();
+    const expected = answeredAt - sentAt < PROCESSING_MS ? ['En Proceso'] : ['En Proceso', 'Rechazado'];
+    assert.deepEqual(found.map((f) => f.trackId), [firstTrackId, secondTrackId]);
+    assert.equal(found[0]?.estado, 'Aceptado');
+    assert.ok(expected.includes(found[1]?.estado ?? ''), `the second is ${found[1]?.estado}; expected ${expected.join(' or ')}`);
     for (const f of found) assert.ok(f.receivedAt !== null && Math.abs(f.receivedAt.getTime() - Date.now()) < 5_000, `receivedAt ${f.receivedAt?.toISOString()} is now`);
     assert.ok((found[0]?.receivedAt?.getTime() ?? 0) < (found[1]?.receivedAt?.getTime() ?? 0));
     assert.deepEqual(await a.findSubmissions({ ...query, encf: 'E310000000000' }, signal()), []);
