@@ -44,9 +44,13 @@ export async function documentRecords(sql: Sql, tenantIds: number[]): Promise<Do
 }
 
 export async function deliveryRecords(sql: Sql, tenantIds: number[]): Promise<{ events: string[]; deliveries: DeliveryRecord[] }> {
-  const events = await sql<{ id: string }[]>`select id from events where tenant_id = any(${tenantIds}::int[])`;
-  const deliveries = await sql<{ id: string; eventId: string; status: string }[]>`
-    select id, event_id, status from webhook_deliveries where tenant_id = any(${tenantIds}::int[])`;
+  // Events and their deliveries in one statement (one snapshot): read apart, an event recorded in
+  // between (a buyer-leg update, say) showed as a delivery without its event.
+  const rows = await sql<{ eventId: string; id: string | null; status: string | null }[]>`
+    select e.id as event_id, d.id, d.status from events e left join webhook_deliveries d on d.event_id = e.id
+    where e.tenant_id = any(${tenantIds}::int[])`;
+  const events = rows.map((r) => ({ id: r.eventId }));
+  const deliveries = rows.flatMap((r) => (r.id === null || r.status === null ? [] : [{ id: r.id, eventId: r.eventId, status: r.status }]));
   const attempts = await sql<{ deliveryId: string; number: number; ok: boolean }[]>`
     select a.delivery_id, a.number, a.ok from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
     where d.tenant_id = any(${tenantIds}::int[]) order by a.id`;
