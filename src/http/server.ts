@@ -14,6 +14,7 @@ import { isIpScope, RATE_SCOPES, type RouteRateScope } from '../ratelimit/scopes
 import { decodeBody, discardBody, readBody, RequestAborted } from './body.ts';
 import { clientIp, socketIp } from './client-ip.ts';
 import { Context } from './context.ts';
+import { set, setAll } from './header-list.ts';
 import { splitPath, type Router } from './router.ts';
 import { rateScopeOf, type AuthMode, type Headers, type Reply, type RequestContext, type Route } from './types.ts';
 
@@ -73,19 +74,6 @@ interface RateState {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-
-/** Sets `name` in a flat header list, replacing a field of the same name (names are compared in lower case). */
-function set(list: (string | number)[], name: string, value: string): void {
-  const lower = name.toLowerCase();
-  let i = 0;
-  while (i < list.length && list[i] !== lower) i += 2;
-  list[i] = lower;
-  list[i + 1] = value;
-}
-
-function setAll(list: (string | number)[], fields: Record<string, string>): void {
-  for (const k in fields) set(list, k, fields[k] as string);
-}
 
 function errorBody(err: AppError): string {
   return JSON.stringify(errorEnvelope(err));
