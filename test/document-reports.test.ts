@@ -7,15 +7,20 @@ import { join } from 'node:path';
 import { newTenantWithCertificate } from './helpers/certificates.ts';
 import { FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
 import { call, type Loose } from './helpers/http.ts';
+import { openFilesUnder } from './helpers/process.ts';
+import { waitFor } from './helpers/wait.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
 import { sampleEcf } from './fixtures/ecf.ts';
 import { encodeQr, qrToSvg } from '../src/lib/qr/index.ts';
+import { DocumentReports } from '../src/documents/reports.ts';
 import { dominicanToday } from '../src/documents/statistics.ts';
+import { DIRECTORY_MEMORY } from '../src/lib/zip/index.ts';
 
 let t: TestService;
 let dir: string;
 let api: Record<string, string>;
 let rnc: string;
+let tenantId: number;
 const ids: string[] = [];
 const BUYER = '130458712';
 const HOSTILE = '=HYPERLINK("http://evil.example","pulse")';
@@ -26,6 +31,7 @@ before(async () => {
   const a = await newTenantWithCertificate(t.url);
   api = { 'x-api-key': a.apiKey };
   rnc = a.rnc;
+  tenantId = a.tenantId;
   const buyers = [['101672919', 'Ferretería Ochoa & Asociados SRL'], [BUYER, HOSTILE], [BUYER, 'Textiles, "Zona Franca"']] as const;
   for (const [buyer, name] of buyers) {
     const body = sampleEcf(31, { Encabezado: { IdDoc: { eNCF: undefined }, Emisor: { RNCEmisor: rnc }, Comprador: { RNCComprador: buyer, RazonSocialComprador: name } } });
@@ -146,4 +152,50 @@ test('the CSV export carries the ERP referencia and filters by it', async () => 
   const rows = csv.split('\r\n').filter((l) => l !== '');
   assert.equal(rows.length, 2, 'header and the one row');
   assert.match(rows[1] ?? '', new RegExp(`^${res.body.data.encf},.*,ERP-PED-77$`));
+});
+
+test('a ZIP export holds no database connection while its reader waits, and left midway closes its temporary file; read to the end it is whole', async () => {
+  // Enough signed documents (in eCF, apart from the other tests') for a central directory
+  // (72 bytes an entry here) past what the writer keeps in memory.
+  const count = Math.ceil((DIRECTORY_MEMORY / 72) * 1.5);
+  await t.sql`
+    insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, fecha_emision, monto_total, ecf, signed_xml)
+    select gen_random_uuid(), ${tenantId}, 'eCF', 31, 'E31' || lpad(i::text, 10, '0'), 'aceptado', ${rnc}, current_date, 100, '{}'::jsonb, '<ECF>' || i || '</ECF>'
+    from generate_series(1, ${count}) i`;
+  const spills = () => openFilesUnder(tmpdir()).filter((f) => /\/ecf-zip-[^/]+\/central-directory \(deleted\)$/.test(f));
+  assert.deepEqual(spills(), []);
+
+  const reports = new DocumentReports(t.sql, async () => ({ failing: 0, abandoned: 0 }));
+  const chunks = reports.export(tenantId, 'eCF', {}, 'zip')[Symbol.asyncIterator]();
+  let read = 0;
+  while (spills().length === 0 && read < count) {
+    assert.equal((await chunks.next()).done, false);
+    read++;
+  }
+  assert.ok(read < count, `the directory went to a file after ${read} of ${count} entries`);
+
+  // The export waits for its reader: the database serves others meanwhile (the embedded one
+  // has a single session, which a cursor held open would keep), and runs no export query.
+  let answered = false;
+  void t.sql`select 1`.then(() => (answered = true));
+  await waitFor(() => answered, 20_000, 'a query while the export waits');
+  if (t.database.url !== 'memory://') {
+    const [running] = await t.sql<{ n: number }[]>`
+      select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle' and query like '%signed_xml is not null%'`;
+    assert.equal(running?.n, 0);
+  }
+
+  await chunks.return?.();
+  assert.deepEqual(spills(), [], 'the temporary file is closed once the reader leaves');
+
+  const res = await fetch(`${t.url}/eCF/documentos-ecf/export?format=zip`, { headers: api });
+  const file = join(dir, 'spilled-export.zip');
+  writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+  const check = spawnSync('unzip', ['-tq', file], { encoding: 'utf8' });
+  assert.equal(check.status, 0, check.stdout + check.stderr);
+  const names = spawnSync('unzip', ['-Z1', file], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }).stdout.trimEnd().split('\n');
+  const expected = Array.from({ length: count }, (_, i) => `${rnc}E31${String(i + 1).padStart(10, '0')}.xml`);
+  assert.deepEqual(names.sort(), expected.sort(), 'every document once, across the pages');
+  assert.deepEqual(spills(), []);
 });

@@ -15,6 +15,10 @@ import { waitFor } from './helpers/wait.ts';
 // The HTTP core in isolation: a router with test routes, a stub authenticator.
 const logLines: string[] = [];
 const signals: AbortSignal[] = [];
+/** What the /stream route's source has been asked for: chunks pulled, and whether it was closed. */
+const streamed = { pulled: 0, closed: false };
+const STREAM_CHUNK = Buffer.alloc(64 * 1024, 'x');
+const STREAM_CHUNKS = 4_096;
 let server: HttpServer;
 let url: string;
 let db: TestDatabase;
@@ -49,6 +53,23 @@ before(async () => {
       signals.push(ctx.signal);
       await new Promise((resolve) => setTimeout(resolve, Number(ctx.query.get('ms') ?? '0')));
       return { status: 200, body: { aborted: ctx.signal.aborted } };
+    },
+  });
+  // 256 MiB if read to the end: far more than the socket buffers between server and client.
+  router.add({
+    method: 'GET', path: '/stream', auth: 'none', doc,
+    handler: async () => {
+      async function* source(): AsyncGenerator<Buffer> {
+        try {
+          for (let i = 0; i < STREAM_CHUNKS; i++) {
+            streamed.pulled++;
+            yield STREAM_CHUNK;
+          }
+        } finally {
+          streamed.closed = true;
+        }
+      }
+      return { status: 200, stream: { source: source(), contentType: 'application/octet-stream' } };
     },
   });
   const authenticator = {
@@ -175,6 +196,35 @@ describe('request lifetime', () => {
     assert.equal(await gone, 'aborted');
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(signals[1]?.aborted, true);
+  });
+
+  test('a streamed answer is read from its source only as fast as the client takes it, and a client that leaves closes the source', async () => {
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    socket.write('GET /stream HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    let received = 0;
+    await new Promise<void>((resolve) => {
+      socket.on('data', (d: Buffer) => {
+        received += d.length;
+        if (received >= 1024 * 1024) {
+          socket.pause();
+          resolve();
+        }
+      });
+    });
+    // The client reads no more: the source is pulled until the buffers on the way are full, then left.
+    let seen = -1;
+    const stalledAt = await waitFor(async () => {
+      const now = streamed.pulled;
+      if (now === seen) return now;
+      seen = now;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      return undefined;
+    }, 30_000, 'the source to stop being read');
+    assert.ok(stalledAt * STREAM_CHUNK.length < 64 * 1024 * 1024, `${stalledAt} chunks of 64 KiB read for a client that took ${received} bytes`);
+    assert.equal(streamed.closed, false);
+    socket.destroy();
+    await waitFor(() => streamed.closed, 10_000, 'the source to be closed');
+    assert.equal(streamed.pulled, stalledAt, 'nothing read after the client left');
   });
 });
 

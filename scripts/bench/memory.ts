@@ -4,14 +4,13 @@
 // growth after 1M distinct client keys, TokenBucketLimiter driven directly in this process,
 // against its cap (RATE_LIMIT_MAX_KEYS).
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { loadConfig } from '../../src/config.ts';
 import { TokenBucketLimiter } from '../../src/ratelimit/token-bucket.ts';
 import { createDatabase } from './lib/database.ts';
-import { rssOf, sleep, startPeer, startService, type Child } from './lib/processes.ts';
-import { mib, percentile, print, round, setting } from './lib/report.ts';
+import { collectGarbage, GC_PROBE, settledRss, sleep, startPeer, startService, type Child } from './lib/processes.ts';
+import { mib, print, round, setting } from './lib/report.ts';
 import { registerTenant } from './lib/tenants.ts';
 import { wrk } from './lib/wrk.ts';
 
@@ -22,35 +21,13 @@ const defaults = loadConfig({});
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-/** Median of a few RSS readings (a process without the GC probe). */
-async function settledRss(pid: number): Promise<number> {
-  const readings: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    readings.push(await rssOf(pid));
-    await sleep(200);
-  }
-  return percentile(readings, 50);
-}
-
-const GC_PROBE = fileURLToPath(new URL('../../test/faults/helpers/gc-probe.ts', import.meta.url));
-
 /**
- * The service's heap and RSS right after a full garbage collection, from the GC probe preloaded
- * into it (SIGUSR2 → one JSON line on stderr). Without a forced collection the figures move by
- * tens of MiB with GC timing, more than 1,000 connections cost.
+ * The service's heap and RSS right after a full garbage collection. Without a forced
+ * collection the figures move by tens of MiB with GC timing, more than 1,000 connections cost.
  */
 async function collected(server: Child): Promise<Reading> {
-  const seen = server.output.join('').split('\n').filter((l) => l.includes('"gcProbe"')).length;
-  server.child.kill('SIGUSR2');
-  for (let i = 0; i < 100; i++) {
-    await sleep(50);
-    const lines = server.output.join('').split('\n').filter((l) => l.includes('"gcProbe"'));
-    if (lines.length > seen) {
-      const { heapUsed, rss } = JSON.parse(lines[lines.length - 1] as string) as { heapUsed: number; rss: number };
-      return { rss, heap: heapUsed };
-    }
-  }
-  throw new Error('the GC probe did not answer');
+  const { rss, heapUsed } = await collectGarbage(server);
+  return { rss, heap: heapUsed };
 }
 
 interface Reading {

@@ -250,6 +250,8 @@ export async function findByEncf(sql: Queryable, tenantId: number, environment: 
 
 /** One line of an export: what the CSV prints of a document. */
 export interface ExportRow {
+  /** The keyset: the next page starts below it. */
+  seq: string;
   id: string;
   encf: string;
   tipo: number;
@@ -267,23 +269,31 @@ export interface ExportRow {
   updatedAt: Date;
 }
 
-const EXPORT_COLUMNS = 'id, encf, tipo, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, rnc_emisor, rnc_comprador, ecf #>> \'{Encabezado,Comprador,RazonSocialComprador}\' as razon_social_comprador, monto_total, ecf #>> \'{Encabezado,Totales,TotalITBIS}\' as total_itbis, estado, security_code, referencia, updated_at';
+const EXPORT_COLUMNS = 'seq, id, encf, tipo, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, rnc_emisor, rnc_comprador, ecf #>> \'{Encabezado,Comprador,RazonSocialComprador}\' as razon_social_comprador, monto_total, ecf #>> \'{Encabezado,Totales,TotalITBIS}\' as total_itbis, estado, security_code, referencia, updated_at';
 
 /**
- * The filtered list, newest first, read through a server-side cursor `batch` rows at a time:
- * an export of any size holds one batch in memory. With `withXml` only signed documents,
- * each with its XML.
+ * The filtered list, newest first, `batch` rows at a time: an export of any size holds one
+ * batch in memory. Each batch is a query of its own on the list's keyset (seq below the last
+ * row's), so no connection, transaction or snapshot is held between batches, however slowly
+ * the export's reader takes them: the next batch is read only when it is asked for. Documents
+ * created during the export are left out (their seq is higher); a document changed meanwhile
+ * may show its newer state. With `withXml` only signed documents, each with its XML.
  */
-export function exportDocuments(sql: Queryable, f: Omit<ListFilter, 'limit' | 'after'>, withXml: boolean, batch: number): AsyncIterable<ExportRow[]> {
+export async function* exportDocuments(sql: Queryable, f: Omit<ListFilter, 'limit' | 'after'>, withXml: boolean, batch: number): AsyncGenerator<ExportRow[]> {
   const no = sql``;
-  return sql<ExportRow[]>`
-    select ${sql.unsafe(EXPORT_COLUMNS)} ${withXml ? sql`, signed_xml` : no} from documents
-    where tenant_id = ${f.tenantId} and environment = ${f.environment}
-      ${listFilters(sql, f)}
-      ${withXml ? sql`and signed_xml is not null` : no}
-      ${f.desde === undefined ? no : sql`and fecha_emision >= ${f.desde}::date`}
-      ${f.hasta === undefined ? no : sql`and fecha_emision <= ${f.hasta}::date`}
-    order by seq desc`.cursor(batch);
+  let after: string | undefined;
+  for (;;) {
+    const rows = await sql<ExportRow[]>`
+      select ${sql.unsafe(EXPORT_COLUMNS)} ${withXml ? sql`, signed_xml` : no} from documents
+      where tenant_id = ${f.tenantId} and environment = ${f.environment}
+        ${listFilters(sql, f)}
+        ${withXml ? sql`and signed_xml is not null` : no}
+        ${issuedPage(sql, { desde: f.desde, hasta: f.hasta, after, limit: batch })}`;
+    if (rows.length > 0) yield rows;
+    const last = rows.at(-1);
+    if (last === undefined || rows.length < batch) return;
+    after = last.seq;
+  }
 }
 
 export interface EstadoDayCount {

@@ -11,7 +11,7 @@ import { dominicanToday, readStatistics, statisticsRange, type DeliveryTrouble, 
 // What the dashboard reads beyond the documents themselves: exports, the overview and the
 // timbre's QR code. Knows nothing of HTTP.
 
-/** Rows per round trip of an export's cursor: memory stays at one batch of XMLs. */
+/** Rows per query of an export: memory stays at one batch of XMLs (about 1.2 MB of them). */
 const EXPORT_BATCH = 200;
 
 export class DocumentReports {

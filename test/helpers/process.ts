@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
@@ -56,4 +57,18 @@ export async function processGone(pid: number): Promise<boolean> {
   } catch {
     return true;
   }
+}
+
+/** Files this process holds open under `parent` (Linux /proc; an unlinked one reads "… (deleted)"). */
+export function openFilesUnder(parent: string): string[] {
+  const open: string[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.startsWith(`${parent}/`)) open.push(target);
+    } catch {
+      // closed between the listing and the readlink
+    }
+  }
+  return open;
 }

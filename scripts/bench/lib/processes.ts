@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,12 +39,45 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Resident set size of a process, in bytes (Linux /proc). */
-export async function rssOf(pid: number): Promise<number> {
+/** A memory figure of /proc/<pid>/status (VmRSS, VmHWM), in bytes. */
+async function vmOf(pid: number, field: 'VmRSS' | 'VmHWM'): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
-  if (m?.[1] === undefined) throw new Error(`no VmRSS for process ${pid}`);
+  const m = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(status);
+  if (m?.[1] === undefined) throw new Error(`no ${field} for process ${pid}`);
   return Number(m[1]) * 1024;
+}
+
+/** Resident set size of a process, in bytes (Linux /proc). */
+export function rssOf(pid: number): Promise<number> {
+  return vmOf(pid, 'VmRSS');
+}
+
+/** The highest RSS of a process since it started, or since resetPeakRss (VmHWM), in bytes. */
+export function peakRssOf(pid: number): Promise<number> {
+  return vmOf(pid, 'VmHWM');
+}
+
+/**
+ * Starts a process's VmHWM again from its current RSS (writing 5 to /proc/<pid>/clear_refs,
+ * Linux 4.0 and later; a process of the same user may). False where that is not allowed.
+ */
+export async function resetPeakRss(pid: number): Promise<boolean> {
+  try {
+    await writeFile(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Median of five RSS readings 200 ms apart: a process at rest, without a GC probe. */
+export async function settledRss(pid: number): Promise<number> {
+  const readings: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    readings.push(await rssOf(pid));
+    await sleep(200);
+  }
+  return readings.sort((a, b) => a - b)[2] as number;
 }
 
 /**
@@ -92,6 +125,37 @@ export function sampleRss(pid: number, everyMs = 100): { stop(): Promise<{ peak:
       return { peak, last, samples };
     },
   };
+}
+
+/**
+ * Preloaded into a service (`nodeArgs: ['--import', GC_PROBE]`): on SIGUSR2 it runs a full
+ * garbage collection and prints the heap and RSS left as one JSON line on stderr.
+ */
+export const GC_PROBE = fileURLToPath(new URL('../../../test/faults/helpers/gc-probe.ts', import.meta.url));
+
+export interface GcReading {
+  heapUsed: number;
+  rss: number;
+}
+
+/** Every reading the GC probe of `child` has printed so far, oldest first. */
+export function gcReadings(child: Child): GcReading[] {
+  return child.output.join('').split('\n').filter((l) => l.includes('{"gcProbe"')).map((l) => {
+    const { heapUsed, rss } = JSON.parse(l.slice(l.indexOf('{"gcProbe"'))) as GcReading;
+    return { heapUsed, rss };
+  });
+}
+
+/** Asks the GC probe of `child` for a full collection and waits for its reading. */
+export async function collectGarbage(child: Child): Promise<GcReading> {
+  const seen = gcReadings(child).length;
+  child.child.kill('SIGUSR2');
+  for (let i = 0; i < 100; i++) {
+    await sleep(50);
+    const readings = gcReadings(child);
+    if (readings.length > seen) return readings[readings.length - 1] as GcReading;
+  }
+  throw new Error('the GC probe did not answer');
 }
 
 function stopper(child: ChildProcess): () => Promise<void> {

@@ -1,15 +1,24 @@
-import { crc32, deflateRaw, deflateRawSync } from 'node:zlib';
+import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { crc32, deflateRaw, deflateRawSync } from 'node:zlib';
 
 // A streaming ZIP writer (APPNOTE 6.3.10): each entry is deflated on its own as it arrives and
 // written at once, followed by a data descriptor (bit 3), so no entry waits for the archive.
-// Only the central directory is held until the end: 46 bytes plus the name (plus 12 for a
-// ZIP64 offset) per entry. ZIP64 records are written only when needed: more than 65,535
-// entries, or a central directory or entry starting past 4 GiB.
+// Only the central directory must wait for the end: 46 bytes plus the name (plus 12 for a
+// ZIP64 offset) per entry, about 8 MB for 100,000 documents. It is held in memory up to a
+// bound and spilled beyond it to a temporary file, so memory stays constant whatever the
+// count. ZIP64 records are written only when needed: more than 65,535 entries, or a central
+// directory or entry starting past 4 GiB.
 
 const deflate = promisify(deflateRaw);
 /** Below this an entry is deflated in line: a trip to the thread pool costs more than the work. */
 const INLINE_DEFLATE = 64 * 1024;
+/** The central directory held in memory before the rest goes to a temporary file (about 3,000 entries). */
+export const DIRECTORY_MEMORY = 256 * 1024;
+/** The spilled directory is streamed back in reads of this size. */
+const READ_BACK = 64 * 1024;
 
 export interface ZipEntry {
   /** The path inside the archive, UTF-8 (flag bit 11). */
@@ -18,31 +27,127 @@ export interface ZipEntry {
   modified: Date;
 }
 
+export interface DirectoryOptions {
+  /** Bytes of central directory held in memory; beyond them it goes to a temporary file. */
+  memoryLimit?: number;
+  /** Where that file is made; the system's temporary directory by default. */
+  tmpDir?: string;
+}
+
 const MAX32 = 0xffffffff;
 const MAX16 = 0xffff;
 const FLAGS = 0x0008 | 0x0800; // data descriptor, UTF-8 names
 const DEFLATE = 8;
 
 /**
- * The central directory, copied into one buffer of its own: small Buffers are slices of
- * Node's shared 8 KiB pool, and keeping 100,000 of them would keep their whole slabs alive.
+ * A file nobody else can reach: made in a directory of its own, which is removed as soon as
+ * the file is open (Linux keeps an unlinked file until its last handle closes), so nothing
+ * is left behind even if the process dies. `dir` is removed again on close where the early
+ * removal failed.
  */
-class Directory {
-  private buf = Buffer.allocUnsafeSlow(64 * 1024);
-  length = 0;
+async function openAnonymous(parent: string): Promise<{ file: FileHandle; dir: string }> {
+  const dir = await mkdtemp(join(parent, 'ecf-zip-'));
+  try {
+    const file = await open(join(dir, 'central-directory'), 'w+', 0o600);
+    await rm(dir, { recursive: true, force: true }).catch(() => {});
+    return { file, dir };
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
 
-  append(...parts: Buffer[]): void {
-    const size = parts.reduce((n, p) => n + p.length, 0);
-    if (this.length + size > this.buf.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.length + size));
-      this.buf.copy(grown, 0, 0, this.length);
-      this.buf = grown;
-    }
-    for (const p of parts) this.length += p.copy(this.buf, this.length);
+/**
+ * The central directory: the first bytes in a temporary file once there are more than
+ * `memoryLimit`, the last ones in one buffer of at most `memoryLimit` bytes. One buffer of its
+ * own because small Buffers are slices of Node's shared 8 KiB pool, and keeping thousands of
+ * them would keep their whole slabs alive. `close()` must follow, also when the archive is
+ * abandoned: it closes (and so frees) the file.
+ */
+export class CentralDirectory {
+  private readonly limit: number;
+  private readonly tmpDir: string;
+  private buf: Buffer;
+  private used = 0;
+  private spill: { file: FileHandle; dir: string } | undefined;
+  private spilled = 0;
+  /** The largest buffer held at once, never above `memoryLimit`. */
+  peakMemory: number;
+
+  constructor(options: DirectoryOptions = {}) {
+    this.limit = options.memoryLimit ?? DIRECTORY_MEMORY;
+    if (!Number.isInteger(this.limit) || this.limit < 1) throw new RangeError('memoryLimit must be a positive integer');
+    this.tmpDir = options.tmpDir ?? tmpdir();
+    this.buf = Buffer.allocUnsafeSlow(Math.min(this.limit, 64 * 1024));
+    this.peakMemory = this.buf.length;
   }
 
-  get bytes(): Buffer {
-    return this.buf.subarray(0, this.length);
+  /** Bytes appended so far, in the file and in memory. */
+  get length(): number {
+    return this.spilled + this.used;
+  }
+
+  /** Bytes written to the temporary file so far. */
+  get spilledBytes(): number {
+    return this.spilled;
+  }
+
+  async append(...parts: Buffer[]): Promise<void> {
+    const size = parts.reduce((n, p) => n + p.length, 0);
+    if (this.used + size > this.buf.length) {
+      if (this.used + size <= this.limit) {
+        const grown = Buffer.allocUnsafeSlow(Math.min(this.limit, Math.max(this.buf.length * 2, this.used + size)));
+        this.buf.copy(grown, 0, 0, this.used);
+        this.buf = grown;
+        this.peakMemory = Math.max(this.peakMemory, grown.length);
+      } else {
+        await this.write(this.buf.subarray(0, this.used));
+        this.used = 0;
+        // A record longer than the whole buffer (a name near 64 KiB under a small limit).
+        if (size > this.buf.length) {
+          for (const p of parts) await this.write(p);
+          return;
+        }
+      }
+    }
+    for (const p of parts) this.used += p.copy(this.buf, this.used);
+  }
+
+  private async write(bytes: Buffer): Promise<void> {
+    this.spill ??= await openAnonymous(this.tmpDir);
+    for (let done = 0; done < bytes.length;) {
+      const { bytesWritten } = await this.spill.file.write(bytes, done, bytes.length - done, this.spilled);
+      done += bytesWritten;
+      this.spilled += bytesWritten;
+    }
+  }
+
+  /** The directory's bytes in order: the file's, read back in fresh buffers, then memory's. */
+  async *chunks(): AsyncGenerator<Buffer> {
+    const file = this.spill?.file;
+    for (let at = 0; file !== undefined && at < this.spilled;) {
+      const chunk = Buffer.allocUnsafe(Math.min(READ_BACK, this.spilled - at));
+      let filled = 0;
+      while (filled < chunk.length) {
+        const { bytesRead } = await file.read(chunk, filled, chunk.length - filled, at + filled);
+        if (bytesRead === 0) throw new Error('the spilled central directory ended early');
+        filled += bytesRead;
+      }
+      at += filled;
+      yield chunk;
+    }
+    if (this.used > 0) yield this.buf.subarray(0, this.used);
+  }
+
+  async close(): Promise<void> {
+    const spill = this.spill;
+    this.spill = undefined;
+    if (spill === undefined) return;
+    try {
+      await spill.file.close();
+    } finally {
+      await rm(spill.dir, { recursive: true, force: true });
+    }
   }
 }
 
@@ -55,9 +160,21 @@ function dosDateTime(d: Date): { time: number; date: number } {
   };
 }
 
-/** The archive's bytes, chunk by chunk, for entries read one at a time from `entries`. */
-export async function* zipStream(entries: AsyncIterable<ZipEntry> | Iterable<ZipEntry>): AsyncGenerator<Buffer> {
-  const central = new Directory();
+/**
+ * The archive's bytes, chunk by chunk, for entries read one at a time from `entries`. Ending
+ * the generator early (return() or throw(), as a stream destroyed by a client that left
+ * does) stops reading `entries` and closes the directory's temporary file.
+ */
+export async function* zipStream(entries: AsyncIterable<ZipEntry> | Iterable<ZipEntry>, options: DirectoryOptions = {}): AsyncGenerator<Buffer> {
+  const central = new CentralDirectory(options);
+  try {
+    yield* archive(entries, central);
+  } finally {
+    await central.close();
+  }
+}
+
+async function* archive(entries: AsyncIterable<ZipEntry> | Iterable<ZipEntry>, central: CentralDirectory): AsyncGenerator<Buffer> {
   let offset = 0;
   let count = 0;
   for await (const entry of entries) {
@@ -106,7 +223,7 @@ export async function* zipStream(entries: AsyncIterable<ZipEntry> | Iterable<Zip
     record.writeUInt16LE(extra.length, 30);
     record.writeUInt32LE((0o100644 << 16) >>> 0, 38); // external attributes: a regular file, rw-r--r--
     record.writeUInt32LE(zip64Offset ? MAX32 : offset, 42);
-    central.append(record, name, extra);
+    await central.append(record, name, extra);
 
     const chunk = Buffer.concat([local, name, compressed, descriptor]);
     offset += chunk.length;
@@ -114,10 +231,10 @@ export async function* zipStream(entries: AsyncIterable<ZipEntry> | Iterable<Zip
     yield chunk;
   }
 
-  const directory = central.bytes;
   const directoryOffset = offset;
-  yield directory;
-  const needs64 = count > MAX16 - 1 || directoryOffset >= MAX32 || directory.length >= MAX32;
+  const directoryLength = central.length;
+  yield* central.chunks();
+  const needs64 = count > MAX16 - 1 || directoryOffset >= MAX32 || directoryLength >= MAX32;
   const tail: Buffer[] = [];
   if (needs64) {
     const end64 = Buffer.alloc(56);
@@ -127,11 +244,11 @@ export async function* zipStream(entries: AsyncIterable<ZipEntry> | Iterable<Zip
     end64.writeUInt16LE(45, 14);
     end64.writeBigUInt64LE(BigInt(count), 24);
     end64.writeBigUInt64LE(BigInt(count), 32);
-    end64.writeBigUInt64LE(BigInt(directory.length), 40);
+    end64.writeBigUInt64LE(BigInt(directoryLength), 40);
     end64.writeBigUInt64LE(BigInt(directoryOffset), 48);
     const locator = Buffer.alloc(20);
     locator.writeUInt32LE(0x07064b50, 0);
-    locator.writeBigUInt64LE(BigInt(directoryOffset + directory.length), 8);
+    locator.writeBigUInt64LE(BigInt(directoryOffset + directoryLength), 8);
     locator.writeUInt32LE(1, 16);
     tail.push(end64, locator);
   }
@@ -139,7 +256,7 @@ export async function* zipStream(entries: AsyncIterable<ZipEntry> | Iterable<Zip
   end.writeUInt32LE(0x06054b50, 0);
   end.writeUInt16LE(needs64 ? MAX16 : count, 8);
   end.writeUInt16LE(needs64 ? MAX16 : count, 10);
-  end.writeUInt32LE(needs64 ? MAX32 : directory.length, 12);
+  end.writeUInt32LE(needs64 ? MAX32 : directoryLength, 12);
   end.writeUInt32LE(needs64 ? MAX32 : directoryOffset, 16);
   tail.push(end);
   yield Buffer.concat(tail);

@@ -1,6 +1,6 @@
-// The dashboard's heavy reads on PostgreSQL: the export of 100,000 documents (CSV and ZIP of
-// signed XMLs) in constant memory, and the overview's count over a million documents.
-// Usage: BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench node scripts/bench/dashboard-export.ts
+// The dashboard's overview on PostgreSQL: estadisticas' count over a million documents, and
+// its plan. (The export's memory is measured by scripts/bench/export.ts, against the service.)
+// Usage: BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench node scripts/bench/dashboard-overview.ts
 // (the database is dropped and made again: never point it at one you keep).
 import postgres from 'postgres';
 import { migrate } from '../../src/db/migrate.ts';
@@ -46,19 +46,6 @@ console.log(`inserted ${2 * TOTAL} documents in ${Math.round(performance.now() -
 }
 
 const reports = new DocumentReports(sql as never, async () => ({ failing: 0, abandoned: 0 }));
-for (const format of ['csv', 'zip'] as const) {
-  globalThis.gc?.();
-  const before = process.memoryUsage().rss;
-  let peak = before;
-  let bytes = 0;
-  t0 = performance.now();
-  for await (const chunk of reports.export(1, 'eCF', {}, format)) {
-    bytes += Buffer.byteLength(chunk);
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }
-  console.log(`${format}: ${EXPORTED} documents, ${(bytes / 1e6).toFixed(1)} MB in ${Math.round(performance.now() - t0)} ms; RSS ${(before / 1e6).toFixed(0)} MB before, peak ${(peak / 1e6).toFixed(0)} MB`);
-}
-
 const plan = await sql.unsafe(`explain (analyze, buffers, costs off)
   select to_char(fecha_emision, 'YYYY-MM-DD') as day, estado, count(*)::int as count from documents
   where tenant_id = 1 and environment = 'TesteCF' and fecha_emision between '2025-05-01' and '2025-05-31'
