@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { PGlite as PGliteType } from '@electric-sql/pglite';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
+import { serverSockets } from './server-socket.ts';
 import { PgliteSession } from './pglite-session.ts';
 import { PgliteWire } from './pglite-wire.ts';
 import { TransactionLanes } from './transaction.ts';
@@ -69,6 +70,12 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
       // 20 s while the server is away; every query waiting on that connection waits as long,
       // so an outage would hang requests instead of answering 503, and delay recovery.
       backoff: (failures: number) => Math.min(2 ** failures / 100, 1),
+      // Sockets that put right a connection the driver left unable to open again after a
+      // cut (src/db/server-socket.ts). `socket` is a documented driver option missing from
+      // its type definitions.
+      socket: serverSockets((what) => {
+        if (what === 'stale') log.warn('a database connection that could not open again after a lost socket (a defect of the driver) was put right');
+      }),
     };
     const sql = postgres(url, { ...serverOptions, max: shares.statements });
     try {

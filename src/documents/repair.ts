@@ -14,28 +14,26 @@ import { documentsAwaitingVerdictWithoutJob, documentsToSubmitWithoutJob } from 
 export const SUBMIT_JOB_KEY_PREFIX = 'submit:';
 
 /** A submission job, due now, for up to `limit` `recibido` documents without one. */
-export async function recreateSubmitJobs(sql: Queryable, limit: number): Promise<{ found: number; recreated: number }> {
+export async function recreateSubmitJobs(sql: Queryable, limit: number, recreated: () => void): Promise<number> {
   const docs = await documentsToSubmitWithoutJob(sql, limit);
-  let recreated = 0;
   for (const d of docs) {
     // The run asks DGII first if the document was signed (and so maybe sent) before.
     const id = await insertJob(sql, { kind: 'document.submit', payload: { documentId: d.id }, uniqueKey: SUBMIT_JOB_KEY_PREFIX + d.id });
-    if (id !== null) recreated++;
+    if (id !== null) recreated();
   }
-  return { found: docs.length, recreated };
+  return docs.length;
 }
 
 /**
  * A poll job, due now, for up to `limit` `en_proceso` documents without one. The poll timeout
  * still counts from when the document went en_proceso (its last change).
  */
-export async function recreatePollJobs(sql: Queryable, limit: number, intervalMs: number): Promise<{ found: number; recreated: number }> {
+export async function recreatePollJobs(sql: Queryable, limit: number, intervalMs: number, recreated: () => void): Promise<number> {
   const docs = await documentsAwaitingVerdictWithoutJob(sql, POLL_JOB_KEY_PREFIX, limit);
-  let recreated = 0;
   for (const d of docs) {
     const payload: PollPayload = { documentId: d.id, trackId: d.trackId, since: d.updatedAt.getTime(), interval: intervalMs };
     const id = await insertJob(sql, { kind: 'document.poll', payload: { ...payload }, uniqueKey: POLL_JOB_KEY_PREFIX + d.id });
-    if (id !== null) recreated++;
+    if (id !== null) recreated();
   }
-  return { found: docs.length, recreated };
+  return docs.length;
 }

@@ -16,8 +16,11 @@ export interface Repairer {
   kind: JobKind;
   /** What it looks at, for the log. */
   what: string;
-  /** Recreates the jobs of up to `limit` records without one: how many it found, how many jobs it added. */
-  repair(sql: Queryable, limit: number): Promise<{ found: number; recreated: number }>;
+  /**
+   * Recreates the jobs of up to `limit` records without one, calling `recreated` as each job
+   * is added (not once at the end: see repairMissingJobs); resolves to how many it found.
+   */
+  repair(sql: Queryable, limit: number, recreated: () => void): Promise<number>;
 }
 
 const UNIQUE_KEY = 'maintenance.repair';
@@ -29,25 +32,24 @@ export async function scheduleRepair(sql: Sql): Promise<void> {
   await insertJob(sql, { kind: 'maintenance.repair', uniqueKey: UNIQUE_KEY });
 }
 
-/** Runs every repairer, reporting each batch's recreated jobs as it goes. */
+/**
+ * Runs every repairer, reporting each recreated job as soon as its insert has answered. A
+ * run that fails partway (its connection lost) has still added the jobs before the failure,
+ * and the next run does not find them missing again: counted only at the end of a batch,
+ * they were never counted at all.
+ */
 export async function repairMissingJobs(
   sql: Sql,
   repairers: readonly Repairer[],
   onRepaired: (kind: JobKind, jobs: number) => void,
   signal?: AbortSignal,
-): Promise<Map<Repairer, number>> {
-  const counts = new Map<Repairer, number>();
+): Promise<void> {
   for (const repairer of repairers) {
-    let total = 0;
+    const recreated = () => onRepaired(repairer.kind, 1);
     for (let batch = 0; batch < MAX_BATCHES && signal?.aborted !== true; batch++) {
-      const { found, recreated } = await repairer.repair(sql, BATCH);
-      total += recreated;
-      if (recreated > 0) onRepaired(repairer.kind, recreated);
-      if (found < BATCH) break;
+      if ((await repairer.repair(sql, BATCH, recreated)) < BATCH) break;
     }
-    counts.set(repairer, total);
   }
-  return counts;
 }
 
 export function repairJob(deps: {
@@ -62,9 +64,18 @@ export function repairJob(deps: {
   for (const r of repairers) onRepaired(r.kind, 0);
   return {
     async run(_job, ctx) {
-      const counts = await repairMissingJobs(sql, repairers, onRepaired, ctx.signal);
-      for (const [r, jobs] of counts) {
-        if (jobs > 0) log.warn('recreated missing jobs: work in flight had lost its job', { kind: r.kind, what: r.what, jobs });
+      const counts = new Map<JobKind, number>();
+      try {
+        await repairMissingJobs(sql, repairers, (kind, jobs) => {
+          counts.set(kind, (counts.get(kind) ?? 0) + jobs);
+          onRepaired(kind, jobs);
+        }, ctx.signal);
+      } finally {
+        // Also when the run failed partway: the jobs it added before that stay added.
+        for (const r of repairers) {
+          const jobs = counts.get(r.kind) ?? 0;
+          if (jobs > 0) log.warn('recreated missing jobs: work in flight had lost its job', { kind: r.kind, what: r.what, jobs });
+        }
       }
       return { retryIn: everyMs };
     },

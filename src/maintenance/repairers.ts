@@ -15,7 +15,7 @@ export function jobRepairers(config: Config): readonly Repairer[] {
   return [
     { kind: 'webhook.deliver', what: 'pending webhook deliveries', repair: recreateDeliveryJobs },
     { kind: 'document.submit', what: 'documents waiting to be sent', repair: recreateSubmitJobs },
-    { kind: 'document.poll', what: 'documents waiting for their verdict', repair: (sql, limit) => recreatePollJobs(sql, limit, config.authority.pollIntervalMs) },
+    { kind: 'document.poll', what: 'documents waiting for their verdict', repair: (sql, limit, recreated) => recreatePollJobs(sql, limit, config.authority.pollIntervalMs, recreated) },
     { kind: 'annulment.submit', what: 'annulments waiting to be sent', repair: recreateAnnulmentJobs },
   ];
 }

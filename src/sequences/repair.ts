@@ -6,13 +6,12 @@ import { annulmentsToSubmitWithoutJob } from './queries.ts';
 export const ANNULMENT_JOB_KEY_PREFIX = 'annulment:';
 
 /** An `annulment.submit` job, due now, for up to `limit` annulments in `recibido` without one. */
-export async function recreateAnnulmentJobs(sql: Queryable, limit: number): Promise<{ found: number; recreated: number }> {
+export async function recreateAnnulmentJobs(sql: Queryable, limit: number, recreated: () => void): Promise<number> {
   const rows = await annulmentsToSubmitWithoutJob(sql, limit);
-  let recreated = 0;
   for (const a of rows) {
     // The job sends the ANECF it stored if it signed one before: DGII accepts the identical span again.
     const id = await insertJob(sql, { kind: 'annulment.submit', payload: { annulmentId: a.id }, uniqueKey: ANNULMENT_JOB_KEY_PREFIX + a.id });
-    if (id !== null) recreated++;
+    if (id !== null) recreated();
   }
-  return { found: rows.length, recreated };
+  return rows.length;
 }

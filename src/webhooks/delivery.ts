@@ -46,12 +46,11 @@ function deliveryJob(deliveryId: string, tenantId: number, delayMs: number): New
  * Gives up to `limit` pending deliveries that have no job (a write lost to the database
  * driver did that once) their job back, due now. For the periodic job repair.
  */
-export async function recreateDeliveryJobs(sql: Queryable, limit: number): Promise<{ found: number; recreated: number }> {
+export async function recreateDeliveryJobs(sql: Queryable, limit: number, recreated: () => void): Promise<number> {
   const orphans = await pendingDeliveriesWithoutJob(sql, DELIVERY_JOB_KEY_PREFIX, limit);
-  let recreated = 0;
   // The key makes this a no-op for a delivery another instance's repair got to first.
-  for (const d of orphans) if ((await insertJob(sql, deliveryJob(d.id, d.tenantId, 0))) !== null) recreated++;
-  return { found: orphans.length, recreated };
+  for (const d of orphans) if ((await insertJob(sql, deliveryJob(d.id, d.tenantId, 0))) !== null) recreated();
+  return orphans.length;
 }
 
 export interface AttemptOutcome {

@@ -134,6 +134,10 @@ test('a database outage under load answers 503, keeps the process up, and recove
     metrics: await timedRequest(instance.url, { label: 'metrics', method: 'GET', path: '/metrics' }, CLIENT_TIMEOUT_MS),
   };
   await sleep(Math.max(0, cutAt + DOWN_MS - Date.now()));
+  // And until each client has had answers to requests sent once the cut had settled: a 503
+  // takes a second or two (the pool's reconnect backoff), longer on a loaded machine, and
+  // with a fixed outage every request could straddle the restore, leaving none to judge.
+  await waitFor(async () => load.outcomes.filter((o) => o.startedAt >= cutAt + SETTLE_MS).length >= CLIENTS, 30_000, 'answers while the database is away');
   const restoredAt = Date.now();
   await proxy.restore();
   await waitFor(async () => load.outcomes.filter((o) => o.startedAt >= restoredAt && o.status < 300).length >= 40, 30_000, 'requests after the restore');

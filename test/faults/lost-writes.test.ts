@@ -154,10 +154,14 @@ test('a webhook burst through a cut connection and a kill -9 leaves every delive
     delete from jobs where unique_key in (
       select 'delivery:' || id::text from webhook_deliveries where tenant_id = any(${tenantIds}::int[]) and status = 'pending' order by seq limit 3)
     returning id`;
-  const lostDocuments = await db.db.sql`
+  // Counted by document, not by job: a document the killed process had just moved to
+  // en_proceso may still have its submission job (a finished job is deleted after the
+  // transaction that moved its document on, src/queue/completions.ts) beside its poll job.
+  // Both go, and the repair gives that document the one job its state needs.
+  const lostDocuments = [...new Set((await db.db.sql<{ documentId: string }[]>`
     delete from jobs where kind in ('document.submit', 'document.poll') and payload ->> 'documentId' in (
       select id::text from documents where tenant_id = any(${tenantIds}::int[]) and estado in ('recibido', 'en_proceso') order by seq limit 2)
-    returning id`;
+    returning payload ->> 'documentId' as document_id`).map((j) => j.documentId))];
   assert.ok(lostDeliveries.length > 0, 'a pending delivery lost its job');
 
   const second = await startInstance(env);
@@ -165,18 +169,27 @@ test('a webhook burst through a cut connection and a kill -9 leaves every delive
   await sleep(RECOVERY_CUT_MS);
   await proxy.restore();
   const [{ restoredAt } = { restoredAt: new Date() }] = await db.db.sql<{ restoredAt: Date }[]>`select now() as restored_at`;
-  // A repair pass of the new process once its connection is back: the repair job rescheduled
-  // (a second ahead) by a run that began after that.
+  // A repair pass of the new process (so begun after the jobs were taken away) that finished
+  // once its connection was back: the repair job rescheduled a second ahead, after the
+  // restore, with no error. A pass the cut broke is rescheduled too, by its failure, with a
+  // backoff of seconds (so just as far ahead) and its error: it may have given back none of
+  // the jobs, so it is not the one to wait for. A claim changes neither column.
   await waitFor(async () => {
     const [job] = await db.db.sql<{ done: boolean }[]>`
-      select run_at > ${restoredAt}::timestamptz + interval '1 second' and locked_by is null as done from jobs where unique_key = 'maintenance.repair'`;
+      select run_at > ${restoredAt}::timestamptz + interval '1 second' and last_error is null as done from jobs where unique_key = 'maintenance.repair'`;
     return job?.done === true;
   }, 20_000, 'a repair pass after the restart');
   assertNoneLost(await deliveryStates(tenantIds), 'after the restart and a repair pass');
   const metrics = (await call(second.url, 'GET', '/metrics')).text;
   const repairedJobs = (kind: string) => Number(new RegExp(`^ecf_repaired_jobs_total\\{kind="${kind}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? NaN);
-  assert.ok(repairedJobs('webhook.deliver') >= lostDeliveries.length, `the lost delivery jobs were recreated (${repairedJobs('webhook.deliver')} of ${lostDeliveries.length})`);
-  assert.ok(repairedJobs('document.submit') + repairedJobs('document.poll') >= lostDocuments.length, `the lost document jobs were recreated (${lostDocuments.length})`);
+  // The counter counts a job once its insert has answered. A pass the cut broke may have
+  // added a job whose answer the cut lost: the job is there (assertNoneLost) but uncounted.
+  // A pass runs one statement at a time and stops at the first failure, so at most one
+  // such job per failed pass.
+  const brokenPasses = second.process.output.join('').split('\n').filter((l) => l.includes('"msg":"job failed; will retry"') && l.includes('"kind":"maintenance.repair"')).length;
+  assert.ok(repairedJobs('webhook.deliver') >= lostDeliveries.length - brokenPasses, `the lost delivery jobs were recreated (${repairedJobs('webhook.deliver')} counted of ${lostDeliveries.length}, ${brokenPasses} passes broken by the cut)`);
+  const repairedDocumentJobs = repairedJobs('document.submit') + repairedJobs('document.poll');
+  assert.ok(repairedDocumentJobs >= lostDocuments.length - brokenPasses, `the documents that lost their jobs have them again (${repairedDocumentJobs} counted for ${lostDocuments.length}, ${brokenPasses} passes broken by the cut)`);
 
   // A test webhook's job waits for its first attempt's timeout + 60 s before it retries (that
   // attempt is made in the request); those whose request died with the process are brought
@@ -195,6 +208,6 @@ test('a webhook burst through a cut connection and a kill -9 leaves every delive
   assert.ok(!output.includes('UNSAFE_TRANSACTION'), 'no transaction went out on a connection it had not reserved');
 
   const count = (label: string, s: (o: Outcome) => boolean) => outcomes.filter((o) => o.label === label && s(o)).length;
-  t.diagnostic(`${outcomes.length} requests (emit ${count('emit', (o) => o.status === 202)} ok, test webhook ${count('test webhook', (o) => o.status === 200)} ok, redeliver ${count('redeliver', (o) => o.status === 202)} ok, ${outcomes.filter((o) => o.status === 503).length} × 503); ${atKill.length} deliveries at the kill, ${pendingAtKill} pending; ${settled.filter((d) => d.status === 'abandoned').length} abandoned once settled; jobs taken away ${lostDeliveries.length} + ${lostDocuments.length}, repaired ${repairedJobs('webhook.deliver')} + ${repairedJobs('document.submit') + repairedJobs('document.poll')}; proxy connections ${proxy.accepted}`);
+  t.diagnostic(`${outcomes.length} requests (emit ${count('emit', (o) => o.status === 202)} ok, test webhook ${count('test webhook', (o) => o.status === 200)} ok, redeliver ${count('redeliver', (o) => o.status === 202)} ok, ${outcomes.filter((o) => o.status === 503).length} × 503); ${atKill.length} deliveries at the kill, ${pendingAtKill} pending; ${settled.filter((d) => d.status === 'abandoned').length} abandoned once settled; jobs taken away ${lostDeliveries.length} + those of ${lostDocuments.length} documents, repaired ${repairedJobs('webhook.deliver')} + ${repairedDocumentJobs} (${brokenPasses} repair passes broken by the cut); proxy connections ${proxy.accepted}`);
   assert.equal(await second.stop(), 0);
 });

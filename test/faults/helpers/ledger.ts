@@ -62,13 +62,17 @@ export async function deliveryRecords(sql: Sql, tenantIds: number[]): Promise<{ 
 /** Waits until every document is final and every event has a delivery that is no longer pending. */
 export async function waitUntilSettled(sql: Sql, tenantIds: number[], timeoutMs: number): Promise<void> {
   await waitFor(async () => {
-    const [row] = await sql<{ open: number; undelivered: number }[]>`
+    // A buyer leg still to run (its job retried after a failure) records an event when it
+    // does: until then the deliveries are not all there.
+    const [row] = await sql<{ open: number; buyerLegs: number; undelivered: number }[]>`
       select
         (select count(*)::int from documents where tenant_id = any(${tenantIds}::int[]) and estado in ('recibido', 'en_proceso')) as open,
+        (select count(*)::int from jobs j join documents d on d.id::text = j.payload ->> 'documentId'
+          where j.kind = 'exchange.deliver' and d.tenant_id = any(${tenantIds}::int[])) as buyer_legs,
         (select count(*)::int from events e left join webhook_deliveries d on d.event_id = e.id
           where e.tenant_id = any(${tenantIds}::int[]) and (d.id is null or d.status = 'pending')) as undelivered`;
-    return row !== undefined && row.open === 0 && row.undelivered === 0;
-  }, timeoutMs, 'every document final and every delivery settled').catch(async (err: unknown) => {
+    return row !== undefined && row.open === 0 && row.buyerLegs === 0 && row.undelivered === 0;
+  }, timeoutMs, 'every document final, its buyer leg run, and every delivery settled').catch(async (err: unknown) => {
     const open = await sql`select estado, count(*)::int from documents where tenant_id = any(${tenantIds}::int[]) group by estado`;
     const jobs = await sql`select kind, attempts, locked_by, run_at, last_error from jobs where kind not like 'maintenance.%' limit 10`;
     throw new Error(`${(err as Error).message}: documents ${JSON.stringify(open)}; jobs ${JSON.stringify(jobs)}`);
