@@ -21,6 +21,16 @@ export interface JobDefinition<K extends JobKind = JobKind> {
   exhausted?(job: JobRow<K>, error: unknown): Promise<void>;
   /** Overrides the kind's default retry policy (from configuration). */
   policy?: Partial<RetryPolicy>;
+  /**
+   * At most `limit` jobs with the same value of the payload field `by` (e.g. one tenant's)
+   * run at once in this runtime, so one group cannot take every slot.
+   */
+  group?: JobGroup<K>;
+}
+
+export interface JobGroup<K extends JobKind = JobKind> {
+  by: keyof JobPayloads[K] & string;
+  limit: number;
 }
 
 /** The handlers a runtime runs, each typed by its kind. */

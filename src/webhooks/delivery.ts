@@ -62,7 +62,6 @@ export interface AttemptOutcome {
 }
 
 export class DeliveryEngine {
-  private readonly inFlight = new Map<number, number>();
   /** The deliveries of jobs started together (a claimed batch) are read with one statement. */
   private readonly toSend: BatchLoader<string, DeliveryToSend>;
   /** Attempts that finish in the same turn are recorded with one statement. */
@@ -171,20 +170,12 @@ export class DeliveryEngine {
   job(): JobDefinition<'webhook.deliver'> {
     return {
       run: async (job, { signal }) => {
-        const tenantId = job.payload.tenantId;
-        const running = this.inFlight.get(tenantId) ?? 0;
-        // A slow receiver may hold only so many slots; its other deliveries wait a moment.
-        if (running >= this.config.maxInFlightPerTenant) return { retryIn: 100 + Math.floor(Math.random() * 200) };
-        this.inFlight.set(tenantId, running + 1);
-        try {
-          const outcome = await this.attempt(job.payload.deliveryId, signal);
-          if (outcome?.retryInMs != null) return { retryIn: outcome.retryInMs };
-        } finally {
-          const left = (this.inFlight.get(tenantId) ?? 1) - 1;
-          if (left <= 0) this.inFlight.delete(tenantId);
-          else this.inFlight.set(tenantId, left);
-        }
+        const outcome = await this.attempt(job.payload.deliveryId, signal);
+        if (outcome?.retryInMs != null) return { retryIn: outcome.retryInMs };
       },
+      // A slow receiver may hold only so many slots; the runtime keeps its other deliveries
+      // waiting until one of its own finishes.
+      group: { by: 'tenantId', limit: this.config.maxInFlightPerTenant },
       // The job is deleted after this: a delivery still pending would never be attempted again.
       exhausted: async (job, error) => {
         const message = errorMessage(error);
