@@ -348,7 +348,7 @@ describe('jobs queue', () => {
   test('claimJobs leaves out the groups it is told to skip', async () => {
     for (const g of ['a', 'b', 'a', 'c']) await insertJob(t.db.sql, { kind: 'noop', payload: { g } });
     const jobs = await claimJobs(t.db.sql, ['noop'], 'worker-a', 10, 30_000, [], [{ kind: 'noop', field: 'g', value: 'a' }, { kind: 'webhook.deliver', field: 'g', value: 'c' }]);
-    assert.deepEqual(jobs.map((j) => j.payload.g).sort(), ['b', 'c']);
+    assert.deepEqual(jobs.map((j) => (j.payload as Record<string, unknown>).g).sort(), ['b', 'c']);
   });
 
   test('completeJobs deletes in one statement only the jobs the owner holds, and makes a rerun job due again', async () => {
