@@ -3,13 +3,13 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log.ts';
-import type { JobDefinition, JobDefinitions, Reschedule, RuntimeOptions } from './definitions.ts';
+import type { Completed, JobDefinition, JobDefinitions, Reschedule, RuntimeOptions } from './definitions.ts';
 import { JOB_KINDS, backoffMs, type JobKind, type RetryPolicy } from './kinds.ts';
 import { CompletionBatcher } from './completions.ts';
 import { claimJobs, completeJob, releaseJobs, renewLeases, rescheduleJob, type JobRow, type SkippedGroup } from './queries.ts';
 import { errorMessage } from '../errors.ts';
 
-export type { JobContext, JobDefinition, JobDefinitions, Reschedule, RuntimeOptions } from './definitions.ts';
+export type { Completed, JobContext, JobDefinition, JobDefinitions, Reschedule, RuntimeOptions } from './definitions.ts';
 
 /** The group a job belongs to (JobDefinition.group): `key` is unique across kinds. */
 interface Group extends SkippedGroup {
@@ -391,15 +391,16 @@ export class WorkerRuntime {
     let settled = false;
     try {
       if (definition === undefined) throw new Error(`no handler for job kind ${job.kind}`);
-      let outcome: Reschedule | void;
+      let outcome: Reschedule | Completed | void;
       try {
-        outcome = await definition.run(job, { signal, log });
+        outcome = await definition.run(job, { signal, log, owner: this.owner });
       } finally {
         settled = true;
         this.settle(entry);
       }
       if (signal.aborted) return;
       if (outcome === undefined) await this.completions.complete(job.id);
+      else if ('completed' in outcome) return;
       else await rescheduleJob(this.sql, job.id, this.owner, { delayMs: outcome.retryIn, error: null, countAttempt: false, payload: outcome.payload });
     } catch (err) {
       if (!settled) this.settle(entry);
