@@ -313,6 +313,44 @@ describe('jobs queue', () => {
     assert.ok(rows.every((r) => r.attempts === 0 && r.lockedBy === null));
   });
 
+  test('a runtime runs at most a group\'s limit of its jobs at once, holding the rest while other groups run', async () => {
+    const running = new Map<string, number>();
+    const most = new Map<string, number>();
+    const runs = new Map<string, number>();
+    const order: string[] = [];
+    const rt = new WorkerRuntime(t.db.sql, log, { ...FAST, concurrency: 6 }, {
+      noop: {
+        group: { by: 'g', limit: 2 },
+        run: async (job) => {
+          const g = String(job.payload.g);
+          running.set(g, (running.get(g) ?? 0) + 1);
+          most.set(g, Math.max(most.get(g) ?? 0, running.get(g) ?? 0));
+          runs.set(job.id, (runs.get(job.id) ?? 0) + 1);
+          order.push(g);
+          await sleep(30);
+          running.set(g, (running.get(g) ?? 1) - 1);
+        },
+      },
+    });
+    // Group a's jobs come first in the queue; b's must not wait for all of them.
+    for (let n = 0; n < 12; n++) await insertJob(t.db.sql, { kind: 'noop', payload: { g: 'a', n } });
+    for (let n = 0; n < 4; n++) await insertJob(t.db.sql, { kind: 'noop', payload: { g: 'b', n } });
+    rt.start();
+    await waitFor(async () => (await remaining()) === 0, 20_000);
+    await rt.stop(1000);
+    assert.equal(runs.size, 16);
+    assert.ok([...runs.values()].every((n) => n === 1), 'each job ran once');
+    assert.equal(most.get('a'), 2);
+    assert.equal(most.get('b'), 2);
+    assert.ok(order.indexOf('b') < order.lastIndexOf('a') - 4, `b ran while a still had jobs waiting: ${order.join('')}`);
+  });
+
+  test('claimJobs leaves out the groups it is told to skip', async () => {
+    for (const g of ['a', 'b', 'a', 'c']) await insertJob(t.db.sql, { kind: 'noop', payload: { g } });
+    const jobs = await claimJobs(t.db.sql, ['noop'], 'worker-a', 10, 30_000, [], [{ kind: 'noop', field: 'g', value: 'a' }, { kind: 'webhook.deliver', field: 'g', value: 'c' }]);
+    assert.deepEqual(jobs.map((j) => (j.payload as Record<string, unknown>).g).sort(), ['b', 'c']);
+  });
+
   test('completeJobs deletes in one statement only the jobs the owner holds, and makes a rerun job due again', async () => {
     const a = await insertJob(t.db.sql, { kind: 'noop' });
     const b = await insertJob(t.db.sql, { kind: 'noop' });

@@ -6,6 +6,7 @@ import { deriveKeys } from '../src/crypto/master-key.ts';
 import { storableText } from '../src/lib/pg-text.ts';
 import { JOB_KINDS } from '../src/queue/kinds.ts';
 import { completeJob } from '../src/queue/queries.ts';
+import { recordAttempts, type AttemptToRecord } from '../src/webhooks/queries.ts';
 import { client, newTenant } from './helpers/http.ts';
 import { FAST_PIPELINE } from './helpers/documents.ts';
 import { startReceiver, type Answer, type Receiver } from './helpers/receiver.ts';
@@ -244,6 +245,46 @@ describe('an attempt whose job another worker took over', () => {
       assert.equal(job?.lastError, null, 'no failure was recorded against the job');
     } finally {
       await fast.close();
+    }
+  });
+});
+
+describe('an attempt that finishes its delivery', () => {
+  test('deletes the delivery\'s job with its record only while the run\'s owner holds it, no rerun was asked and the delivery is finished', async () => {
+    const a = await newTenant(t.url);
+    const cases = [
+      { name: 'delivered, own lease', lockedBy: 'worker-a', rerun: false, ok: true, jobDone: true },
+      { name: 'delivered, lease taken over', lockedBy: 'worker-b', rerun: false, ok: true, jobDone: false },
+      { name: 'delivered, rerun asked', lockedBy: 'worker-a', rerun: true, ok: true, jobDone: false },
+      { name: 'failed, retries left', lockedBy: 'worker-a', rerun: false, ok: false, jobDone: false },
+    ];
+    const rows = await Promise.all(cases.map((c) => t.sql.begin(async (tx) => {
+      const eventId = randomUUID();
+      const deliveryId = randomUUID();
+      await tx`insert into events (id, tenant_id, kind, body) values (${eventId}, ${a.tenantId}, 'ecf.status_update', '{"event":"ecf.status_update"}')`;
+      await tx`insert into webhook_deliveries (id, tenant_id, event_id, event, status, url) values (${deliveryId}, ${a.tenantId}, ${eventId}, 'ecf.status_update', 'pending', 'https://example.test/hook')`;
+      const [job] = await tx<{ id: string }[]>`
+        insert into jobs (kind, payload, unique_key, attempts, locked_by, locked_until, rerun)
+        values ('webhook.deliver', ${tx.json({ deliveryId, tenantId: a.tenantId })}, ${'delivery:' + deliveryId}, 1, ${c.lockedBy}, now() + interval '1 hour', ${c.rerun})
+        returning id`;
+      return { deliveryId, jobId: String(job?.id) };
+    })));
+    const at = new Date();
+    const attempts: AttemptToRecord[] = cases.map((c, i) => ({
+      d: { id: rows[i]!.deliveryId, series: 0 },
+      job: { id: rows[i]!.jobId, owner: 'worker-a' },
+      url: 'https://example.test/hook', at,
+      r: { ok: c.ok, statusCode: c.ok ? 204 : 500, durationMs: 3, error: c.ok ? null : 'HTTP 500', responseBody: '' },
+      next: c.ok ? { status: 'delivered', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: new Date(at.getTime() + 60_000) },
+    }));
+    const recorded = await recordAttempts(t.sql, attempts);
+    for (const [i, c] of cases.entries()) {
+      const { deliveryId, jobId } = rows[i]!;
+      assert.equal(recorded.get(deliveryId)?.jobDone, c.jobDone, c.name);
+      const [job] = await t.sql`select locked_by from jobs where id = ${jobId}`;
+      assert.equal(job === undefined, c.jobDone, `${c.name}: the job is ${c.jobDone ? 'gone' : 'still there'}`);
+      const [attemptRow] = await t.sql<{ n: number }[]>`select count(*)::int as n from webhook_attempts where delivery_id = ${deliveryId}`;
+      assert.equal(attemptRow?.n, 1, `${c.name}: the attempt is recorded either way`);
     }
   });
 });

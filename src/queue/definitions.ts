@@ -9,18 +9,39 @@ export interface Reschedule<K extends JobKind = JobKind> {
   payload?: JobPayloads[K];
 }
 
+/**
+ * The handler deleted its job itself, in the statement that recorded its outcome, under the
+ * same condition the runtime's completion has (still `owner`'s lease, no rerun asked): one
+ * statement fewer per job. Returned only when that delete happened.
+ */
+export interface Completed {
+  completed: true;
+}
+
 export interface JobContext {
   signal: AbortSignal;
   log: Logger;
+  /** Who holds the job's lease: the `locked_by` a handler completing its own job checks. */
+  owner: string;
 }
 
 /** The handler of one kind: it is given that kind's payload, typed (JobPayloads). */
 export interface JobDefinition<K extends JobKind = JobKind> {
-  run(job: JobRow<K>, ctx: JobContext): Promise<Reschedule<K> | void>;
+  run(job: JobRow<K>, ctx: JobContext): Promise<Reschedule<K> | Completed | void>;
   /** Called once when the job has failed maxAttempts times, before it is deleted. */
   exhausted?(job: JobRow<K>, error: unknown): Promise<void>;
   /** Overrides the kind's default retry policy (from configuration). */
   policy?: Partial<RetryPolicy>;
+  /**
+   * At most `limit` jobs with the same value of the payload field `by` (e.g. one tenant's)
+   * run at once in this runtime, so one group cannot take every slot.
+   */
+  group?: JobGroup<K>;
+}
+
+export interface JobGroup<K extends JobKind = JobKind> {
+  by: keyof JobPayloads[K] & string;
+  limit: number;
 }
 
 /** The handlers a runtime runs, each typed by its kind. */

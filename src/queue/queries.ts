@@ -34,6 +34,13 @@ export async function insertJob(sql: Queryable, job: NewJob): Promise<string | n
   return row?.id ?? null;
 }
 
+/** Jobs of `kind` whose payload field `field` is `value` (as text). */
+export interface SkippedGroup {
+  kind: string;
+  field: string;
+  value: string;
+}
+
 /**
  * Claims up to `limit` due jobs for `owner` for `leaseMs`. SKIP LOCKED lets concurrent
  * claimers take disjoint sets; an expired lease (its worker died) is due again.
@@ -45,16 +52,22 @@ export async function claimJobs(
   limit: number,
   leaseMs: number,
   running: readonly string[] = [],
+  skip: readonly SkippedGroup[] = [],
 ): Promise<JobRow[]> {
   // `running`: the claimer's own jobs still in progress. Their lease may have lapsed (a
   // stalled event loop), but taking one again would run it twice in one process.
+  // `skip`: groups the claimer has enough of already (see JobDefinition.group).
+  const skipped = skip.length === 0 ? sql`` : sql`
+        and not exists (
+          select 1 from unnest(${skip.map((s) => s.kind)}::text[], ${skip.map((s) => s.field)}::text[], ${skip.map((s) => s.value)}::text[]) as s(kind, field, value)
+          where s.kind = jobs.kind and jobs.payload ->> s.field = s.value)`;
   return sql<JobRow[]>`
     with next as (
       select id from jobs
       where run_at <= now()
         and (locked_until is null or locked_until < now())
         and kind = any(${kinds as string[]})
-        and not (id = any(${running as string[]}::bigint[]))
+        and not (id = any(${running as string[]}::bigint[]))${skipped}
       order by run_at, id
       limit ${limit}
       for update skip locked

@@ -3,18 +3,25 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log.ts';
-import type { JobDefinition, JobDefinitions, Reschedule, RuntimeOptions } from './definitions.ts';
+import type { Completed, JobDefinition, JobDefinitions, Reschedule, RuntimeOptions } from './definitions.ts';
 import { JOB_KINDS, backoffMs, type JobKind, type RetryPolicy } from './kinds.ts';
 import { CompletionBatcher } from './completions.ts';
-import { claimJobs, completeJob, releaseJobs, renewLeases, rescheduleJob, type JobRow } from './queries.ts';
+import { claimJobs, completeJob, releaseJobs, renewLeases, rescheduleJob, type JobRow, type SkippedGroup } from './queries.ts';
 import { errorMessage } from '../errors.ts';
 
-export type { JobContext, JobDefinition, JobDefinitions, Reschedule, RuntimeOptions } from './definitions.ts';
+export type { Completed, JobContext, JobDefinition, JobDefinitions, Reschedule, RuntimeOptions } from './definitions.ts';
+
+/** The group a job belongs to (JobDefinition.group): `key` is unique across kinds. */
+interface Group extends SkippedGroup {
+  key: string;
+  limit: number;
+}
 
 /** A job claimed ahead of a free slot, and until when (local clock) its lease surely holds. */
 interface Prefetched {
   job: JobRow;
   leaseUntil: number;
+  group: Group | null;
 }
 
 interface ActiveJob {
@@ -22,7 +29,11 @@ interface ActiveJob {
   done: Promise<void>;
   /** The handler has returned: only its outcome is still being written. */
   settled: boolean;
+  group: Group | null;
 }
+
+/** A job of a group with no free slot and enough jobs waiting is put back for this long, about. */
+const GROUP_FULL_RETRY_MS = 100;
 
 function describe(err: unknown): string {
   return errorMessage(err).slice(0, 2000);
@@ -47,12 +58,26 @@ function describe(err: unknown): string {
  * refused anyway. A prefetched job is started only while at least two thirds of its lease
  * surely remain, so a stalled process never starts a job whose lease may have lapsed; a
  * killed process's prefetched jobs are taken over once their leases expire.
+ *
+ * A kind may bound how many jobs of one group (a payload field, e.g. the tenant) run at once
+ * (JobDefinition.group). A prefetched job whose group is at its limit waits here, held (and
+ * renewed like any prefetched job), until a job of its group finishes; held jobs do not count
+ * against the room to claim, so they cannot keep other groups' jobs out. A group with `limit`
+ * jobs held is left out of claims; a job claimed beyond that is put back for a moment.
  */
 export class WorkerRuntime {
   readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   /** Started jobs, until their outcome is written. */
   private readonly active = new Map<string, ActiveJob>();
   private readonly prefetched: Prefetched[] = [];
+  /** Prefetched jobs whose group was at its limit, by group key, oldest first. */
+  private readonly held = new Map<string, Prefetched[]>();
+  private heldCount = 0;
+  /** Started jobs whose handler has not returned, by group key. */
+  private readonly groupRunning = new Map<string, number>();
+  /** Groups the last claim left out; one of them has room again (a claim may find more). */
+  private skipped = new Set<string>();
+  private skippedReopened = false;
   /** Started jobs whose handler has not returned: what `concurrency` bounds. */
   private runningCount = 0;
   /** The last claim came back full: more jobs are probably due. */
@@ -92,7 +117,7 @@ export class WorkerRuntime {
 
   /** Jobs claimed and waiting in this process for a free slot. */
   get prefetchedCount(): number {
-    return this.prefetched.length;
+    return this.prefetched.length + this.heldCount;
   }
 
   /** The kinds this runtime runs. */
@@ -121,7 +146,7 @@ export class WorkerRuntime {
     this.running = false;
     this.nudge();
     await this.loop;
-    const waiting = this.prefetched.splice(0).map((p) => p.job.id);
+    const waiting = [...this.prefetched.splice(0), ...this.takeHeld()].map((p) => p.job.id);
     if (waiting.length > 0) {
       await releaseJobs(this.sql, waiting, this.owner).catch((err: unknown) => this.log.warn('could not release prefetched jobs', { err }));
     }
@@ -159,7 +184,7 @@ export class WorkerRuntime {
 
   private async renewLeases(): Promise<void> {
     const running = [...this.active.entries()];
-    const waiting = [...this.prefetched];
+    const waiting = [...this.prefetched, ...[...this.held.values()].flat()];
     if (running.length === 0 && waiting.length === 0) return;
     const asked = performance.now();
     let held: Set<string>;
@@ -187,6 +212,42 @@ export class WorkerRuntime {
   private dropPrefetched(p: Prefetched): void {
     const i = this.prefetched.indexOf(p);
     if (i >= 0) this.prefetched.splice(i, 1);
+    const queue = p.group === null ? undefined : this.held.get(p.group.key);
+    const j = queue?.indexOf(p) ?? -1;
+    if (queue !== undefined && j >= 0) {
+      queue.splice(j, 1);
+      this.heldCount--;
+      if (queue.length === 0) this.held.delete((p.group as Group).key);
+    }
+  }
+
+  /** Empties the held jobs, returning them. */
+  private takeHeld(): Prefetched[] {
+    const all = [...this.held.values()].flat();
+    this.held.clear();
+    this.heldCount = 0;
+    return all;
+  }
+
+  private groupOf(job: JobRow): Group | null {
+    const group = (this.definitions[job.kind] as JobDefinition | undefined)?.group;
+    if (group === undefined) return null;
+    const value = String((job.payload as Record<string, unknown>)[group.by]);
+    return { kind: job.kind, field: group.by, value, key: `${job.kind}\u0000${value}`, limit: group.limit };
+  }
+
+  private hasRoom(group: Group | null): boolean {
+    return group === null || (this.groupRunning.get(group.key) ?? 0) < group.limit;
+  }
+
+  /** Groups with as many jobs held as they may run: the next claim leaves them out. */
+  private fullGroups(): Group[] {
+    const full: Group[] = [];
+    for (const queue of this.held.values()) {
+      const group = queue[0]?.group;
+      if (group != null && queue.length >= group.limit) full.push(group);
+    }
+    return full;
   }
 
   private sleep(ms: number): Promise<void> {
@@ -219,9 +280,12 @@ export class WorkerRuntime {
       }
       const asked = performance.now();
       let jobs: JobRow[];
+      const skip = this.fullGroups();
+      this.skipped = new Set(skip.map((g) => g.key));
+      this.skippedReopened = false;
       try {
-        const mine = [...this.active.keys(), ...this.prefetched.map((p) => p.job.id)];
-        jobs = await claimJobs(this.sql, this.kinds, this.owner, room, leaseMs, mine);
+        const mine = [...this.active.keys(), ...this.prefetched.map((p) => p.job.id), ...[...this.held.values()].flat().map((p) => p.job.id)];
+        jobs = await claimJobs(this.sql, this.kinds, this.owner, room, leaseMs, mine, skip.map(({ kind, field, value }) => ({ kind, field, value })));
         failures = 0;
       } catch (err) {
         failures++;
@@ -230,11 +294,12 @@ export class WorkerRuntime {
         await this.sleep(Math.min(pollIntervalMs * 2 ** Math.min(failures, 5), 30_000));
         continue;
       }
-      for (const job of jobs) this.prefetched.push({ job, leaseUntil: asked + leaseMs });
+      for (const job of jobs) this.prefetched.push({ job, leaseUntil: asked + leaseMs, group: this.groupOf(job) });
       this.backlog = jobs.length === room;
       this.startPrefetched();
-      // A full claim: claim again as soon as there is room (a finished job nudges).
-      if (!this.backlog || this.roomToClaim() < batchSize / 2) await this.sleep(pollIntervalMs);
+      // A full claim, or a group left out that has room again: claim again as soon as there
+      // is room (a finished job nudges).
+      if (!(this.backlog || this.skippedReopened) || this.roomToClaim() < batchSize / 2) await this.sleep(pollIntervalMs);
     }
   }
 
@@ -242,22 +307,58 @@ export class WorkerRuntime {
     return this.options.concurrency + this.options.batchSize - this.runningCount - this.prefetched.length;
   }
 
-  /** Starts prefetched jobs while slots are free; a job whose lease may have lapsed is given back. */
+  /**
+   * Starts prefetched jobs while slots are free, held ones first (they were claimed earlier);
+   * a job whose lease may have lapsed is given back, one whose group is at its limit held.
+   */
   private startPrefetched(): void {
-    const margin = this.options.leaseMs / 3;
-    while (this.running && this.runningCount < this.options.concurrency && this.prefetched.length > 0) {
-      const p = this.prefetched.shift() as Prefetched;
-      if (performance.now() > p.leaseUntil - margin) {
-        // Released only if still ours; if someone took it over, it is theirs to run.
-        void releaseJobs(this.sql, [p.job.id], this.owner).catch(() => {});
-        continue;
+    const { concurrency } = this.options;
+    for (const [key, queue] of this.held) {
+      while (this.running && this.runningCount < concurrency && queue.length > 0 && this.hasRoom((queue[0] as Prefetched).group)) {
+        const p = queue.shift() as Prefetched;
+        this.heldCount--;
+        if (this.lapsing(p)) continue;
+        this.launch(p.job, p.group);
       }
-      this.launch(p.job);
+      if (queue.length === 0) this.held.delete(key);
+    }
+    while (this.running && this.runningCount < concurrency && this.prefetched.length > 0) {
+      const p = this.prefetched.shift() as Prefetched;
+      if (this.lapsing(p)) continue;
+      if (this.hasRoom(p.group)) this.launch(p.job, p.group);
+      else this.hold(p);
     }
   }
 
-  private launch(job: JobRow): void {
-    const entry: ActiveJob = { controller: new AbortController(), done: Promise.resolve(), settled: false };
+  /** A job whose lease may lapse before it could finish is given back instead of started. */
+  private lapsing(p: Prefetched): boolean {
+    if (performance.now() <= p.leaseUntil - this.options.leaseMs / 3) return false;
+    // Released only if still ours; if someone took it over, it is theirs to run.
+    void releaseJobs(this.sql, [p.job.id], this.owner).catch(() => {});
+    return true;
+  }
+
+  /**
+   * Keeps a job of a group at its limit until one of the group's jobs finishes. Past `limit`
+   * held, it goes back to the table for a moment (as a planned wait: no attempt counted),
+   * where another instance may take it, or this one once the group has room.
+   */
+  private hold(p: Prefetched): void {
+    const group = p.group as Group;
+    const queue = this.held.get(group.key) ?? [];
+    if (queue.length < group.limit) {
+      queue.push(p);
+      this.held.set(group.key, queue);
+      this.heldCount++;
+      return;
+    }
+    const delayMs = GROUP_FULL_RETRY_MS + Math.floor(Math.random() * 2 * GROUP_FULL_RETRY_MS);
+    void rescheduleJob(this.sql, p.job.id, this.owner, { delayMs, error: null, countAttempt: false }).catch(() => {});
+  }
+
+  private launch(job: JobRow, group: Group | null): void {
+    const entry: ActiveJob = { controller: new AbortController(), done: Promise.resolve(), settled: false, group };
+    if (group !== null) this.groupRunning.set(group.key, (this.groupRunning.get(group.key) ?? 0) + 1);
     this.runningCount++;
     entry.done = this.execute(job, entry).finally(() => {
       if (this.active.get(job.id) === entry) this.active.delete(job.id);
@@ -269,8 +370,18 @@ export class WorkerRuntime {
   private settle(entry: ActiveJob): void {
     entry.settled = true;
     this.runningCount--;
+    const group = entry.group;
+    if (group !== null) {
+      const left = (this.groupRunning.get(group.key) ?? 1) - 1;
+      if (left <= 0) this.groupRunning.delete(group.key);
+      else this.groupRunning.set(group.key, left);
+    }
     this.startPrefetched();
-    if (this.backlog && this.roomToClaim() >= this.options.batchSize / 2) this.nudge();
+    if (group !== null && this.skipped.has(group.key) && (this.held.get(group.key)?.length ?? 0) < group.limit) {
+      this.skipped.delete(group.key);
+      this.skippedReopened = true;
+    }
+    if ((this.backlog || this.skippedReopened) && this.roomToClaim() >= this.options.batchSize / 2) this.nudge();
   }
 
   private async execute(job: JobRow, entry: ActiveJob): Promise<void> {
@@ -280,15 +391,16 @@ export class WorkerRuntime {
     let settled = false;
     try {
       if (definition === undefined) throw new Error(`no handler for job kind ${job.kind}`);
-      let outcome: Reschedule | void;
+      let outcome: Reschedule | Completed | void;
       try {
-        outcome = await definition.run(job, { signal, log });
+        outcome = await definition.run(job, { signal, log, owner: this.owner });
       } finally {
         settled = true;
         this.settle(entry);
       }
       if (signal.aborted) return;
       if (outcome === undefined) await this.completions.complete(job.id);
+      else if ('completed' in outcome) return;
       else await rescheduleJob(this.sql, job.id, this.owner, { delayMs: outcome.retryIn, error: null, countAttempt: false, payload: outcome.payload });
     } catch (err) {
       if (!settled) this.settle(entry);

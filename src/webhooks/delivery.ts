@@ -58,14 +58,15 @@ export interface AttemptOutcome {
   result: AttemptResult;
   /** Wait before the next attempt when the delivery is still pending. */
   retryInMs: number | null;
+  /** The job given to `attempt` was deleted with the record (the delivery is finished). */
+  jobDone: boolean;
 }
 
 export class DeliveryEngine {
-  private readonly inFlight = new Map<number, number>();
   /** The deliveries of jobs started together (a claimed batch) are read with one statement. */
   private readonly toSend: BatchLoader<string, DeliveryToSend>;
   /** Attempts that finish in the same turn are recorded with one statement. */
-  private readonly recorder: BatchLoader<AttemptToRecord, { delivery: DeliveryRow; applied: boolean }>;
+  private readonly recorder: BatchLoader<AttemptToRecord, Recorded>;
   private readonly sql: Sql;
   private readonly settings: WebhookSettings;
   private readonly config: Config['webhooks'];
@@ -109,9 +110,10 @@ export class DeliveryEngine {
   /**
    * Makes one attempt of a pending delivery and records it. Undefined when it is not pending.
    * An attempt cut by `signal` (its job now runs elsewhere) is not recorded: the job's new
-   * owner makes it again, at least once as always.
+   * owner makes it again, at least once as always. `job`: the delivery's job making the
+   * attempt, deleted in the same statement as the record when the delivery is finished.
    */
-  async attempt(deliveryId: string, signal?: AbortSignal): Promise<AttemptOutcome | undefined> {
+  async attempt(deliveryId: string, signal?: AbortSignal, job?: { id: string; owner: string }): Promise<AttemptOutcome | undefined> {
     const d = await this.toSend.get(deliveryId);
     if (d === undefined || d.status !== 'pending') return undefined;
     const at = new Date();
@@ -122,19 +124,19 @@ export class DeliveryEngine {
     const retryInMs = result.ok || retryNumber >= delays.length ? null : (delays[retryNumber] as number);
     const status: DeliveryStatus = result.ok ? 'delivered' : retryInMs === null ? 'abandoned' : 'pending';
     const recorded = await this.recorder.get({
-      d, url: url ?? d.url, at, r: result,
+      d, job: job ?? null, url: url ?? d.url, at, r: result,
       next: { status, nextAttemptAt: retryInMs === null ? null : new Date(at.getTime() + retryInMs) },
     });
     if (recorded === undefined) return undefined;
-    const { delivery, applied } = recorded;
+    const { delivery, applied, jobDone } = recorded;
     if (!applied) {
       // A redelivery started a new series while this attempt was in flight; its job could not
       // be moved then (this run held it), so the new series starts now.
       this.log.info('webhook attempt of a replaced series recorded', { tenant: d.tenantId, delivery: d.id, attempt: delivery.attemptCount });
-      return { delivery, result, retryInMs: delivery.status === 'pending' ? 0 : null };
+      return { delivery, result, retryInMs: delivery.status === 'pending' ? 0 : null, jobDone };
     }
     if (status === 'abandoned') this.log.warn('webhook delivery abandoned', { tenant: d.tenantId, delivery: d.id, attempts: delivery.attemptCount, error: result.error });
-    return { delivery, result, retryInMs };
+    return { delivery, result, retryInMs, jobDone };
   }
 
   /** Sends the delivery once. Never throws: anything that goes wrong is a failed attempt. */
@@ -169,21 +171,15 @@ export class DeliveryEngine {
   /** The `webhook.deliver` job: one attempt per run, then a planned wait until the next. */
   job(): JobDefinition<'webhook.deliver'> {
     return {
-      run: async (job, { signal }) => {
-        const tenantId = job.payload.tenantId;
-        const running = this.inFlight.get(tenantId) ?? 0;
-        // A slow receiver may hold only so many slots; its other deliveries wait a moment.
-        if (running >= this.config.maxInFlightPerTenant) return { retryIn: 100 + Math.floor(Math.random() * 200) };
-        this.inFlight.set(tenantId, running + 1);
-        try {
-          const outcome = await this.attempt(job.payload.deliveryId, signal);
-          if (outcome?.retryInMs != null) return { retryIn: outcome.retryInMs };
-        } finally {
-          const left = (this.inFlight.get(tenantId) ?? 1) - 1;
-          if (left <= 0) this.inFlight.delete(tenantId);
-          else this.inFlight.set(tenantId, left);
-        }
+      run: async (job, { signal, owner }) => {
+        const outcome = await this.attempt(job.payload.deliveryId, signal, { id: job.id, owner });
+        if (outcome?.retryInMs != null) return { retryIn: outcome.retryInMs };
+        // The record deleted the job: no completion left to write.
+        if (outcome?.jobDone === true) return { completed: true };
       },
+      // A slow receiver may hold only so many slots; the runtime keeps its other deliveries
+      // waiting until one of its own finishes.
+      group: { by: 'tenantId', limit: this.config.maxInFlightPerTenant },
       // The job is deleted after this: a delivery still pending would never be attempted again.
       exhausted: async (job, error) => {
         const message = errorMessage(error);
@@ -195,13 +191,15 @@ export class DeliveryEngine {
   }
 }
 
+type Recorded = { delivery: DeliveryRow; applied: boolean; jobDone: boolean };
+
 /**
  * recordAttempts for a batch that may hold two attempts of one delivery (it cannot on one
  * instance, whose runtime never runs a job twice at once, but the statement needs distinct
  * ids): each further attempt of a delivery goes into a later statement, in order.
  */
-async function recordDistinct(sql: Sql, attempts: AttemptToRecord[]): Promise<Map<AttemptToRecord, { delivery: DeliveryRow; applied: boolean }>> {
-  const out = new Map<AttemptToRecord, { delivery: DeliveryRow; applied: boolean }>();
+async function recordDistinct(sql: Sql, attempts: AttemptToRecord[]): Promise<Map<AttemptToRecord, Recorded>> {
+  const out = new Map<AttemptToRecord, Recorded>();
   let left = attempts;
   while (left.length > 0) {
     const seen = new Set<string>();

@@ -67,9 +67,10 @@ export async function upsertSettings(sql: Queryable, tenantId: number, s: NewSet
 const COLUMN_NAMES = ['id', 'seq', 'tenant_id', 'event_id', 'event', 'status', 'url', 'attempt_count', 'series', 'series_attempts', 'last_attempt_ok', 'last_status_code', 'last_error', 'last_attempt_at', 'next_attempt_at', 'delivered_at', 'created_at'] as const;
 const COLUMNS = COLUMN_NAMES.join(', ');
 /** The columns qualified by a table alias, for statements that join or update from a CTE. */
-const columnsOf = (alias: 'd' | 'w'): string => COLUMN_NAMES.map((c) => `${alias}.${c}`).join(', ');
+const columnsOf = (alias: 'd' | 'w' | 'u'): string => COLUMN_NAMES.map((c) => `${alias}.${c}`).join(', ');
 const D_COLUMNS = columnsOf('d');
 const W_COLUMNS = columnsOf('w');
+const U_COLUMNS = columnsOf('u');
 
 export async function insertDelivery(sql: Queryable, d: { id: string; tenantId: number; eventId: string; event: EventKind; url: string }): Promise<DeliveryRow> {
   const [row] = await sql<DeliveryRow[]>`
@@ -140,6 +141,8 @@ export async function findTenantDelivery(sql: Queryable, tenantId: number, id: s
 /** One finished attempt to record: the delivery's series it was made in, and what came of it. */
 export interface AttemptToRecord {
   d: { id: string; series: number };
+  /** The delivery's job making this attempt, deleted here if the delivery is finished (see recordAttempts). */
+  job: { id: string; owner: string } | null;
   url: string;
   at: Date;
   r: AttemptResult;
@@ -152,22 +155,27 @@ export interface AttemptToRecord {
  * only when the delivery is still pending in the series the attempt was made in (`applied`;
  * a redelivery meanwhile started another). Rows are locked in id order, so concurrent
  * batches cannot deadlock. A delivery no longer there is absent from the answer.
+ *
+ * An attempt made by a job whose delivery is now finished (not pending) deletes that job too,
+ * as the queue's completeJobs would: only while its owner still holds the lease and no rerun
+ * was asked (`jobDone`); otherwise the job is left to the runtime.
  */
-export async function recordAttempts(sql: Queryable, attempts: readonly AttemptToRecord[]): Promise<Map<string, { delivery: DeliveryRow; applied: boolean }>> {
+export async function recordAttempts(sql: Queryable, attempts: readonly AttemptToRecord[]): Promise<Map<string, { delivery: DeliveryRow; applied: boolean; jobDone: boolean }>> {
   const iso = (d: Date | null) => (d === null ? null : d.toISOString());
-  const rows = await sql<(DeliveryRow & { applied: boolean })[]>`
+  const rows = await sql<(DeliveryRow & { applied: boolean; jobDone: boolean })[]>`
     with input as (
       -- ok travels as 0/1: the driver serialises a boolean[] parameter's elements with its
       -- boolean serialiser, which a JS array cannot feed.
-      select id, series, status, url, ok_bit = 1 as ok, status_code, error, at, next_attempt_at, duration_ms, response_body
+      select id, series, status, url, ok_bit = 1 as ok, status_code, error, at, next_attempt_at, duration_ms, response_body, job_id, job_owner
       from unnest(
         ${attempts.map((a) => a.d.id)}::uuid[], ${attempts.map((a) => a.d.series)}::integer[],
         ${attempts.map((a) => a.next.status)}::text[], ${attempts.map((a) => a.url)}::text[],
         ${attempts.map((a) => (a.r.ok ? 1 : 0))}::integer[], ${attempts.map((a) => a.r.statusCode)}::integer[],
         ${attempts.map((a) => a.r.error)}::text[], ${attempts.map((a) => iso(a.at))}::timestamptz[],
         ${attempts.map((a) => iso(a.next.nextAttemptAt))}::timestamptz[], ${attempts.map((a) => a.r.durationMs)}::integer[],
-        ${attempts.map((a) => a.r.responseBody)}::text[]
-      ) as u(id, series, status, url, ok_bit, status_code, error, at, next_attempt_at, duration_ms, response_body)
+        ${attempts.map((a) => a.r.responseBody)}::text[], ${attempts.map((a) => a.job?.id ?? null)}::bigint[],
+        ${attempts.map((a) => a.job?.owner ?? null)}::text[]
+      ) as u(id, series, status, url, ok_bit, status_code, error, at, next_attempt_at, duration_ms, response_body, job_id, job_owner)
     ), target as (
       select w.id, (w.status = 'pending' and w.series = i.series) as applies
       from webhook_deliveries w join input i on i.id = w.id
@@ -192,9 +200,14 @@ export async function recordAttempts(sql: Queryable, attempts: readonly AttemptT
       insert into webhook_attempts (delivery_id, number, url, at, status_code, duration_ms, ok, error, response_body)
       select u.id, u.attempt_count, i.url, i.at, i.status_code, i.duration_ms, i.ok, i.error, i.response_body
       from updated u join input i on i.id = u.id
+    ), finished as (
+      delete from jobs j using updated u join input i on i.id = u.id
+      where u.status <> 'pending' and j.id = i.job_id and j.locked_by = i.job_owner and not j.rerun
+      returning j.id
     )
-    select ${sql.unsafe(COLUMNS)}, applied from updated`;
-  return new Map(rows.map(({ applied, ...delivery }) => [delivery.id, { delivery, applied }]));
+    select ${sql.unsafe(U_COLUMNS)}, u.applied, coalesce(i.job_id in (select id from finished), false) as job_done
+    from updated u join input i on i.id = u.id`;
+  return new Map(rows.map(({ applied, jobDone, ...delivery }) => [delivery.id, { delivery, applied, jobDone }]));
 }
 
 /**
