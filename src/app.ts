@@ -141,7 +141,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     });
     const webhookSettings = new WebhookSettings(db.sql, keys['webhook-secrets'], config.webhooks);
     const engine = new DeliveryEngine(db.sql, webhookSettings, config.webhooks, `ecf-service-webhooks/${VERSION}`, log);
-    outbox.onEvent(engine.onEvent);
+    outbox.onEventInStatement(engine.onEvent);
     const deliveries = new WorkerRuntime(db.sql, log, {
       pollIntervalMs: config.webhooks.pollIntervalMs,
       concurrency: config.webhooks.concurrency,

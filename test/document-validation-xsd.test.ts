@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { ECF_TIPOS, ECF_TYPES, ecfSchema, isGroup, schemaElement, validateEcf } from '../src/ecf/validation/index.ts';
 import { SCHEMA_DATA_FILE, XSD_DIR as SCHEMA_XSD_DIR, renderSchemaData } from '../src/ecf/schema/generate.ts';
 import { xsdPatternToRegExp } from '../src/ecf/validation/xsd-regex.ts';
-import { dec, divide, formatDec, parseDecimal, roundHalfUp } from '../src/ecf/decimal.ts';
+import { add, compare, dec, divide, formatDec, mul, negate, parseDecimal, roundHalfUp, sub } from '../src/ecf/decimal.ts';
 import { sampleEcf, sampleEcfWithItems } from './fixtures/ecf.ts';
 import type { EcfTipo, SchemaElement } from '../src/ecf/validation/index.ts';
 import type { JsonObject } from './fixtures/ecf.ts';
@@ -194,8 +194,24 @@ describe('XSD regular expressions', () => {
 describe('decimal arithmetic', () => {
   it('parses only plain decimal text', () => {
     for (const bad of ['', '.', '1e3', '1,5', ' 1', '1.2.3', '+']) assert.equal(parseDecimal(bad), undefined, bad);
-    assert.deepEqual(parseDecimal('-0012.50'), { units: -1250n, scale: 2 });
-    assert.deepEqual(parseDecimal('.5'), { units: 5n, scale: 1 });
+    assert.deepEqual(parseDecimal('-0012.50'), { units: -1250, scale: 2 });
+    assert.deepEqual(parseDecimal('.5'), { units: 5, scale: 1 });
+    // Past 15 digits the units are a BigInt; back within the safe range they are a Number again.
+    assert.deepEqual(parseDecimal('12345678901234567.89'), { units: 1234567890123456789n, scale: 2 });
+    assert.deepEqual(parseDecimal('0000000000000001.5'), { units: 15, scale: 1 });
+  });
+
+  it('stays exact across the safe-integer boundary, falling back to BigInt', () => {
+    // 2^53 - 1 and beyond: a Number sum would round here.
+    assert.equal(formatDec(add(dec('9007199254740991'), dec('1')), 0), '9007199254740992');
+    assert.equal(formatDec(add(dec('9007199254740991'), dec('2')), 0), '9007199254740993');
+    assert.equal(formatDec(mul(dec('94906267'), dec('94906267')), 0), '9007199515875289');
+    assert.equal(formatDec(add(dec('90071992547409.91'), dec('0.02')), 2), '90071992547409.93');
+    assert.equal(compare(dec('9007199254740993'), dec('9007199254740992.9')), 1);
+    assert.equal(formatDec(sub(add(dec('9007199254740993'), dec('-9007199254740992')), dec('0.5'))), '0.50');
+    assert.equal(formatDec(roundHalfUp(dec('90071992547409.935'), 2)), '90071992547409.94');
+    assert.equal(formatDec(divide(dec('9007199254740993'), dec('2'), 1)), '4503599627370496.50');
+    assert.equal(formatDec(negate(dec('0'))), '0.00');
   });
 
   it('rounds half away from zero and divides exactly', () => {

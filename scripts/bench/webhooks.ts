@@ -70,7 +70,7 @@ async function measure(receiverUrl: string, root: string | undefined): Promise<M
     const { sql } = await db.open(4);
     const outbox = new EventOutbox();
     const settings = new WebhookSettings(sql, deriveKeys(Buffer.from(BENCH_MASTER_KEY, 'hex'))['webhook-secrets'], defaults.webhooks);
-    outbox.onEvent(new DeliveryEngine(sql, settings, defaults.webhooks, 'bench', createLogger('silent')).onEvent);
+    outbox.onEventInStatement(new DeliveryEngine(sql, settings, defaults.webhooks, 'bench', createLogger('silent')).onEvent);
 
     await sleep(1000);
     const rssIdle = await rssOf(svc.pid);

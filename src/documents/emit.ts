@@ -7,9 +7,8 @@ import { AppError, validationError } from '../errors.ts';
 import { toDgiiDate } from '../ecf/encf.ts';
 import { ECF_TYPES, isEcfTipo } from '../ecf/ecf-types.ts';
 import type { EventOutbox } from '../events/outbox.ts';
-import { insertJob } from '../queue/queries.ts';
-import { insertDocument, type DocumentRow } from './queries.ts';
-import { recordCreation } from './transitions.ts';
+import type { DocumentRow } from './queries.ts';
+import { storeCreated } from './transitions.ts';
 import type { EcfDocument, EcfObject } from '../ecf/types.ts';
 import { dgiiToIsoDate } from './views.ts';
 import type { ErpReference } from './erp-reference.ts';
@@ -73,7 +72,7 @@ export async function emitDocument(
 ): Promise<DocumentRow> {
   const { tenantId, environment, document } = input;
   const write = async (tx: Tx, encf: string, fechaVencimiento: string | null): Promise<DocumentRow> => {
-    const doc = await insertDocument(tx, {
+    const doc = await storeCreated(tx, outbox, {
       id: randomUUID(),
       tenantId,
       environment,
@@ -87,12 +86,7 @@ export async function emitDocument(
       referencia: input.erp?.referencia ?? null,
       metadata: input.erp?.metadata ?? null,
     });
-    // Independent writes go out together: the driver pipelines them on the connection.
-    await Promise.all([
-      recordCreation(tx, outbox, doc),
-      insertJob(tx, { kind: 'document.submit', payload: { documentId: doc.id } }),
-      inTransaction(tx, doc),
-    ]);
+    await inTransaction(tx, doc);
     return doc;
   };
   const explicit = document.eNCF;

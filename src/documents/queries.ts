@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/connect.ts';
+import type { Fragment } from '../events/outbox.ts';
 import { issuedPage, whereEqual, type IssuedPageFilter } from '../db/keyset.ts';
 import type { Environment } from '../environments.ts';
 import type { IssuedEcf } from '../ecf/types.ts';
@@ -48,14 +49,33 @@ const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, estado, rnc_emisor
  */
 const INSERTED_COLUMNS = COLUMNS.replace(' ecf,', '');
 
-export async function insertDocument(sql: Queryable, d: NewDocument): Promise<DocumentRow> {
-  const [row] = await sql<Omit<DocumentRow, 'ecf'>[]>`
-    insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, fecha_emision, monto_total, ecf, referencia, metadata)
-    values (${d.id}, ${d.tenantId}, ${d.environment}, ${d.tipo}, ${d.encf}, 'recibido', ${d.rncEmisor}, ${d.rncComprador},
-            ${d.fechaEmision}::date, ${d.montoTotal}::numeric, ${sql.json(d.ecf as never)},
-            ${d.referencia ?? null}, ${d.metadata == null ? null : sql.json(d.metadata)})
-    returning ${sql.unsafe(INSERTED_COLUMNS)}`;
-  return { ...(row as Omit<DocumentRow, 'ecf'>), ecf: d.ecf };
+/** A document's event_seq when stored: its creation event is its first. */
+export const FIRST_EVENT_SEQ = 1;
+
+/**
+ * Stores a new document as `recibido` with everything its creation writes, in one statement:
+ * the document, its first history row, its creation event with what the event's listeners
+ * write with it (`event`: EventOutbox.prepare's CTEs, so this feature names no other's tables)
+ * and its submission job (`submitJob`: the queue's fragment). `event` returns its listeners'
+ * outcomes (eventOutcomes) beside the row.
+ */
+export async function insertCreatedDocument(sql: Queryable, d: NewDocument, event: { ctes: Fragment; outcomes: Fragment }, submitJob: Fragment): Promise<{ row: DocumentRow; eventOutcomes: number[] }> {
+  const [row] = await sql<(Omit<DocumentRow, 'ecf'> & { eventOutcomes: number[] })[]>`
+    with created_document as (
+      insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, fecha_emision, monto_total, ecf, referencia, metadata, event_seq)
+      values (${d.id}, ${d.tenantId}, ${d.environment}, ${d.tipo}, ${d.encf}, 'recibido', ${d.rncEmisor}, ${d.rncComprador},
+              ${d.fechaEmision}::date, ${d.montoTotal}::numeric, ${sql.json(d.ecf as never)},
+              ${d.referencia ?? null}, ${d.metadata == null ? null : sql.json(d.metadata)}, ${FIRST_EVENT_SEQ})
+      returning ${sql.unsafe(INSERTED_COLUMNS)}
+    ),
+    created_history as (
+      insert into document_history (document_id, estado) values (${d.id}, 'recibido')
+    ),
+    ${event.ctes},
+    submit_job as (${submitJob})
+    select created_document.*, ${event.outcomes} from created_document`;
+  const { eventOutcomes, ...rest } = row as Omit<DocumentRow, 'ecf'> & { eventOutcomes: number[] };
+  return { row: { ...rest, ecf: d.ecf }, eventOutcomes };
 }
 
 /**

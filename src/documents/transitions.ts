@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/connect.ts';
 import type { EventOutbox } from '../events/outbox.ts';
-import { insertHistory, updateEstado, type DocumentRow } from './queries.ts';
+import { FIRST_EVENT_SEQ, insertCreatedDocument, insertHistory, updateEstado, type DocumentRow, type NewDocument } from './queries.ts';
+import { insertJobWhen } from '../queue/queries.ts';
 import { canTransition, type Estado } from '../ecf/states.ts';
 import { erpPayload } from './erp-reference.ts';
 
@@ -15,7 +16,7 @@ export interface DgiiInfo {
  * The ecf.status_update payload: the fields of the specification, then `sequence` (added by the
  * outbox) and, for a document with an ERP reference, the `erp` extra key receivers may ignore.
  */
-export function statusUpdatePayload(doc: DocumentRow): Record<string, unknown> {
+export function statusUpdatePayload(doc: Pick<DocumentRow, 'id' | 'encf' | 'estado' | 'dgiiCode' | 'dgiiMessage' | 'trackId' | 'referencia' | 'metadata'>): Record<string, unknown> {
   return {
     internalTrackId: doc.id,
     encf: doc.encf,
@@ -28,12 +29,19 @@ export function statusUpdatePayload(doc: DocumentRow): Record<string, unknown> {
   };
 }
 
-/** The first history entry and event of a document just stored as `recibido`. */
-export async function recordCreation(tx: Queryable, outbox: EventOutbox, doc: DocumentRow): Promise<void> {
-  await Promise.all([
-    insertHistory(tx, doc.id, { estado: doc.estado, dgiiCode: null, dgiiMessage: null, trackId: null, detail: null }),
-    outbox.record(tx, doc.tenantId, 'ecf.status_update', statusUpdatePayload(doc), { sequence: doc.eventSeq }),
-  ]);
+/**
+ * Stores a new document as `recibido` with its first history entry, its event (and what the
+ * outbox's listeners write with it) and its submission job: one statement (insertCreatedDocument).
+ */
+export async function storeCreated(tx: Queryable, outbox: EventOutbox, d: NewDocument): Promise<DocumentRow> {
+  const payload = statusUpdatePayload({
+    id: d.id, encf: d.encf, estado: 'recibido', dgiiCode: null, dgiiMessage: null, trackId: null, referencia: d.referencia ?? null, metadata: d.metadata ?? null,
+  });
+  const event = outbox.prepare(tx, d.tenantId, 'ecf.status_update', payload, { sequence: FIRST_EVENT_SEQ });
+  const submitJob = insertJobWhen(tx, { kind: 'document.submit', payload: { documentId: d.id } }, tx`true`);
+  const { row, eventOutcomes } = await insertCreatedDocument(tx, d, event, submitJob);
+  await event.settle(tx, eventOutcomes);
+  return row;
 }
 
 /**

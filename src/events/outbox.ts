@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type postgres from 'postgres';
 import type { Queryable } from '../db/connect.ts';
-import { insertEvent } from './queries.ts';
+import { eventStatement, recordEvent } from './queries.ts';
 
 // The event kinds a tenant is notified of (X-ECF-Event and the payload's `event`).
 export const EVENT_KINDS = ['ecf.status_update', 'webhook.test', 'ecf.received', 'ecf.receptor_update', 'ecf.commercial_approval', 'sequence.low', 'sequence.expiring'] as const;
@@ -19,8 +20,46 @@ export interface RecordedEvent {
   sequence: number | null;
 }
 
-/** Reacts to an event inside the transaction that produced it (e.g. to queue a delivery). */
+/** A piece of SQL to splice into a statement (a postgres.js fragment). */
+export type Fragment = postgres.PendingQuery<postgres.Row[]>;
+
+/** Reacts to an event inside the transaction that produced it, in statements of its own. */
 export type EventListener = (tx: Queryable, event: RecordedEvent) => Promise<void>;
+
+/** What a statement listener writes with one event (see StatementListener). */
+export interface ListenerWrites {
+  /** Data-modifying CTEs, each starting with a comma; they may read `recorded_event`. */
+  ctes: Fragment;
+  /** An integer expression over those CTEs (e.g. how many rows one inserted), handed to `settled`. */
+  outcome: Fragment;
+  /** Called once the statement ran, with `outcome`'s value. */
+  settled(outcome: number): void;
+}
+
+/**
+ * A listener whose writes depend only on the event and on rows already stored, so they can run
+ * inside the statement that inserts the event (as data-modifying CTEs) instead of as statements
+ * of their own after it: same transaction, same rows, one round trip and one statement for the
+ * driver to build and parse instead of several. Null: nothing to write for this event.
+ */
+export interface StatementListener {
+  writes(sql: Queryable, event: RecordedEvent): ListenerWrites | null;
+}
+
+/**
+ * An event ready to be stored by a statement of the caller's (EventOutbox.prepare): a feature
+ * that writes the change the event describes puts `ctes` in its own WITH, so the change, the
+ * event and what the listeners write with it are one statement.
+ */
+export interface PreparedEvent {
+  event: RecordedEvent;
+  /** `recorded_event as (insert …)` and the listeners' CTEs: goes after a comma in a WITH. */
+  ctes: Fragment;
+  /** A select-list item, `… as event_outcomes`, the statement must return (an int[]). */
+  outcomes: Fragment;
+  /** After the statement ran, with its `event_outcomes`: the listeners hear of it, the plain ones run. */
+  settle(tx: Queryable, outcomes: readonly number[]): Promise<void>;
+}
 
 /**
  * The transactional outbox: events are written by the same transaction as the change
@@ -29,17 +68,42 @@ export type EventListener = (tx: Queryable, event: RecordedEvent) => Promise<voi
  */
 export class EventOutbox {
   private readonly listeners: EventListener[] = [];
+  private readonly statementListeners: StatementListener[] = [];
 
   onEvent(listener: EventListener): void {
     this.listeners.push(listener);
   }
 
-  async record(tx: Queryable, tenantId: number, kind: EventKind, payload: Record<string, unknown>, options: { sequence?: number } = {}): Promise<RecordedEvent> {
+  /** A listener whose writes join the event's own statement. */
+  onEventInStatement(listener: StatementListener): void {
+    this.statementListeners.push(listener);
+  }
+
+  /** The event and the SQL that stores it with its listeners' writes, for the caller's statement. */
+  prepare(sql: Queryable, tenantId: number, kind: EventKind, payload: Record<string, unknown>, options: { sequence?: number } = {}): PreparedEvent {
     const sequence = options.sequence ?? null;
     const body = JSON.stringify({ event: kind, ...payload, ...(sequence === null ? {} : { sequence }) });
     const event: RecordedEvent = { id: randomUUID(), tenantId, kind, body, sequence };
-    await insertEvent(tx, event);
-    for (const listener of this.listeners) await listener(tx, event);
-    return event;
+    const writes: ListenerWrites[] = [];
+    for (const l of this.statementListeners) {
+      const w = l.writes(sql, event);
+      if (w !== null) writes.push(w);
+    }
+    const { ctes, outcomes } = eventStatement(sql, event, writes.map((w) => w.ctes), writes.map((w) => w.outcome));
+    return {
+      event,
+      ctes,
+      outcomes,
+      settle: async (tx, values) => {
+        writes.forEach((w, i) => w.settled(values[i] ?? 0));
+        for (const listener of this.listeners) await listener(tx, event);
+      },
+    };
+  }
+
+  async record(tx: Queryable, tenantId: number, kind: EventKind, payload: Record<string, unknown>, options: { sequence?: number } = {}): Promise<RecordedEvent> {
+    const prepared = this.prepare(tx, tenantId, kind, payload, options);
+    await prepared.settle(tx, await recordEvent(tx, prepared.ctes, prepared.outcomes));
+    return prepared.event;
   }
 }

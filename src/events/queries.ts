@@ -1,8 +1,26 @@
 import type { Queryable } from '../db/connect.ts';
-import type { RecordedEvent } from './outbox.ts';
+import type { Fragment, RecordedEvent } from './outbox.ts';
 
-export async function insertEvent(sql: Queryable, e: RecordedEvent): Promise<void> {
-  await sql`insert into events (id, tenant_id, kind, body, sequence) values (${e.id}, ${e.tenantId}, ${e.kind}, ${e.body}, ${e.sequence})`;
+/**
+ * The pieces of the statement that stores an event: the `recorded_event` CTE with the
+ * listeners' CTEs after it, and the select-list item that returns their outcomes. Fragments,
+ * not a query: a feature that writes the change the event describes splices them into its own
+ * statement (EventOutbox.prepare), and recordEvent below runs them alone.
+ */
+export function eventStatement(sql: Queryable, e: RecordedEvent, listenerCtes: readonly Fragment[], listenerOutcomes: readonly Fragment[]): { ctes: Fragment; outcomes: Fragment } {
+  const ctes = listenerCtes.reduce((acc, c) => sql`${acc} ${c}`, sql`
+    recorded_event as (
+      insert into events (id, tenant_id, kind, body, sequence) values (${e.id}, ${e.tenantId}, ${e.kind}, ${e.body}, ${e.sequence})
+      returning id
+    )`);
+  const list = listenerOutcomes.reduce<Fragment | null>((acc, o) => (acc === null ? o : sql`${acc}, ${o}`), null);
+  return { ctes, outcomes: list === null ? sql`'{}'::int[] as event_outcomes` : sql`array[${list}]::int[] as event_outcomes` };
+}
+
+/** Stores an event with its listeners' writes (eventStatement's pieces); answers their outcomes. */
+export async function recordEvent(sql: Queryable, ctes: Fragment, outcomes: Fragment): Promise<number[]> {
+  const [row] = await sql<{ eventOutcomes: number[] }[]>`with ${ctes} select ${outcomes}`;
+  return row?.eventOutcomes ?? [];
 }
 
 export async function findEvent(sql: Queryable, id: string): Promise<RecordedEvent | undefined> {

@@ -1,3 +1,4 @@
+import type postgres from 'postgres';
 import type { Queryable } from '../db/connect.ts';
 import type { JobKind, JobPayloads } from './kinds.ts';
 
@@ -39,6 +40,20 @@ export interface SkippedGroup {
   kind: string;
   field: string;
   value: string;
+}
+
+/**
+ * The same insert as insertJob, as a fragment for a data-modifying CTE of another statement
+ * (the job then commits with the rows that statement writes, in one round trip), made only
+ * when `condition` holds: e.g. that a row it refers to was inserted by a sibling CTE.
+ */
+export function insertJobWhen(sql: Queryable, job: NewJob, condition: postgres.PendingQuery<postgres.Row[]>): postgres.PendingQuery<postgres.Row[]> {
+  const delay = job.delayMs ?? 0;
+  return sql`
+    insert into jobs (kind, payload, run_at, unique_key)
+    select ${job.kind}::text, ${sql.json((job.payload ?? {}) as never)}::jsonb, now() + make_interval(secs => ${delay / 1000}), ${job.uniqueKey ?? null}::text
+    where ${condition}
+    on conflict (unique_key) do nothing`;
 }
 
 /**

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.ts';
 import type { Queryable, Sql } from '../db/connect.ts';
-import type { RecordedEvent } from '../events/outbox.ts';
+import type { RecordedEvent, StatementListener } from '../events/outbox.ts';
 import { storableText } from '../lib/pg-text.ts';
 import type { Logger } from '../log.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
-import { insertJob, type NewJob } from '../queue/queries.ts';
-import { abandonDelivery, findDeliveriesToSend, findSettings, insertDelivery, pendingDeliveriesWithoutJob, recordAttempts, type AttemptToRecord, type DeliveryRow, type DeliveryStatus, type DeliveryToSend } from './queries.ts';
+import { insertJob, insertJobWhen, type NewJob } from '../queue/queries.ts';
+import { abandonDelivery, deliveryCtes, findDeliveriesToSend, insertDelivery, pendingDeliveriesWithoutJob, recordAttempts, type AttemptToRecord, type DeliveryRow, type DeliveryStatus, type DeliveryToSend } from './queries.ts';
 import { postWebhook, type AttemptResult } from './sender.ts';
 import type { WebhookSettings } from './settings.ts';
 import { signatureHeaders } from './signing.ts';
@@ -89,16 +89,24 @@ export class DeliveryEngine {
     this.recorder = new BatchLoader((attempts) => recordDistinct(sql, attempts));
   }
 
-  /** Outbox listener: queues a delivery of every event, in the event's own transaction. */
-  readonly onEvent = async (tx: Queryable, event: RecordedEvent): Promise<void> => {
-    // The test webhook makes its first attempt itself (see WebhookService.sendTest).
-    if (event.kind === 'webhook.test') return;
-    const settings = await findSettings(tx, event.tenantId);
-    if (settings?.url == null) {
-      this.log.info('event recorded; no webhook URL is configured, so it is not delivered', { tenant: event.tenantId, event: event.kind, eventId: event.id });
-      return;
-    }
-    await this.createDelivery(tx, event, settings.url, 0);
+  /**
+   * Outbox listener: queues a delivery of every event to the tenant's URL, with its job, in
+   * the statement that stores the event (no URL: nothing, and a log line saying so).
+   */
+  readonly onEvent: StatementListener = {
+    writes: (sql, event) => {
+      // The test webhook makes its first attempt itself (see WebhookService.sendTest).
+      if (event.kind === 'webhook.test') return null;
+      const id = randomUUID();
+      const { ctes, outcome } = deliveryCtes(sql, { id, tenantId: event.tenantId, eventId: event.id, event: event.kind }, (inserted) => insertJobWhen(sql, deliveryJob(id, event.tenantId, 0), inserted));
+      return {
+        ctes,
+        outcome,
+        settled: (inserted) => {
+          if (inserted === 0) this.log.info('event recorded; no webhook URL is configured, so it is not delivered', { tenant: event.tenantId, event: event.kind, eventId: event.id });
+        },
+      };
+    },
   };
 
   async createDelivery(tx: Queryable, event: RecordedEvent, url: string, delayMs: number): Promise<DeliveryRow> {

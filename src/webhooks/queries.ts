@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/connect.ts';
-import type { EventKind } from '../events/outbox.ts';
+import type { EventKind, Fragment } from '../events/outbox.ts';
 import type { AttemptResult } from './sender.ts';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'abandoned'] as const;
@@ -78,6 +78,24 @@ export async function insertDelivery(sql: Queryable, d: { id: string; tenantId: 
     values (${d.id}, ${d.tenantId}, ${d.eventId}, ${d.event}, 'pending', ${d.url}, now())
     returning ${sql.unsafe(COLUMNS)}`;
   return row as DeliveryRow;
+}
+
+/**
+ * The delivery of an event, as CTEs of the statement that inserts the event (its
+ * `recorded_event`): inserted only when the tenant has a webhook URL, then `job` (a queue
+ * fragment made on the condition that the delivery was inserted). `outcome` counts the
+ * deliveries inserted (0 or 1).
+ */
+export function deliveryCtes(sql: Queryable, d: { id: string; tenantId: number; eventId: string; event: EventKind }, job: (inserted: Fragment) => Fragment): { ctes: Fragment; outcome: Fragment } {
+  const ctes = sql`,
+    webhook_delivery as (
+      insert into webhook_deliveries (id, tenant_id, event_id, event, status, url, next_attempt_at)
+      select ${d.id}::uuid, ${d.tenantId}::int, ${d.eventId}::uuid, ${d.event}::text, 'pending', s.url, now()
+      from webhook_settings s where s.tenant_id = ${d.tenantId} and s.url is not null
+      returning id
+    ),
+    webhook_delivery_job as (${job(sql`exists (select from webhook_delivery)`)})`;
+  return { ctes, outcome: sql`(select count(*)::int from webhook_delivery)` };
 }
 
 export type DeliveryToSend = DeliveryRow & {

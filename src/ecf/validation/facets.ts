@@ -2,7 +2,7 @@
 // XML will carry. JSON strings are kept verbatim and JSON numbers become their shortest exact
 // decimal text, except numeric codes, which become the XSD's literal (1 → "1.0" for Version).
 import { findIllegalChar } from '../../xml/chars.ts';
-import { compare, parseDecimal, significantDigits } from '../decimal.ts';
+import { compare, parseDecimal, significantDigits, type Dec } from '../decimal.ts';
 import { LEAF_FORMATS } from './leaf-formats.ts';
 import { xsdPatternToRegExp } from './xsd-regex.ts';
 import type { SimpleTypeDef } from '../schema/schema-types.ts';
@@ -41,10 +41,10 @@ function numberText(value: number): { text?: string; problem?: string } {
 function valueKey(text: string): string | undefined {
   const value = parseDecimal(text);
   if (value === undefined) return undefined;
-  const digits = (value.units < 0n ? -value.units : value.units).toString().padStart(value.scale + 1, '0');
+  const digits = (value.units < 0 ? -value.units : value.units).toString().padStart(value.scale + 1, '0');
   const int = digits.slice(0, digits.length - value.scale);
   const frac = digits.slice(digits.length - value.scale).replace(/0+$/, '');
-  const sign = value.units < 0n ? '-' : '';
+  const sign = value.units < 0 ? '-' : '';
   return `${sign}${int}${frac === '' ? '' : `.${frac}`}`;
 }
 
@@ -68,10 +68,35 @@ function describeValues(values: readonly string[], typeName: string): string {
   return `must be one of the ${values.length} codes DGII lists for ${typeName}`;
 }
 
+/** Characters as XSD counts them (code points: a surrogate pair is one), without an array. */
+function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+/** The schema's bounds, parsed once each. */
+const limits = new Map<string, Dec | undefined>();
+function parsedLimit(limit: string): Dec | undefined {
+  if (!limits.has(limit)) limits.set(limit, parseDecimal(limit));
+  return limits.get(limit);
+}
+
 function valueProblems(text: string, def: SimpleTypeDef, typeName: string): string[] {
   const problems: string[] = [];
+  // Parsed once: the lexical check, the digit counts and the bounds all read it.
+  const value = def.base === 'string' ? undefined : parseDecimal(text);
   if (def.base !== 'string') {
-    const lexicalOk = def.base === 'integer' ? INTEGER.test(text) : parseDecimal(text) !== undefined;
+    const lexicalOk = def.base === 'integer' ? INTEGER.test(text) : value !== undefined;
     if (!lexicalOk) {
       return [def.base === 'integer'
         ? 'must be a whole number'
@@ -81,7 +106,7 @@ function valueProblems(text: string, def: SimpleTypeDef, typeName: string): stri
   if (def.enumeration !== undefined && enumerationLiteral(def, text) === undefined) {
     problems.push(describeValues(def.enumeration, typeName));
   }
-  const length = [...text].length;
+  const length = def.minLength === undefined && def.maxLength === undefined ? 0 : codePoints(text);
   if (def.minLength !== undefined && length < def.minLength) {
     problems.push(def.minLength === 1 ? 'must not be empty' : `must be at least ${def.minLength} characters long`);
   }
@@ -89,8 +114,7 @@ function valueProblems(text: string, def: SimpleTypeDef, typeName: string): stri
     problems.push(`must be at most ${def.maxLength} characters long (has ${length})`);
   }
   if (def.base !== 'string') {
-    const digits = significantDigits(text);
-    const value = parseDecimal(text);
+    const digits = def.fractionDigits === undefined && def.totalDigits === undefined ? undefined : significantDigits(text);
     if (digits !== undefined && def.fractionDigits !== undefined && digits.fraction > def.fractionDigits) {
       problems.push(`must have at most ${def.fractionDigits} decimal places`);
     }
@@ -98,7 +122,7 @@ function valueProblems(text: string, def: SimpleTypeDef, typeName: string): stri
       problems.push(`must have at most ${def.totalDigits} digits in total`);
     }
     const bound = (limit: string | undefined, failsWhen: (c: number) => boolean, message: string): void => {
-      const l = limit === undefined ? undefined : parseDecimal(limit);
+      const l = limit === undefined ? undefined : parsedLimit(limit);
       if (l !== undefined && value !== undefined && failsWhen(compare(value, l))) problems.push(message);
     };
     bound(def.minInclusive, (c) => c < 0, `must be at least ${def.minInclusive ?? ''}`);

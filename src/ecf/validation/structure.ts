@@ -2,7 +2,7 @@
 // elements, unknown names, wrong JSON shapes, occurrence limits and leaf facets, and builds
 // the normalised copy (keys in XSD order, repeating elements as arrays, leaves as text).
 import { checkLeaf } from './facets.ts';
-import { INPUT_POLICY } from './input-policy.ts';
+import { INPUT_POLICY, type InputPolicy } from './input-policy.ts';
 import { isGroup } from '../schema/schema-types.ts';
 import type { GroupElement, SchemaElement, XsdSchema } from '../schema/schema-types.ts';
 import type { EcfObject, EcfValue, FieldError } from '../types.ts';
@@ -33,6 +33,17 @@ function childNames(element: GroupElement): ReadonlySet<string> {
     childNameSets.set(element, names);
   }
   return names;
+}
+
+/**
+ * The names that end an INPUT_POLICY path: only an element of one of these names can have a
+ * policy, so the others skip the lookup by full path (which would make V8 flatten the path
+ * string built for each element).
+ */
+const POLICY_NAMES: ReadonlySet<string> = new Set(Object.keys(INPUT_POLICY).map((p) => p.slice(p.lastIndexOf('.') + 1)));
+
+function policyOf(element: SchemaElement, path: string): InputPolicy | undefined {
+  return POLICY_NAMES.has(element.name) ? INPUT_POLICY[path] : undefined;
 }
 
 export function walkStructure(body: Record<string, unknown>, schema: XsdSchema, report: (e: FieldError) => void): StructureResult {
@@ -78,7 +89,7 @@ export function walkStructure(body: Record<string, unknown>, schema: XsdSchema, 
   };
 
   const walkChild = (value: unknown, element: SchemaElement, path: string): EcfValue | undefined => {
-    const policy = INPUT_POLICY[path];
+    const policy = policyOf(element, path);
     if (policy?.kind === 'refused') {
       if (value !== undefined) report({ path, message: policy.why });
       return undefined;

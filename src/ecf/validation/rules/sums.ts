@@ -19,10 +19,20 @@ export interface SumSpec {
   readonly skip?: (ctx: RuleContext) => boolean;
 }
 
+/** Rule paths split once: the tables are constant, and rules read them on every document. */
+const splitPaths = new Map<string, { readonly groups: readonly string[]; readonly last: string }>();
+
 function parent(view: View, dotted: string): [View, string] {
-  const parts = dotted.split('.');
-  const last = parts.pop() as string;
-  return [parts.reduce((v, p) => v.group(p), view), last];
+  let split = splitPaths.get(dotted);
+  if (split === undefined) {
+    const parts = dotted.split('.');
+    const last = parts.pop() as string;
+    split = { groups: parts, last };
+    splitPaths.set(dotted, split);
+  }
+  let owner = view;
+  for (const g of split.groups) owner = owner.group(g);
+  return [owner, split.last];
 }
 
 type Read = { kind: 'refused' } | { kind: 'absent' } | { kind: 'value'; value: Dec };
@@ -39,11 +49,16 @@ export function collectionView(view: View, dotted: string): View[] {
   return owner.items(name);
 }
 
-function checkSum(spec: SumSpec, ctx: RuleContext, scope: View): Finding[] {
+/** The target's path in the schema (from ECF, no indexes): the scope's own path, then the target's. */
+function schemaPathOf(spec: SumSpec): string {
+  return spec.scope === 'document' ? spec.target : `DetallesItems.Item.${spec.target}`;
+}
+
+function checkSum(spec: SumSpec, ctx: RuleContext, scope: View, schemaPath: string): Finding[] {
   let total = ZERO;
   let anyTerm = false;
   const addTerm = (base: View, term: string): boolean => {
-    const negative = term.startsWith('-');
+    const negative = term.charCodeAt(0) === 45; // '-'
     const r = read(base, negative ? term.slice(1) : term);
     if (r.kind === 'refused') return false;
     if (r.kind === 'value') {
@@ -62,7 +77,7 @@ function checkSum(spec: SumSpec, ctx: RuleContext, scope: View): Finding[] {
   const target = read(scope, spec.target);
   if (target.kind === 'refused') return [];
   if (target.kind === 'absent') {
-    const inSchema = ctx.has(owner.at(name).replace(/\[\d+\]/g, '').replace(/^ECF\./, ''));
+    const inSchema = ctx.has(schemaPath);
     return spec.requiredWithTerms && anyTerm && inSchema
       ? [{ path: owner.at(name), detail: `it is missing; its parts add up to ${formatDec(total)}` }]
       : [];
@@ -72,13 +87,14 @@ function checkSum(spec: SumSpec, ctx: RuleContext, scope: View): Finding[] {
 }
 
 export function sumRule(spec: SumSpec): Rule {
+  const schemaPath = schemaPathOf(spec);
   return {
     id: spec.id,
     message: spec.message,
     check: (ctx) => {
       if (spec.skip?.(ctx) === true) return [];
       const scopes = spec.scope === 'document' ? [ctx.root] : ctx.root.group('DetallesItems').items('Item');
-      return scopes.flatMap((scope) => checkSum(spec, ctx, scope));
+      return scopes.flatMap((scope) => checkSum(spec, ctx, scope, schemaPath));
     },
   };
 }
