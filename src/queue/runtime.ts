@@ -6,23 +6,11 @@ import type { Logger } from '../log.ts';
 import type { Completed, JobDefinition, JobDefinitions, Reschedule, RuntimeOptions } from './definitions.ts';
 import { JOB_KINDS, backoffMs, type JobKind, type RetryPolicy } from './kinds.ts';
 import { CompletionBatcher } from './completions.ts';
-import { claimJobs, completeJob, releaseJobs, renewLeases, rescheduleJob, type JobRow, type SkippedGroup } from './queries.ts';
+import { GroupSlots, type Group, type Prefetched } from './groups.ts';
+import { claimJobs, completeJob, releaseJobs, renewLeases, rescheduleJob, type JobRow } from './queries.ts';
 import { errorMessage } from '../errors.ts';
 
 export type { Completed, JobContext, JobDefinition, JobDefinitions, Reschedule, RuntimeOptions } from './definitions.ts';
-
-/** The group a job belongs to (JobDefinition.group): `key` is unique across kinds. */
-interface Group extends SkippedGroup {
-  key: string;
-  limit: number;
-}
-
-/** A job claimed ahead of a free slot, and until when (local clock) its lease surely holds. */
-interface Prefetched {
-  job: JobRow;
-  leaseUntil: number;
-  group: Group | null;
-}
 
 interface ActiveJob {
   controller: AbortController;
@@ -70,14 +58,8 @@ export class WorkerRuntime {
   /** Started jobs, until their outcome is written. */
   private readonly active = new Map<string, ActiveJob>();
   private readonly prefetched: Prefetched[] = [];
-  /** Prefetched jobs whose group was at its limit, by group key, oldest first. */
-  private readonly held = new Map<string, Prefetched[]>();
-  private heldCount = 0;
-  /** Started jobs whose handler has not returned, by group key. */
-  private readonly groupRunning = new Map<string, number>();
-  /** Groups the last claim left out; one of them has room again (a claim may find more). */
-  private skipped = new Set<string>();
-  private skippedReopened = false;
+  /** Jobs of groups at their limit, held here (JobDefinition.group). */
+  private readonly groups: GroupSlots;
   /** Started jobs whose handler has not returned: what `concurrency` bounds. */
   private runningCount = 0;
   /** The last claim came back full: more jobs are probably due. */
@@ -108,6 +90,7 @@ export class WorkerRuntime {
     this.definitions = definitions;
     this.kinds = Object.keys(definitions) as JobKind[];
     this.completions = new CompletionBatcher(sql, this.owner);
+    this.groups = new GroupSlots(definitions);
   }
 
   /** Jobs started and not yet finished (their outcome not yet written). */
@@ -117,7 +100,7 @@ export class WorkerRuntime {
 
   /** Jobs claimed and waiting in this process for a free slot. */
   get prefetchedCount(): number {
-    return this.prefetched.length + this.heldCount;
+    return this.prefetched.length + this.groups.heldCount;
   }
 
   /** The kinds this runtime runs. */
@@ -146,7 +129,7 @@ export class WorkerRuntime {
     this.running = false;
     this.nudge();
     await this.loop;
-    const waiting = [...this.prefetched.splice(0), ...this.takeHeld()].map((p) => p.job.id);
+    const waiting = [...this.prefetched.splice(0), ...this.groups.takeHeld()].map((p) => p.job.id);
     if (waiting.length > 0) {
       await releaseJobs(this.sql, waiting, this.owner).catch((err: unknown) => this.log.warn('could not release prefetched jobs', { err }));
     }
@@ -184,7 +167,7 @@ export class WorkerRuntime {
 
   private async renewLeases(): Promise<void> {
     const running = [...this.active.entries()];
-    const waiting = [...this.prefetched, ...[...this.held.values()].flat()];
+    const waiting = [...this.prefetched, ...this.groups.allHeld()];
     if (running.length === 0 && waiting.length === 0) return;
     const asked = performance.now();
     let held: Set<string>;
@@ -212,42 +195,7 @@ export class WorkerRuntime {
   private dropPrefetched(p: Prefetched): void {
     const i = this.prefetched.indexOf(p);
     if (i >= 0) this.prefetched.splice(i, 1);
-    const queue = p.group === null ? undefined : this.held.get(p.group.key);
-    const j = queue?.indexOf(p) ?? -1;
-    if (queue !== undefined && j >= 0) {
-      queue.splice(j, 1);
-      this.heldCount--;
-      if (queue.length === 0) this.held.delete((p.group as Group).key);
-    }
-  }
-
-  /** Empties the held jobs, returning them. */
-  private takeHeld(): Prefetched[] {
-    const all = [...this.held.values()].flat();
-    this.held.clear();
-    this.heldCount = 0;
-    return all;
-  }
-
-  private groupOf(job: JobRow): Group | null {
-    const group = (this.definitions[job.kind] as JobDefinition | undefined)?.group;
-    if (group === undefined) return null;
-    const value = String((job.payload as Record<string, unknown>)[group.by]);
-    return { kind: job.kind, field: group.by, value, key: `${job.kind}\u0000${value}`, limit: group.limit };
-  }
-
-  private hasRoom(group: Group | null): boolean {
-    return group === null || (this.groupRunning.get(group.key) ?? 0) < group.limit;
-  }
-
-  /** Groups with as many jobs held as they may run: the next claim leaves them out. */
-  private fullGroups(): Group[] {
-    const full: Group[] = [];
-    for (const queue of this.held.values()) {
-      const group = queue[0]?.group;
-      if (group != null && queue.length >= group.limit) full.push(group);
-    }
-    return full;
+    else this.groups.drop(p);
   }
 
   private sleep(ms: number): Promise<void> {
@@ -280,12 +228,10 @@ export class WorkerRuntime {
       }
       const asked = performance.now();
       let jobs: JobRow[];
-      const skip = this.fullGroups();
-      this.skipped = new Set(skip.map((g) => g.key));
-      this.skippedReopened = false;
+      const skip = this.groups.skipForClaim();
       try {
-        const mine = [...this.active.keys(), ...this.prefetched.map((p) => p.job.id), ...[...this.held.values()].flat().map((p) => p.job.id)];
-        jobs = await claimJobs(this.sql, this.kinds, this.owner, room, leaseMs, mine, skip.map(({ kind, field, value }) => ({ kind, field, value })));
+        const mine = [...this.active.keys(), ...this.prefetched.map((p) => p.job.id), ...this.groups.allHeld().map((p) => p.job.id)];
+        jobs = await claimJobs(this.sql, this.kinds, this.owner, room, leaseMs, mine, skip);
         failures = 0;
       } catch (err) {
         failures++;
@@ -294,12 +240,12 @@ export class WorkerRuntime {
         await this.sleep(Math.min(pollIntervalMs * 2 ** Math.min(failures, 5), 30_000));
         continue;
       }
-      for (const job of jobs) this.prefetched.push({ job, leaseUntil: asked + leaseMs, group: this.groupOf(job) });
+      for (const job of jobs) this.prefetched.push({ job, leaseUntil: asked + leaseMs, group: this.groups.groupOf(job) });
       this.backlog = jobs.length === room;
       this.startPrefetched();
       // A full claim, or a group left out that has room again: claim again as soon as there
       // is room (a finished job nudges).
-      if (!(this.backlog || this.skippedReopened) || this.roomToClaim() < batchSize / 2) await this.sleep(pollIntervalMs);
+      if (!(this.backlog || this.groups.reopened) || this.roomToClaim() < batchSize / 2) await this.sleep(pollIntervalMs);
     }
   }
 
@@ -313,19 +259,14 @@ export class WorkerRuntime {
    */
   private startPrefetched(): void {
     const { concurrency } = this.options;
-    for (const [key, queue] of this.held) {
-      while (this.running && this.runningCount < concurrency && queue.length > 0 && this.hasRoom((queue[0] as Prefetched).group)) {
-        const p = queue.shift() as Prefetched;
-        this.heldCount--;
-        if (this.lapsing(p)) continue;
-        this.launch(p.job, p.group);
-      }
-      if (queue.length === 0) this.held.delete(key);
-    }
-    while (this.running && this.runningCount < concurrency && this.prefetched.length > 0) {
+    const canStart = () => this.running && this.runningCount < concurrency;
+    this.groups.release(canStart, (p) => {
+      if (!this.lapsing(p)) this.launch(p.job, p.group);
+    });
+    while (canStart() && this.prefetched.length > 0) {
       const p = this.prefetched.shift() as Prefetched;
       if (this.lapsing(p)) continue;
-      if (this.hasRoom(p.group)) this.launch(p.job, p.group);
+      if (this.groups.hasRoom(p.group)) this.launch(p.job, p.group);
       else this.hold(p);
     }
   }
@@ -344,21 +285,14 @@ export class WorkerRuntime {
    * where another instance may take it, or this one once the group has room.
    */
   private hold(p: Prefetched): void {
-    const group = p.group as Group;
-    const queue = this.held.get(group.key) ?? [];
-    if (queue.length < group.limit) {
-      queue.push(p);
-      this.held.set(group.key, queue);
-      this.heldCount++;
-      return;
-    }
+    if (this.groups.hold(p)) return;
     const delayMs = GROUP_FULL_RETRY_MS + Math.floor(Math.random() * 2 * GROUP_FULL_RETRY_MS);
     void rescheduleJob(this.sql, p.job.id, this.owner, { delayMs, error: null, countAttempt: false }).catch(() => {});
   }
 
   private launch(job: JobRow, group: Group | null): void {
     const entry: ActiveJob = { controller: new AbortController(), done: Promise.resolve(), settled: false, group };
-    if (group !== null) this.groupRunning.set(group.key, (this.groupRunning.get(group.key) ?? 0) + 1);
+    this.groups.started(group);
     this.runningCount++;
     entry.done = this.execute(job, entry).finally(() => {
       if (this.active.get(job.id) === entry) this.active.delete(job.id);
@@ -370,18 +304,10 @@ export class WorkerRuntime {
   private settle(entry: ActiveJob): void {
     entry.settled = true;
     this.runningCount--;
-    const group = entry.group;
-    if (group !== null) {
-      const left = (this.groupRunning.get(group.key) ?? 1) - 1;
-      if (left <= 0) this.groupRunning.delete(group.key);
-      else this.groupRunning.set(group.key, left);
-    }
+    this.groups.finished(entry.group);
     this.startPrefetched();
-    if (group !== null && this.skipped.has(group.key) && (this.held.get(group.key)?.length ?? 0) < group.limit) {
-      this.skipped.delete(group.key);
-      this.skippedReopened = true;
-    }
-    if ((this.backlog || this.skippedReopened) && this.roomToClaim() >= this.options.batchSize / 2) this.nudge();
+    this.groups.reopen(entry.group);
+    if ((this.backlog || this.groups.reopened) && this.roomToClaim() >= this.options.batchSize / 2) this.nudge();
   }
 
   private async execute(job: JobRow, entry: ActiveJob): Promise<void> {

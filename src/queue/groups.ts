@@ -1,0 +1,131 @@
+import type { JobDefinition, JobDefinitions } from './definitions.ts';
+import type { JobRow, SkippedGroup } from './queries.ts';
+
+// The per-group bookkeeping of a WorkerRuntime (JobDefinition.group): how many jobs of each
+// group run, the jobs held until their group has room, and the groups the last claim left
+// out. Knows nothing of the database; the runtime decides what to do with what it answers.
+
+/** The group a job belongs to: `key` is unique across kinds. */
+export interface Group extends SkippedGroup {
+  key: string;
+  limit: number;
+}
+
+/** A job claimed ahead of a free slot, and until when (local clock) its lease surely holds. */
+export interface Prefetched {
+  job: JobRow;
+  leaseUntil: number;
+  group: Group | null;
+}
+
+export class GroupSlots {
+  /** Prefetched jobs whose group was at its limit, by group key, oldest first. */
+  private readonly held = new Map<string, Prefetched[]>();
+  private heldTotal = 0;
+  /** Started jobs whose handler has not returned, by group key. */
+  private readonly running = new Map<string, number>();
+  /** Groups the last claim left out; `reopened` once one of them has room again (a claim may find more). */
+  private skipped = new Set<string>();
+  reopened = false;
+  private readonly definitions: JobDefinitions;
+
+  constructor(definitions: JobDefinitions) {
+    this.definitions = definitions;
+  }
+
+  /** Jobs held for their group. */
+  get heldCount(): number {
+    return this.heldTotal;
+  }
+
+  groupOf(job: JobRow): Group | null {
+    const group = (this.definitions[job.kind] as JobDefinition | undefined)?.group;
+    if (group === undefined) return null;
+    const value = String((job.payload as Record<string, unknown>)[group.by]);
+    return { kind: job.kind, field: group.by, value, key: `${job.kind}\u0000${value}`, limit: group.limit };
+  }
+
+  hasRoom(group: Group | null): boolean {
+    return group === null || (this.running.get(group.key) ?? 0) < group.limit;
+  }
+
+  /** The groups with as many jobs held as they may run, which the next claim leaves out. */
+  skipForClaim(): SkippedGroup[] {
+    const full: Group[] = [];
+    for (const queue of this.held.values()) {
+      const group = queue[0]?.group;
+      if (group != null && queue.length >= group.limit) full.push(group);
+    }
+    this.skipped = new Set(full.map((g) => g.key));
+    this.reopened = false;
+    return full.map(({ kind, field, value }) => ({ kind, field, value }));
+  }
+
+  /** Keeps a job of a group at its limit; false when `limit` are held already (the caller puts it back). */
+  hold(p: Prefetched): boolean {
+    const group = p.group as Group;
+    const queue = this.held.get(group.key) ?? [];
+    if (queue.length >= group.limit) return false;
+    queue.push(p);
+    this.held.set(group.key, queue);
+    this.heldTotal++;
+    return true;
+  }
+
+  /** Every held job, in no particular order. */
+  allHeld(): Prefetched[] {
+    return [...this.held.values()].flat();
+  }
+
+  /** Empties the held jobs, returning them. */
+  takeHeld(): Prefetched[] {
+    const all = this.allHeld();
+    this.held.clear();
+    this.heldTotal = 0;
+    return all;
+  }
+
+  /** Forgets a held job (its lease was lost). */
+  drop(p: Prefetched): void {
+    const queue = p.group === null ? undefined : this.held.get(p.group.key);
+    const i = queue?.indexOf(p) ?? -1;
+    if (queue === undefined || i < 0) return;
+    queue.splice(i, 1);
+    this.heldTotal--;
+    if (queue.length === 0) this.held.delete((p.group as Group).key);
+  }
+
+  /**
+   * Takes held jobs, oldest first within each group, while `canStart` allows and their group
+   * has room; each is handed to `start`, which counts it with `started` if it runs it.
+   */
+  release(canStart: () => boolean, start: (p: Prefetched) => void): void {
+    for (const [key, queue] of this.held) {
+      while (canStart() && queue.length > 0 && this.hasRoom((queue[0] as Prefetched).group)) {
+        const p = queue.shift() as Prefetched;
+        this.heldTotal--;
+        start(p);
+      }
+      if (queue.length === 0) this.held.delete(key);
+    }
+  }
+
+  started(group: Group | null): void {
+    if (group !== null) this.running.set(group.key, (this.running.get(group.key) ?? 0) + 1);
+  }
+
+  /** A job of `group` returned: its slot is free. */
+  finished(group: Group | null): void {
+    if (group === null) return;
+    const left = (this.running.get(group.key) ?? 1) - 1;
+    if (left <= 0) this.running.delete(group.key);
+    else this.running.set(group.key, left);
+  }
+
+  /** After the freed slot went to a held job: a skipped group with fewer than `limit` held may be claimed again. */
+  reopen(group: Group | null): void {
+    if (group === null || !this.skipped.has(group.key) || (this.held.get(group.key)?.length ?? 0) >= group.limit) return;
+    this.skipped.delete(group.key);
+    this.reopened = true;
+  }
+}
