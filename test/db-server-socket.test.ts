@@ -97,10 +97,19 @@ test('the driver alone never opens a connection again once its socket closed bef
   }
 });
 
-test('server sockets put that connection right: the next statement is answered at once', async () => {
+/** A pool on the service's server sockets, with what they reported stuck; ended after `body`. */
+async function withServerSockets(body: (pool: ReturnType<typeof onePool>, stuck: string[]) => Promise<void>): Promise<void> {
   const stuck: string[] = [];
-  const { sql, made } = onePool(serverSockets((what) => stuck.push(what)), 5);
+  const pool = onePool(serverSockets((what) => stuck.push(what)), 5);
   try {
+    await body(pool, stuck);
+  } finally {
+    await pool.sql.end({ timeout: 1 });
+  }
+}
+
+test('server sockets put that connection right: the next statement is answered at once', async () => {
+  await withServerSockets(async ({ sql, made }, stuck) => {
     assert.equal(await outcomeOf(sql`select 1`), 'answered');
     assert.deepEqual(stuck, [], 'a healthy connection is left alone');
     assert.equal(await closeBeforeFlush(sql, made.at(-1) as net.Socket), 'failed CONNECTION_CLOSED');
@@ -111,15 +120,11 @@ test('server sockets put that connection right: the next statement is answered a
     assert.ok(stuck.length >= 2 && stuck.slice(0, -1).every((w) => w === 'silent') && stuck.at(-1) === 'stale', stuck.join(', '));
     const [row] = await sql<{ n: number }[]>`select 4 as n`;
     assert.equal(row?.n, 4);
-  } finally {
-    await sql.end({ timeout: 1 });
-  }
+  });
 });
 
 test('server sockets leave a connection that closes between statements to reconnect as usual', async () => {
-  const stuck: string[] = [];
-  const { sql, made } = onePool(serverSockets((what) => stuck.push(what)), 5);
-  try {
+  await withServerSockets(async ({ sql, made }, stuck) => {
     for (let i = 0; i < 3; i++) {
       assert.equal(await outcomeOf(sql`select ${i}::int as n`), 'answered');
       const socket = made.at(-1) as net.Socket;
@@ -130,7 +135,5 @@ test('server sockets leave a connection that closes between statements to reconn
     assert.equal(await outcomeOf(sql`select 1`), 'answered');
     assert.equal(made.length, 4, 'one socket per connection');
     assert.deepEqual(stuck, []);
-  } finally {
-    await sql.end({ timeout: 1 });
-  }
+  });
 });

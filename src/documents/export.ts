@@ -1,6 +1,6 @@
 import type { Environment } from '../environments.ts';
 import type { ZipEntry } from '../lib/zip/index.ts';
-import type { ExportRow } from './queries.ts';
+import type { ExportRow } from './report-queries.ts';
 import { isoToDgiiDate } from './views.ts';
 
 // The accountant's export: one CSV row per document, or the signed XMLs as ZIP entries.

@@ -5,7 +5,8 @@ import { encodeQr, qrToSvg } from '../lib/qr/index.ts';
 import { zipStream } from '../lib/zip/index.ts';
 import { csvChunks, xmlEntries, type ExportFormat } from './export.ts';
 import type { ListFilterValues } from './list-filter.ts';
-import { exportDocuments, findDocument } from './queries.ts';
+import { findDocument } from './queries.ts';
+import { exportDocuments } from './report-queries.ts';
 import { dominicanToday, readStatistics, statisticsRange, type DeliveryTrouble, type Statistics } from './statistics.ts';
 
 // What the dashboard reads beyond the documents themselves: exports, the overview and the

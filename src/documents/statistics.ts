@@ -2,7 +2,7 @@ import type { Queryable } from '../db/connect.ts';
 import type { Environment } from '../environments.ts';
 import { ESTADO_NAMES, type Estado } from '../ecf/states.ts';
 import { validationError } from '../errors.ts';
-import { countByDayAndEstado, type EstadoDayCount } from './queries.ts';
+import { countByDayAndEstado, type EstadoDayCount } from './report-queries.ts';
 
 // The overview: documents by estado for today, this month and a chosen range of issue dates,
 // per day over the range, the acceptance rate, and the webhook deliveries in trouble. One

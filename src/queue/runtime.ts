@@ -4,11 +4,11 @@ import { performance } from 'node:perf_hooks';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log.ts';
 import type { Completed, JobDefinition, JobDefinitions, Reschedule, RuntimeOptions } from './definitions.ts';
-import { JOB_KINDS, backoffMs, type JobKind, type RetryPolicy } from './kinds.ts';
+import { type JobKind } from './kinds.ts';
+import { recordFailure } from './failures.ts';
 import { CompletionBatcher } from './completions.ts';
 import { GroupSlots, type Group, type Prefetched } from './groups.ts';
-import { claimJobs, completeJob, releaseJobs, renewLeases, rescheduleJob, type JobRow } from './queries.ts';
-import { errorMessage } from '../errors.ts';
+import { claimJobs, releaseJobs, renewLeases, rescheduleJob, type JobRow } from './queries.ts';
 
 export type { Completed, JobContext, JobDefinition, JobDefinitions, Reschedule, RuntimeOptions } from './definitions.ts';
 
@@ -22,10 +22,6 @@ interface ActiveJob {
 
 /** A job of a group with no free slot and enough jobs waiting is put back for this long, about. */
 const GROUP_FULL_RETRY_MS = 100;
-
-function describe(err: unknown): string {
-  return errorMessage(err).slice(0, 2000);
-}
 
 /**
  * Claims jobs from the jobs table and runs them, at most `concurrency` at once. Each claim
@@ -333,20 +329,7 @@ export class WorkerRuntime {
       // An aborted run's job belongs to someone else now (or was released at shutdown): its
       // failure is not the job's, and must neither count an attempt nor run `exhausted`.
       if (signal.aborted) return;
-      await this.failed(job, definition, err, log).catch((e: unknown) => log.error('could not record job failure; its lease will expire', { err: e }));
+      await recordFailure(this.sql, this.owner, job, definition, err, log).catch((e: unknown) => log.error('could not record job failure; its lease will expire', { err: e }));
     }
-  }
-
-  private async failed(job: JobRow, definition: JobDefinition | undefined, err: unknown, log: Logger): Promise<void> {
-    const policy: RetryPolicy = { ...JOB_KINDS[job.kind], ...definition?.policy };
-    if (job.attempts >= policy.maxAttempts) {
-      log.error('job failed for the last time', { attempts: job.attempts, error: describe(err) });
-      await definition?.exhausted?.(job, err);
-      await completeJob(this.sql, job.id, this.owner);
-      return;
-    }
-    const delayMs = backoffMs(policy, job.attempts);
-    log.warn('job failed; will retry', { attempts: job.attempts, retryInMs: delayMs, error: describe(err) });
-    await rescheduleJob(this.sql, job.id, this.owner, { delayMs, error: describe(err), countAttempt: true });
   }
 }
