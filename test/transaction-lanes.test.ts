@@ -168,7 +168,9 @@ test('a webhook burst through the service sends no transaction statement on the 
         select count(*)::int as n from documents where tenant_id = ${tenant.tenantId} and estado not in ('recibido', 'en_proceso')`;
       return row?.n === 12;
     }, 30_000, 'every document decided');
-    assert.ok(sent.length > 200, `the statement pool carried the burst's statements (${sent.length})`);
+    // 215–256 in runs on this code (an emit is one statement, a finished delivery's job goes
+    // with its record); how many polls fall inside the burst varies, so the bound sits well below.
+    assert.ok(sent.length > 100, `the statement pool carried the burst's statements (${sent.length})`);
     assert.deepEqual(sent.filter(isTransactionStatement), [], 'and not one of them opens, ends or nests a transaction');
   } finally {
     service.sql.options.debug = false;

@@ -57,6 +57,19 @@ export function insertJobWhen(sql: Queryable, job: NewJob, condition: postgres.P
 }
 
 /**
+ * What completeJobs deletes, as a fragment for a data-modifying CTE of another statement
+ * (a job finished by the write that statement makes): each job of `owned`, a select of
+ * (job id, owner), still leased by that owner with no rerun asked. Answers the deleted ids.
+ * A job with a rerun asked is left for the runtime, whose completion runs it again.
+ */
+export function deleteFinishedJobs(sql: Queryable, owned: postgres.PendingQuery<postgres.Row[]>): postgres.PendingQuery<postgres.Row[]> {
+  return sql`
+    delete from jobs j using (${owned}) as o(id, owner)
+    where j.id = o.id and j.locked_by = o.owner and not j.rerun
+    returning j.id`;
+}
+
+/**
  * Claims up to `limit` due jobs for `owner` for `leaseMs`. SKIP LOCKED lets concurrent
  * claimers take disjoint sets; an expired lease (its worker died) is due again.
  */

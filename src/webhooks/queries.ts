@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/connect.ts';
 import type { EventKind, Fragment } from '../events/outbox.ts';
+import { deleteFinishedJobs } from '../queue/queries.ts';
 import type { AttemptResult } from './sender.ts';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'abandoned'] as const;
@@ -175,8 +176,8 @@ export interface AttemptToRecord {
  * batches cannot deadlock. A delivery no longer there is absent from the answer.
  *
  * An attempt made by a job whose delivery is now finished (not pending) deletes that job too,
- * as the queue's completeJobs would: only while its owner still holds the lease and no rerun
- * was asked (`jobDone`); otherwise the job is left to the runtime.
+ * on the queue's own condition (deleteFinishedJobs): only while its owner still holds the
+ * lease and no rerun was asked (`jobDone`); otherwise the job is left to the runtime.
  */
 export async function recordAttempts(sql: Queryable, attempts: readonly AttemptToRecord[]): Promise<Map<string, { delivery: DeliveryRow; applied: boolean; jobDone: boolean }>> {
   const iso = (d: Date | null) => (d === null ? null : d.toISOString());
@@ -218,10 +219,8 @@ export async function recordAttempts(sql: Queryable, attempts: readonly AttemptT
       insert into webhook_attempts (delivery_id, number, url, at, status_code, duration_ms, ok, error, response_body)
       select u.id, u.attempt_count, i.url, i.at, i.status_code, i.duration_ms, i.ok, i.error, i.response_body
       from updated u join input i on i.id = u.id
-    ), finished as (
-      delete from jobs j using updated u join input i on i.id = u.id
-      where u.status <> 'pending' and j.id = i.job_id and j.locked_by = i.job_owner and not j.rerun
-      returning j.id
+    ), finished as (${deleteFinishedJobs(sql, sql`
+      select i.job_id, i.job_owner from updated u join input i on i.id = u.id where u.status <> 'pending'`)}
     )
     select ${sql.unsafe(U_COLUMNS)}, u.applied, coalesce(i.job_id in (select id from finished), false) as job_done
     from updated u join input i on i.id = u.id`;
