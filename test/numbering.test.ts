@@ -44,14 +44,45 @@ test('a failing emit fails alone and gives its number back: no gap', async () =>
   assert.equal(seqRow?.last, 51);
 });
 
+/** A work that stores a document with its number, as an emit does (documents_encf_key guards it). */
+function emitDocument(batcher: SequenceBatcher, sequence: Sequence): Promise<string> {
+  return batcher.run(sequence, async (tx, encf) => {
+    await tx`
+      insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, fecha_emision, monto_total, ecf)
+      values (gen_random_uuid(), ${tenantId}, ${sequence.environment}, ${sequence.tipo}, ${encf}, 'recibido', '130000009', '2025-01-01', 1, '{}')`;
+    return encf;
+  });
+}
+
 test('numbers the tenant used explicitly are skipped', async () => {
   const batcher = new SequenceBatcher(t.db.sql);
   await t.db.sql`
     insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, fecha_emision, monto_total, ecf)
     values (gen_random_uuid(), ${tenantId}, 'TesteCF', 32, 'E320000000002', 'recibido', '130000009', '2025-01-01', 1, '{}')`;
   const seq: Sequence = { tenantId, environment: 'TesteCF', tipo: 32 };
-  const got = await Promise.all([emit(batcher, seq, false), emit(batcher, seq, false), emit(batcher, seq, false)]);
-  assert.deepEqual(got.sort(), ['E320000000001', 'E320000000003', 'E320000000004']);
+  const got = await Promise.all(Array.from({ length: 6 }, () => emitDocument(batcher, seq)));
+  assert.deepEqual(got.sort(), ['E320000000001', 'E320000000003', 'E320000000004', 'E320000000005', 'E320000000006', 'E320000000007']);
+  const [row] = await t.db.sql`select last_value::int as last from encf_sequences where tenant_id = ${tenantId} and environment = 'TesteCF' and tipo = 32`;
+  assert.equal(row?.last, 7);
+});
+
+test('a batch looks for used numbers only after one of its numbers was refused', async () => {
+  const batcher = new SequenceBatcher(t.db.sql);
+  const seq: Sequence = { tenantId, environment: 'CerteCF', tipo: 34 };
+  const looked: number[] = [];
+  const counting = new SequenceBatcher(t.db.sql, 64, async (_tx, _s, _count, checkUsed) => {
+    looked.push(checkUsed ? 1 : 0);
+    return null;
+  });
+  await Promise.all(Array.from({ length: 5 }, () => emitDocument(counting, seq)));
+  assert.ok(looked.length > 0 && looked.every((l) => l === 0), `checks: ${looked}`);
+  await t.db.sql`
+    insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, fecha_emision, monto_total, ecf)
+    values (gen_random_uuid(), ${tenantId}, 'CerteCF', 34, 'E340000000006', 'recibido', '130000009', '2025-01-01', 1, '{}')`;
+  looked.length = 0;
+  assert.equal(await emitDocument(counting, seq), 'E340000000007');
+  assert.deepEqual(looked, [0, 1]);
+  assert.equal(await emitDocument(batcher, seq), 'E340000000008');
 });
 
 test('different sequences do not wait on each other', async () => {

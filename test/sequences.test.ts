@@ -137,6 +137,21 @@ describe('ranges', () => {
     assert.match(outside.text, /not in a registered eNCF range/);
   });
 
+  test('numbering from a range passes the numbers explicit eNCFs took, and counts only what it gives', async () => {
+    const a = await newTenant(t.url);
+    await register(a, { tipo: 31, desde: E31(1), hasta: E31(6), fechaVencimiento: future });
+    for (const n of [2, 3]) assert.equal((await emit(a, { Encabezado: { IdDoc: { eNCF: E31(n) } } })).status, 202);
+    const given = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await emit(a);
+      assert.equal(res.status, 202, res.text);
+      given.push(res.body.data.encf);
+    }
+    assert.deepEqual(given, [E31(1), E31(4), E31(5)]);
+    const range = (await api(a).get('/TesteCF/secuencias')).body.data[0];
+    assert.equal(range.disponibles, 1, JSON.stringify(range));
+  });
+
   test('a type with no range: implicit numbering in TesteCF, SEQUENCE_EXHAUSTED in eCF', async () => {
     const a = await newTenant(t.url);
     const missing = await emit(a);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable, Sql, Tx } from '../db/connect.ts';
-import { SequenceExhaustedError, type SequenceBatcher, type Sequence } from './numbering.ts';
+import { ENCF_CONSTRAINT, SequenceExhaustedError, type SequenceBatcher, type Sequence } from './numbering.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Environment } from '../environments.ts';
 import { AppError, validationError } from '../errors.ts';
@@ -12,8 +12,6 @@ import { storeCreated } from './transitions.ts';
 import type { EcfDocument, EcfObject } from '../ecf/types.ts';
 import { dgiiToIsoDate } from './views.ts';
 import type { ErpReference } from './erp-reference.ts';
-
-const ENCF_CONSTRAINT = 'documents_encf_key';
 
 /**
  * The normalised ECF with eNCF placed right after TipoeCF, where the XSD wants it, and the

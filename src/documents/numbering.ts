@@ -2,19 +2,29 @@ import type { Queryable, Sql, Tx } from '../db/connect.ts';
 import type { Environment } from '../environments.ts';
 import { formatEncf, MAX_ENCF_NUMBER } from '../ecf/encf.ts';
 import { takeSequenceRange, usedEncfs } from './queries.ts';
+import { isUniqueViolation } from '../db/errors.ts';
 
 // Group commit for gap-free numbering.
 //
-// Taking numbers from a sequence locks its row until commit, so one sequence's emits go
-// through one transaction at a time. With one document per transaction a tenant's rate
+// Taking numbers from a sequence locks its row until commit, so one sequence's emits take
+// their numbers one transaction at a time. With one document per transaction a tenant's rate
 // would be bounded by commit latency. Instead, the emits of a sequence that arrive while
-// a batch is in flight form the next batch, and a batch of k documents:
-//   1. takes k numbers in one statement (skipping any the tenant already used explicitly),
+// its batches are in flight form the next batch, and a batch of k documents:
+//   1. takes k numbers in one statement,
 //   2. sends the k documents' writes together (the driver pipelines them),
 //   3. commits once.
 // The batch commits all its documents and numbers or none, so there is never a gap. When
 // anything in it fails, it is rolled back and each document is retried on its own, so a
 // failing document only fails itself. Different sequences never wait on each other.
+//
+// Numbers a document already uses (an eNCF the tenant gave explicitly) must be skipped. A batch
+// first takes its numbers without looking for them: documents_encf_key refuses a number in use,
+// and only then is the batch run again, taking numbers that skip the used ones. Looking first
+// would cost every batch a statement for what only a tenant mixing explicit and implicit
+// numbering of a type ever needs; and that statement, on documents, is planned from statistics
+// a busy young table does not have yet (before autovacuum's first ANALYZE the planner cannot
+// tell documents_encf_key from the other (tenant_id, environment, …) indexes, and a cached plan
+// that picked one of those read every document of the tenant on each batch).
 //
 // Where the numbers come from: the tenant's authorised ranges of the type (src/sequences/),
 // or, in TesteCF and CerteCF while the type has no range registered, the implicit sequence
@@ -35,8 +45,14 @@ export interface Numbered {
   fechaVencimiento: string | null;
 }
 
-/** The registered ranges (SequenceService.take): null when the type numbers implicitly. */
-export type RangeSource = (tx: Queryable, sequence: Sequence, count: number) => Promise<Numbered[] | null>;
+/**
+ * The registered ranges (SequenceService.take): null when the type numbers implicitly. With
+ * `checkUsed` false it need not skip numbers a document already uses (see above).
+ */
+export type RangeSource = (tx: Queryable, sequence: Sequence, count: number, checkUsed: boolean) => Promise<Numbered[] | null>;
+
+/** The constraint that refuses a second document with the same eNCF. */
+export const ENCF_CONSTRAINT = 'documents_encf_key';
 
 type Work = (tx: Tx, encf: string, fechaVencimiento: string | null) => Promise<unknown>;
 
@@ -50,17 +66,31 @@ export class SequenceExhaustedError extends Error {
   override name = 'SequenceExhaustedError';
 }
 
+/** The emits of one sequence: those waiting for a batch, and how many batches are in flight. */
+interface SequenceQueue {
+  waiting: Waiting[];
+  running: number;
+}
+
 export class SequenceBatcher {
-  private readonly queues = new Map<string, Waiting[]>();
+  private readonly queues = new Map<string, SequenceQueue>();
   private readonly sql: Sql;
   private readonly maxBatch: number;
+  private readonly inFlight: number;
 
   private readonly ranges: RangeSource;
 
-  constructor(sql: Sql, maxBatch = 64, ranges: RangeSource = async () => null) {
+  /**
+   * `inFlight` batches of a sequence may be open at once. Their numbers still come one batch
+   * after the other (the sequence's row lock is held to commit), but the next batch's BEGIN
+   * and its wait for that lock overlap the current batch's writes and commit, instead of
+   * following them: the sequence's throughput is no longer bound by every round trip of a batch.
+   */
+  constructor(sql: Sql, maxBatch = 64, ranges: RangeSource = async () => null, inFlight = 2) {
     this.sql = sql;
     this.maxBatch = maxBatch;
     this.ranges = ranges;
+    this.inFlight = inFlight;
   }
 
   /** Runs `work` with the next eNCF of `sequence`, in a transaction shared with other emits of it. */
@@ -68,40 +98,49 @@ export class SequenceBatcher {
     const key = `${sequence.tenantId}|${sequence.environment}|${sequence.tipo}`;
     return new Promise<T>((resolve, reject) => {
       const waiting: Waiting = { work, resolve: resolve as (v: unknown) => void, reject };
-      const queue = this.queues.get(key);
-      if (queue !== undefined) {
-        queue.push(waiting);
-        return;
-      }
-      const fresh = [waiting];
-      this.queues.set(key, fresh);
-      void this.drain(key, sequence, fresh);
+      let queue = this.queues.get(key);
+      if (queue === undefined) this.queues.set(key, (queue = { waiting: [], running: 0 }));
+      queue.waiting.push(waiting);
+      this.pump(key, sequence, queue);
     });
   }
 
-  private async drain(key: string, sequence: Sequence, queue: Waiting[]): Promise<void> {
-    while (queue.length > 0) {
-      const batch = queue.splice(0, this.maxBatch);
-      try {
-        const values = await this.transaction(sequence, batch);
-        batch.forEach((w, i) => w.resolve(values[i]));
-      } catch (error) {
-        if (batch.length === 1) {
-          batch[0]?.reject(error);
-          continue;
-        }
-        // Something in the batch failed and nothing of it was stored: one by one, so only
-        // the failing document fails.
-        for (const w of batch) {
-          try {
-            w.resolve((await this.transaction(sequence, [w]))[0]);
-          } catch (err) {
-            w.reject(err);
-          }
+  /** Starts batches of the waiting emits while the sequence has a batch slot free. */
+  private pump(key: string, sequence: Sequence, queue: SequenceQueue): void {
+    while (queue.running < this.inFlight && queue.waiting.length > 0) {
+      const batch = queue.waiting.splice(0, this.maxBatch);
+      queue.running++;
+      void this.settle(sequence, batch).finally(() => {
+        queue.running--;
+        if (queue.waiting.length > 0) this.pump(key, sequence, queue);
+        else if (queue.running === 0) this.queues.delete(key);
+      });
+    }
+  }
+
+  private async settle(sequence: Sequence, batch: Waiting[]): Promise<void> {
+    try {
+      const values = await this.transaction(sequence, batch, false).catch((error: unknown) => {
+        // A number some document already uses: again, skipping the used ones.
+        if (isUniqueViolation(error, ENCF_CONSTRAINT)) return this.transaction(sequence, batch, true);
+        throw error;
+      });
+      batch.forEach((w, i) => w.resolve(values[i]));
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]?.reject(error);
+        return;
+      }
+      // Something in the batch failed and nothing of it was stored: one by one, so only
+      // the failing document fails.
+      for (const w of batch) {
+        try {
+          w.resolve((await this.transaction(sequence, [w], true))[0]);
+        } catch (err) {
+          w.reject(err);
         }
       }
     }
-    this.queues.delete(key);
   }
 
   /**
@@ -109,9 +148,10 @@ export class SequenceBatcher {
    * connection it rejects without writing to it. (Not sql.reserve(): with the array types
    * fetched once, postgres 3.4.9 never hands a freshly opened connection to a reserve.)
    */
-  private async transaction(sequence: Sequence, batch: Waiting[]): Promise<unknown[]> {
+  private async transaction(sequence: Sequence, batch: Waiting[], checkUsed: boolean): Promise<unknown[]> {
     const values = await this.sql.begin(async (tx) => {
-      const numbers = (await this.ranges(tx, sequence, batch.length)) ?? (await this.takeNumbers(tx, sequence, batch.length)).map((encf) => ({ encf, fechaVencimiento: null }));
+      const numbers = (await this.ranges(tx, sequence, batch.length, checkUsed))
+        ?? (await this.takeNumbers(tx, sequence, batch.length, checkUsed)).map((encf) => ({ encf, fechaVencimiento: null }));
       const settled = await Promise.allSettled(batch.map((w, i) => w.work(tx, numbers[i]?.encf as string, numbers[i]?.fechaVencimiento ?? null)));
       const failed = settled.find((s) => s.status === 'rejected');
       if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
@@ -120,14 +160,15 @@ export class SequenceBatcher {
     return values as unknown[];
   }
 
-  /** `count` unused eNCFs of the implicit sequence: the next numbers, skipping those the tenant gave explicitly. */
-  private async takeNumbers(tx: Tx, s: Sequence, count: number): Promise<string[]> {
+  /** `count` eNCFs of the implicit sequence: the next numbers, skipping those the tenant gave explicitly when `checkUsed`. */
+  private async takeNumbers(tx: Tx, s: Sequence, count: number, checkUsed: boolean): Promise<string[]> {
     const out: string[] = [];
     while (out.length < count) {
       const want = count - out.length;
       const { first, last } = await takeSequenceRange(tx, s.tenantId, s.environment, s.tipo, want);
       if (last > MAX_SEQUENCE) throw new SequenceExhaustedError(`The eNCF sequence of type ${s.tipo} is exhausted`);
       const candidates = Array.from({ length: want }, (_, i) => formatEncf(s.tipo, first + i));
+      if (!checkUsed) return candidates;
       const used = await usedEncfs(tx, s.tenantId, s.environment, candidates);
       out.push(...candidates.filter((e) => !used.has(e)));
     }

@@ -57,7 +57,7 @@ export class DocumentService {
     this.onQueued = onQueued;
     this.findRnc = findRnc;
     this.sequences = sequences;
-    this.batcher = new SequenceBatcher(sql, 64, (tx, key, count) => sequences.take(tx, key, count));
+    this.batcher = new SequenceBatcher(sql, 64, (tx, key, count, checkUsed) => sequences.take(tx, key, count, checkUsed));
   }
 
   /** Validates and stores a document; 422 with every problem when it is not valid. */

@@ -112,9 +112,10 @@ export class SequenceService {
   /**
    * `count` numbers from the type's active ranges, the one expiring first first, in the caller's
    * transaction. null when the type has no range at all in a test environment (the caller
-   * numbers implicitly); SEQUENCE_EXHAUSTED when the ranges cannot give them all.
+   * numbers implicitly); SEQUENCE_EXHAUSTED when the ranges cannot give them all. With
+   * `checkUsed` false, numbers a document already uses are not looked for (see walkRange).
    */
-  async take(tx: Queryable, key: SequenceKey, count: number): Promise<RangeNumber[] | null> {
+  async take(tx: Queryable, key: SequenceKey, count: number, checkUsed = true): Promise<RangeNumber[] | null> {
     const ranges = await lockRanges(tx, key.tenantId, key.environment, key.tipo);
     if (ranges.length === 0) {
       if (key.environment !== 'eCF') return null;
@@ -127,7 +128,7 @@ export class SequenceService {
     const out: RangeNumber[] = [];
     for (const r of active) {
       if (out.length >= count) break;
-      const walked = await walkRange(tx, r, count - out.length, this.usage.used);
+      const walked = await walkRange(tx, r, count - out.length, checkUsed ? this.usage.used : null);
       await updateRangePosition(tx, r.id, walked.nextValue, walked.remaining);
       out.push(...walked.encfs.map((encf) => ({ encf, fechaVencimiento: r.fechaVencimiento })));
     }

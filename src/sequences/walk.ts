@@ -9,6 +9,8 @@ import { holdingAnnulments, type RangeRow } from './queries.ts';
 /** Which of these eNCFs a document of the tenant uses in the environment. */
 export type UsedEncfs = (tx: Queryable, tenantId: number, environment: RangeRow['environment'], encfs: string[]) => Promise<Set<string>>;
 
+const NONE: ReadonlySet<string> = new Set();
+
 export interface Walked {
   encfs: string[];
   /** The range's position and numbers left after giving `encfs`. */
@@ -16,7 +18,11 @@ export interface Walked {
   remaining: number;
 }
 
-export async function walkRange(tx: Queryable, r: RangeRow, want: number, used: UsedEncfs): Promise<Walked> {
+/**
+ * `used` null: numbers are given without asking which a document uses (the batcher's first try;
+ * documents_encf_key refuses a number in use, and the batch is tried again with the check).
+ */
+export async function walkRange(tx: Queryable, r: RangeRow, want: number, used: UsedEncfs | null): Promise<Walked> {
   let pos = r.nextValue;
   let remaining = r.remaining;
   const encfs: string[] = [];
@@ -33,7 +39,7 @@ export async function walkRange(tx: Queryable, r: RangeRow, want: number, used: 
       candidates.push(formatEncf(r.tipo, pos++));
     }
     if (candidates.length === 0) break;
-    const taken = await used(tx, r.tenantId, r.environment, candidates);
+    const taken = used === null ? NONE : await used(tx, r.tenantId, r.environment, candidates);
     for (const encf of candidates) {
       if (taken.has(encf)) continue;
       encfs.push(encf);
