@@ -62,6 +62,9 @@ export interface AttemptOutcome {
   jobDone: boolean;
 }
 
+const NO_URL_LOG_EVERY_MS = 10 * 60_000;
+const NO_URL_TENANTS_REMEMBERED = 10_000;
+
 export class DeliveryEngine {
   /** The deliveries of jobs started together (a claimed batch) are read with one statement. */
   private readonly toSend: BatchLoader<string, DeliveryToSend>;
@@ -72,6 +75,8 @@ export class DeliveryEngine {
   private readonly config: Config['webhooks'];
   private readonly userAgent: string;
   private readonly log: Logger;
+  /** When each tenant without a URL was last said to be so in the log (see onEvent). */
+  private readonly toldNoUrl = new Map<number, number>();
 
   constructor(
     sql: Sql,
@@ -91,7 +96,8 @@ export class DeliveryEngine {
 
   /**
    * Outbox listener: queues a delivery of every event to the tenant's URL, with its job, in
-   * the statement that stores the event (no URL: nothing, and a log line saying so).
+   * the statement that stores the event (no URL: nothing, and a log line saying so, once per
+   * tenant every NO_URL_LOG_EVERY_MS: a line per event would be most of a busy tenant's log).
    */
   readonly onEvent: StatementListener = {
     writes: (sql, event) => {
@@ -103,11 +109,20 @@ export class DeliveryEngine {
         ctes,
         outcome,
         settled: (inserted) => {
-          if (inserted === 0) this.log.info('event recorded; no webhook URL is configured, so it is not delivered', { tenant: event.tenantId, event: event.kind, eventId: event.id });
+          if (inserted === 0) this.tellNoUrl(event);
         },
       };
     },
   };
+
+  private tellNoUrl(event: RecordedEvent): void {
+    const now = Date.now();
+    const last = this.toldNoUrl.get(event.tenantId);
+    if (last !== undefined && now - last < NO_URL_LOG_EVERY_MS) return;
+    if (this.toldNoUrl.size >= NO_URL_TENANTS_REMEMBERED) this.toldNoUrl.clear();
+    this.toldNoUrl.set(event.tenantId, now);
+    this.log.info('event recorded; no webhook URL is configured, so it is not delivered (said once every 10 minutes per tenant)', { tenant: event.tenantId, event: event.kind, eventId: event.id });
+  }
 
   async createDelivery(tx: Queryable, event: RecordedEvent, url: string, delayMs: number): Promise<DeliveryRow> {
     const delivery = await insertDelivery(tx, { id: randomUUID(), tenantId: event.tenantId, eventId: event.id, event: event.kind, url });
