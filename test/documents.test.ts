@@ -32,6 +32,29 @@ describe('emit', () => {
     assert.equal(otherEnv.body.data.encf, 'E310000000001', 'one sequence per environment');
   });
 
+  test('the emit answer, its Idempotency-Key replay and the stored document agree field by field', async () => {
+    const a = await newTenant(t.url);
+    const api = client(t.url, { 'x-api-key': a.apiKey });
+    const body = ecfFor(a.rnc, 31);
+    const totales = (body.ECF.Encabezado as Loose).Totales as Loose;
+    const amount = String(totales.MontoTotal);
+    assert.match(amount, /\.\d0$/, 'the sample total ends in 0, so it can be written with one decimal');
+    totales.MontoTotal = amount.slice(0, -1);
+    const withRef = { ...body, referencia: 'pedido-7', metadata: { canal: 'erp' } };
+    const headers = { 'idempotency-key': 'same-answer' };
+    const first = await api.post('/TesteCF/documentos-ecf', { json: withRef, headers });
+    assert.equal(first.status, 202, first.text);
+    assert.equal(first.body.data.referencia, 'pedido-7');
+    const replay = await api.post('/TesteCF/documentos-ecf', { json: withRef, headers });
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(replay.body, first.body);
+    assert.equal(replay.headers.get('location'), first.headers.get('location'));
+    const stored = (await api.get(`/TesteCF/documentos-ecf/${first.body.data.internalTrackId}`)).body.data;
+    assert.equal(first.body.data.montoTotal, amount, 'numeric(20, 2) as stored');
+    for (const key of Object.keys(first.body.data)) assert.deepEqual(first.body.data[key], stored[key], key);
+    assert.equal(stored.updatedAt, stored.createdAt);
+  });
+
   test('the document, its first history entry, its event and its submission job are stored together', async () => {
     const a = await newTenant(t.url);
     const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey } });

@@ -143,7 +143,8 @@ describe('delivery', () => {
     const id = emit.body.data.internalTrackId;
     await waitForEstado(t.url, 'TesteCF', id, { 'x-api-key': a.apiKey }, ['aceptado']);
     const events = await waitFor(async () => {
-      const mine = r.received.filter((x) => x.json.internalTrackId === id);
+      // Its buyer leg's ecf.receptor_update follows the verdict: only the status changes count here.
+      const mine = r.received.filter((x) => x.json.internalTrackId === id && x.json.event === 'ecf.status_update');
       return mine.length === 3 ? mine : undefined;
     });
     const estados = events.map((e) => e.json.estado).sort();
