@@ -4,6 +4,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { SequenceBatcher, type Sequence } from '../src/documents/numbering.ts';
 import { createLogger } from '../src/log.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { waitFor } from './helpers/wait.ts';
 
 let t: TestDatabase;
 let tenantId: number;
@@ -102,4 +103,33 @@ test('different sequences do not wait on each other', async () => {
   if (t.url !== 'memory://') assert.equal(await emit(batcher, { tenantId, environment: 'eCF', tipo: 33 }, false), 'E330000000001');
   releaseA();
   assert.equal(await slowA, 'a');
+});
+
+test('a busy sequence opens a second batch beside a running one; a quiet one does not', async () => {
+  let opened = 0;
+  const batcher = new SequenceBatcher(t.db.sql, 64, async () => {
+    opened++;
+    return null;
+  });
+  const seq: Sequence = { tenantId, environment: 'CerteCF', tipo: 45 };
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let started: () => void = () => {};
+  const running = new Promise<void>((resolve) => (started = resolve));
+  const first = batcher.run(seq, async (tx, encf) => {
+    started();
+    await held;
+    await tx`insert into taken values (${encf}, txid_current())`;
+    return encf;
+  });
+  await running;
+  const few = Array.from({ length: 5 }, () => emit(batcher, seq, false));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(opened, 1, 'five waiting emits wait for the running batch');
+  const many = Array.from({ length: 20 }, () => emit(batcher, seq, false));
+  // On PGlite (one connection) the second transaction cannot open while the first is open.
+  if (t.url !== 'memory://') await waitFor(async () => (opened === 2 ? true : undefined), 5_000, 'a second batch opened');
+  release();
+  const got = [await first, ...(await Promise.all([...few, ...many]))];
+  assert.deepEqual(got.sort(), Array.from({ length: 26 }, (_, i) => `E45${String(i + 1).padStart(10, '0')}`));
 });

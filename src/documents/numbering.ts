@@ -66,6 +66,15 @@ export class SequenceExhaustedError extends Error {
   override name = 'SequenceExhaustedError';
 }
 
+/**
+ * Emits that must be waiting before a second batch of a sequence starts beside a running one.
+ * One busy sequence gains from the overlap (one tenant at 64 connections: 1,650 against 1,500
+ * emits/s); many sequences busy at once each have few waiting, and splitting those into more,
+ * smaller batches costs more statements and connections than the overlap gains (eight tenants:
+ * 1,045 emits/s with any second batch, 1,210 with this threshold, 1,250 with none).
+ */
+const OVERLAP_WAITING = 16;
+
 /** The emits of one sequence: those waiting for a batch, and how many batches are in flight. */
 interface SequenceQueue {
   waiting: Waiting[];
@@ -85,6 +94,7 @@ export class SequenceBatcher {
    * after the other (the sequence's row lock is held to commit), but the next batch's BEGIN
    * and its wait for that lock overlap the current batch's writes and commit, instead of
    * following them: the sequence's throughput is no longer bound by every round trip of a batch.
+   * A batch beside a running one starts only once OVERLAP_WAITING emits wait (see there).
    */
   constructor(sql: Sql, maxBatch = 64, ranges: RangeSource = async () => null, inFlight = 2) {
     this.sql = sql;
@@ -107,7 +117,7 @@ export class SequenceBatcher {
 
   /** Starts batches of the waiting emits while the sequence has a batch slot free. */
   private pump(key: string, sequence: Sequence, queue: SequenceQueue): void {
-    while (queue.running < this.inFlight && queue.waiting.length > 0) {
+    while (queue.waiting.length > 0 && (queue.running === 0 || (queue.running < this.inFlight && queue.waiting.length >= OVERLAP_WAITING))) {
       const batch = queue.waiting.splice(0, this.maxBatch);
       queue.running++;
       void this.settle(sequence, batch).finally(() => {
