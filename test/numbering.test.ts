@@ -26,7 +26,7 @@ function emit(batcher: SequenceBatcher, sequence: Sequence, fail: boolean): Prom
 }
 
 test('concurrent emits of a sequence share transactions and get consecutive numbers', async () => {
-  const batcher = new SequenceBatcher(t.db.sql, 16);
+  const batcher = new SequenceBatcher(t.db.sql, { maxBatch: 16 });
   const seq: Sequence = { tenantId, environment: 'CerteCF', tipo: 31 };
   const got = await Promise.all(Array.from({ length: 60 }, () => emit(batcher, seq, false)));
   assert.deepEqual(got.sort(), Array.from({ length: 60 }, (_, i) => `E31${String(i + 1).padStart(10, '0')}`));
@@ -35,7 +35,7 @@ test('concurrent emits of a sequence share transactions and get consecutive numb
 });
 
 test('a failing emit fails alone and gives its number back: no gap', async () => {
-  const batcher = new SequenceBatcher(t.db.sql, 16);
+  const batcher = new SequenceBatcher(t.db.sql, { maxBatch: 16 });
   const seq: Sequence = { tenantId, environment: 'TesteCF', tipo: 31 };
   const results = await Promise.allSettled(Array.from({ length: 60 }, (_, i) => emit(batcher, seq, i % 7 === 3)));
   const taken = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<string>).value).sort();
@@ -71,9 +71,11 @@ test('a batch looks for used numbers only after one of its numbers was refused',
   const batcher = new SequenceBatcher(t.db.sql);
   const seq: Sequence = { tenantId, environment: 'CerteCF', tipo: 34 };
   const looked: number[] = [];
-  const counting = new SequenceBatcher(t.db.sql, 64, async (_tx, _s, _count, checkUsed) => {
-    looked.push(checkUsed ? 1 : 0);
-    return null;
+  const counting = new SequenceBatcher(t.db.sql, {
+    ranges: async (_tx, _s, _count, checkUsed) => {
+      looked.push(checkUsed ? 1 : 0);
+      return null;
+    },
   });
   await Promise.all(Array.from({ length: 5 }, () => emitDocument(counting, seq)));
   assert.ok(looked.length > 0 && looked.every((l) => l === 0), `checks: ${looked}`);
@@ -107,9 +109,11 @@ test('different sequences do not wait on each other', async () => {
 
 test('a busy sequence opens a second batch beside a running one; a quiet one does not', async () => {
   let opened = 0;
-  const batcher = new SequenceBatcher(t.db.sql, 64, async () => {
-    opened++;
-    return null;
+  const batcher = new SequenceBatcher(t.db.sql, {
+    ranges: async () => {
+      opened++;
+      return null;
+    },
   });
   const seq: Sequence = { tenantId, environment: 'CerteCF', tipo: 45 };
   let release: () => void = () => {};
@@ -132,4 +136,37 @@ test('a busy sequence opens a second batch beside a running one; a quiet one doe
   release();
   const got = [await first, ...(await Promise.all([...few, ...many]))];
   assert.deepEqual(got.sort(), Array.from({ length: 26 }, (_, i) => `E45${String(i + 1).padStart(10, '0')}`));
+});
+
+/** An emit that chose its eNCF: stores the document (documents_encf_key guards it) and its transaction. */
+function emitChosen(batcher: SequenceBatcher, sequence: Sequence, chosen: string): Promise<string> {
+  return batcher.runChosen(sequence, chosen, async (tx, encf) => {
+    await tx`
+      insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, fecha_emision, monto_total, ecf)
+      values (gen_random_uuid(), ${tenantId}, ${sequence.environment}, ${sequence.tipo}, ${encf}, 'recibido', '130000009', '2025-01-01', 1, '{}')`;
+    await tx`insert into taken values (${encf}, txid_current())`;
+    return encf;
+  });
+}
+
+const E46 = (n: number) => `E46${String(n).padStart(10, '0')}`;
+
+test('emits that chose their eNCF share transactions, and a reused eNCF fails alone', async () => {
+  const spent: string[][] = [];
+  const batcher = new SequenceBatcher(t.db.sql, {
+    chosen: async (_tx, _s, encfs) => {
+      spent.push([...encfs]);
+      return encfs.map(() => ({ fechaVencimiento: null }));
+    },
+  });
+  const seq: Sequence = { tenantId, environment: 'TesteCF', tipo: 46 };
+  const got = await Promise.all(Array.from({ length: 40 }, (_, i) => emitChosen(batcher, seq, E46(i + 1))));
+  assert.deepEqual(got, Array.from({ length: 40 }, (_, i) => E46(i + 1)));
+  const [row] = await t.db.sql`select count(distinct txid)::int as transactions from taken where encf = any(${got})`;
+  assert.ok((row?.transactions as number) <= 40 / 4, `${row?.transactions} transactions for 40 documents`);
+  assert.ok(spent.some((s) => s.length > 1), 'a batch spends its eNCFs together');
+
+  const results = await Promise.allSettled([E46(41), E46(7), E46(42), E46(43)].map((e) => emitChosen(batcher, seq, e)));
+  assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+  assert.match(String((results[1] as PromiseRejectedResult).reason), /documents_encf_key/);
 });

@@ -152,6 +152,21 @@ describe('ranges', () => {
     assert.equal(range.disponibles, 1, JSON.stringify(range));
   });
 
+  test('explicit eNCFs sent together are spent together: each counted once, a refused one fails alone', async () => {
+    const a = await newTenant(t.url);
+    await register(a, { tipo: 31, desde: E31(1), hasta: E31(20), fechaVencimiento: future });
+    const together = await Promise.all([2, 3, 4, 5, 6, 7, 8, 9].map((n) => emit(a, { Encabezado: { IdDoc: { eNCF: E31(n) } } })));
+    assert.deepEqual(together.map((r) => r.status), Array(8).fill(202), together.map((r) => r.text).join('\n'));
+    assert.equal((await api(a).get('/TesteCF/secuencias')).body.data[0].disponibles, 12);
+    const mixed = await Promise.all([11, 99, 12, 5].map((n) => emit(a, { Encabezado: { IdDoc: { eNCF: E31(n) } } })));
+    assert.deepEqual(mixed.map((r) => r.status), [202, 422, 202, 409], mixed.map((r) => r.text).join('\n'));
+    assert.equal(mixed[3]?.body.error.code, 'ENCF_ALREADY_USED');
+    assert.equal((await api(a).get('/TesteCF/secuencias')).body.data[0].disponibles, 10);
+    const numbered = [];
+    for (let i = 0; i < 2; i++) numbered.push((await emit(a)).body.data.encf);
+    assert.deepEqual(numbered, [E31(1), E31(10)]);
+  });
+
   test('a type with no range: implicit numbering in TesteCF, SEQUENCE_EXHAUSTED in eCF', async () => {
     const a = await newTenant(t.url);
     const missing = await emit(a);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Queryable, Sql, Tx } from '../db/connect.ts';
-import { ENCF_CONSTRAINT, SequenceExhaustedError, type SequenceBatcher, type Sequence } from './numbering.ts';
+import type { Queryable, Tx } from '../db/connect.ts';
+import { ENCF_CONSTRAINT, SequenceExhaustedError, type SequenceBatcher } from './numbering.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Environment } from '../environments.ts';
 import { AppError, validationError } from '../errors.ts';
@@ -39,9 +39,6 @@ function withEncf(ecf: EcfObject, tipo: number, encf: string, fechaVencimiento: 
   return { ...ecf, Encabezado: { ...encabezado, IdDoc: idDoc } };
 }
 
-/** How an eNCF the client chose is checked against the registered ranges (SequenceService.spendExplicit). */
-export type ExplicitSpend = (tx: Queryable, sequence: Sequence, encf: string) => Promise<{ fechaVencimiento: string | null } | null>;
-
 export interface EmitInput {
   tenantId: number;
   environment: Environment;
@@ -61,9 +58,7 @@ export interface EmitInput {
  * explicit eNCF already used is 409.
  */
 export async function emitDocument(
-  sql: Sql,
   batcher: SequenceBatcher,
-  spendExplicit: ExplicitSpend,
   outbox: EventOutbox,
   input: EmitInput,
   inTransaction: (tx: Queryable, doc: DocumentRow) => Promise<void>,
@@ -90,10 +85,7 @@ export async function emitDocument(
   const explicit = document.eNCF;
   if (explicit !== undefined) {
     try {
-      return await sql.begin(async (tx) => {
-        const range = await spendExplicit(tx, { tenantId, environment, tipo: document.tipo }, explicit);
-        return write(tx, explicit, range?.fechaVencimiento ?? null);
-      });
+      return await batcher.runChosen({ tenantId, environment, tipo: document.tipo }, explicit, write);
     } catch (err) {
       if (isUniqueViolation(err, ENCF_CONSTRAINT)) throw new AppError('ENCF_ALREADY_USED', `The eNCF ${explicit} was already used in ${environment}`);
       throw err;

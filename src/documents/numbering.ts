@@ -29,6 +29,11 @@ import { isUniqueViolation } from '../db/errors.ts';
 // Where the numbers come from: the tenant's authorised ranges of the type (src/sequences/),
 // or, in TesteCF and CerteCF while the type has no range registered, the implicit sequence
 // from 1 (encf_sequences) that came before ranges.
+//
+// Emits whose client chose the eNCF (an ERP that numbers its own documents) are batched the same
+// way, in batches of their own: a batch checks and spends its eNCFs against the ranges in one go
+// (under the ranges' row locks, as numbering takes them) and commits once. A reused eNCF fails its
+// batch, which is then retried one by one, so it alone is refused.
 
 export interface Sequence {
   tenantId: number;
@@ -51,6 +56,13 @@ export interface Numbered {
  */
 export type RangeSource = (tx: Queryable, sequence: Sequence, count: number, checkUsed: boolean) => Promise<Numbered[] | null>;
 
+/**
+ * How eNCFs the client chose are checked against the registered ranges and spent, all of a batch
+ * at once (SequenceService.spendExplicitMany): each one's range expiry, or null where the type
+ * numbers implicitly.
+ */
+export type ChosenSource = (tx: Queryable, sequence: Sequence, encfs: readonly string[]) => Promise<({ fechaVencimiento: string | null } | null)[]>;
+
 /** The constraint that refuses a second document with the same eNCF. */
 export const ENCF_CONSTRAINT = 'documents_encf_key';
 
@@ -58,6 +70,8 @@ type Work = (tx: Tx, encf: string, fechaVencimiento: string | null) => Promise<u
 
 interface Waiting {
   work: Work;
+  /** The eNCF the client chose; undefined when the batch numbers the document. */
+  chosen?: string;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
 }
@@ -75,6 +89,17 @@ export class SequenceExhaustedError extends Error {
  */
 const OVERLAP_WAITING = 16;
 
+export interface BatcherOptions {
+  /** Emits in one transaction at most (64). */
+  maxBatch?: number;
+  /** Where numbers come from when the type has registered ranges (none: the implicit sequence only). */
+  ranges?: RangeSource;
+  /** How chosen eNCFs are spent (none: anything goes). */
+  chosen?: ChosenSource;
+  /** Batches of one sequence open at once (2). */
+  inFlight?: number;
+}
+
 /** The emits of one sequence: those waiting for a batch, and how many batches are in flight. */
 interface SequenceQueue {
   waiting: Waiting[];
@@ -88,6 +113,7 @@ export class SequenceBatcher {
   private readonly inFlight: number;
 
   private readonly ranges: RangeSource;
+  private readonly chosen: ChosenSource;
 
   /**
    * `inFlight` batches of a sequence may be open at once. Their numbers still come one batch
@@ -96,18 +122,31 @@ export class SequenceBatcher {
    * following them: the sequence's throughput is no longer bound by every round trip of a batch.
    * A batch beside a running one starts only once OVERLAP_WAITING emits wait (see there).
    */
-  constructor(sql: Sql, maxBatch = 64, ranges: RangeSource = async () => null, inFlight = 2) {
+  constructor(sql: Sql, options: BatcherOptions = {}) {
     this.sql = sql;
-    this.maxBatch = maxBatch;
-    this.ranges = ranges;
-    this.inFlight = inFlight;
+    this.maxBatch = options.maxBatch ?? 64;
+    this.ranges = options.ranges ?? (async () => null);
+    this.inFlight = options.inFlight ?? 2;
+    this.chosen = options.chosen ?? (async (_tx, _s, encfs) => encfs.map(() => null));
   }
 
   /** Runs `work` with the next eNCF of `sequence`, in a transaction shared with other emits of it. */
   run<T>(sequence: Sequence, work: (tx: Tx, encf: string, fechaVencimiento: string | null) => Promise<T>): Promise<T> {
-    const key = `${sequence.tenantId}|${sequence.environment}|${sequence.tipo}`;
+    return this.enqueue(`${sequence.tenantId}|${sequence.environment}|${sequence.tipo}`, sequence, work, undefined);
+  }
+
+  /**
+   * Runs `work` with an eNCF the client chose, once spent (ChosenSource), in a transaction shared
+   * with other emits of the sequence that chose theirs: they share its commit as numbered emits
+   * do (a batch that fails is retried one by one, so a reused or refused eNCF fails alone).
+   */
+  runChosen<T>(sequence: Sequence, encf: string, work: (tx: Tx, encf: string, fechaVencimiento: string | null) => Promise<T>): Promise<T> {
+    return this.enqueue(`${sequence.tenantId}|${sequence.environment}|${sequence.tipo}|chosen`, sequence, work, encf);
+  }
+
+  private enqueue<T>(key: string, sequence: Sequence, work: Work, chosen: string | undefined): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const waiting: Waiting = { work, resolve: resolve as (v: unknown) => void, reject };
+      const waiting: Waiting = { work, chosen, resolve: resolve as (v: unknown) => void, reject };
       let queue = this.queues.get(key);
       if (queue === undefined) this.queues.set(key, (queue = { waiting: [], running: 0 }));
       queue.waiting.push(waiting);
@@ -132,7 +171,7 @@ export class SequenceBatcher {
     try {
       const values = await this.transaction(sequence, batch, false).catch((error: unknown) => {
         // A number some document already uses: again, skipping the used ones.
-        if (isUniqueViolation(error, ENCF_CONSTRAINT)) return this.transaction(sequence, batch, true);
+        if (batch[0]?.chosen === undefined && isUniqueViolation(error, ENCF_CONSTRAINT)) return this.transaction(sequence, batch, true);
         throw error;
       });
       batch.forEach((w, i) => w.resolve(values[i]));
@@ -160,14 +199,21 @@ export class SequenceBatcher {
    */
   private async transaction(sequence: Sequence, batch: Waiting[], checkUsed: boolean): Promise<unknown[]> {
     const values = await this.sql.begin(async (tx) => {
-      const numbers = (await this.ranges(tx, sequence, batch.length, checkUsed))
-        ?? (await this.takeNumbers(tx, sequence, batch.length, checkUsed)).map((encf) => ({ encf, fechaVencimiento: null }));
+      const numbers = batch[0]?.chosen !== undefined ? await this.spendChosen(tx, sequence, batch)
+        : (await this.ranges(tx, sequence, batch.length, checkUsed))
+          ?? (await this.takeNumbers(tx, sequence, batch.length, checkUsed)).map((encf) => ({ encf, fechaVencimiento: null }));
       const settled = await Promise.allSettled(batch.map((w, i) => w.work(tx, numbers[i]?.encf as string, numbers[i]?.fechaVencimiento ?? null)));
       const failed = settled.find((s) => s.status === 'rejected');
       if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
       return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
     });
     return values as unknown[];
+  }
+
+  private async spendChosen(tx: Tx, sequence: Sequence, batch: Waiting[]): Promise<Numbered[]> {
+    const encfs = batch.map((w) => w.chosen as string);
+    const spent = await this.chosen(tx, sequence, encfs);
+    return encfs.map((encf, i) => ({ encf, fechaVencimiento: spent[i]?.fechaVencimiento ?? null }));
   }
 
   /** `count` eNCFs of the implicit sequence: the next numbers, skipping those the tenant gave explicitly when `checkUsed`. */

@@ -57,7 +57,10 @@ export class DocumentService {
     this.onQueued = onQueued;
     this.findRnc = findRnc;
     this.sequences = sequences;
-    this.batcher = new SequenceBatcher(sql, 64, (tx, key, count, checkUsed) => sequences.take(tx, key, count, checkUsed));
+    this.batcher = new SequenceBatcher(sql, {
+      ranges: (tx, key, count, checkUsed) => sequences.take(tx, key, count, checkUsed),
+      chosen: (tx, key, encfs) => sequences.spendExplicitMany(tx, key, encfs),
+    });
   }
 
   /** Validates and stores a document; 422 with every problem when it is not valid. */
@@ -72,8 +75,7 @@ export class DocumentService {
       throw validationError([{ path: 'ECF.Encabezado.Emisor.RNCEmisor', message: `must be the RNC of this account (${rnc})` }], 'The e-CF is not valid');
     }
     await this.checkModifiedEcf(tenantId, environment, result.document.tipo, result.document.ecf);
-    const spend = (tx: Queryable, key: { tenantId: number; environment: Environment; tipo: number }, encf: string) => this.sequences.spendExplicit(tx, key, encf);
-    const row = await emitDocument(this.sql, this.batcher, spend, this.outbox, { tenantId, environment, document: result.document, erp }, (tx, doc) => inTransaction(tx, emittedView(doc)));
+    const row = await emitDocument(this.batcher, this.outbox, { tenantId, environment, document: result.document, erp }, (tx, doc) => inTransaction(tx, emittedView(doc)));
     this.onQueued();
     return { row, view: emittedView(row) };
   }

@@ -145,22 +145,40 @@ export class SequenceService {
    * ranges existed).
    */
   async spendExplicit(tx: Queryable, key: SequenceKey, encf: string): Promise<{ fechaVencimiento: string | null } | null> {
+    return (await this.spendExplicitMany(tx, key, [encf]))[0] ?? null;
+  }
+
+  /**
+   * spendExplicit for several eNCFs of one type in one transaction (a batch of emits), in a few
+   * statements whatever their number: the first eNCF that may not be spent throws, for all of
+   * them. An eNCF given twice is counted twice; the documents' insert refuses the second.
+   */
+  async spendExplicitMany(tx: Queryable, key: SequenceKey, encfs: readonly string[]): Promise<({ fechaVencimiento: string | null } | null)[]> {
     const ranges = await lockRanges(tx, key.tenantId, key.environment, key.tipo);
-    if (ranges.length === 0 && key.environment !== 'eCF') return null;
-    const parsed = parseEncf(encf);
-    const n = parsed?.n ?? -1;
-    const range = ranges.find((r) => r.desde <= n && n <= r.hasta);
+    if (ranges.length === 0 && key.environment !== 'eCF') return encfs.map(() => null);
+    const today = dominicanToday();
     const field = 'ECF.Encabezado.IdDoc.eNCF';
-    if (range === undefined) throw validationError([{ path: field, message: `${encf} is not in a registered eNCF range of type ${key.tipo} (POST /${key.environment}/secuencias)` }], 'The e-CF is not valid');
-    if (isExpired(range.fechaVencimiento, dominicanToday())) {
-      throw validationError([{ path: field, message: `the range of ${encf} expired on ${toDgiiDate(range.fechaVencimiento ?? '')}` }], 'The e-CF is not valid');
+    const spent = encfs.map((encf) => {
+      const n = parseEncf(encf)?.n ?? -1;
+      const range = ranges.find((r) => r.desde <= n && n <= r.hasta);
+      if (range === undefined) throw validationError([{ path: field, message: `${encf} is not in a registered eNCF range of type ${key.tipo} (POST /${key.environment}/secuencias)` }], 'The e-CF is not valid');
+      if (isExpired(range.fechaVencimiento, today)) {
+        throw validationError([{ path: field, message: `the range of ${encf} expired on ${toDgiiDate(range.fechaVencimiento ?? '')}` }], 'The e-CF is not valid');
+      }
+      return { encf, n, range };
+    });
+    const numbers = spent.map((s) => s.n);
+    const held = await holdingAnnulments(tx, key.tenantId, key.environment, key.tipo, { desde: Math.min(...numbers), hasta: Math.max(...numbers) });
+    const annulled = spent.find((s) => held.some((h) => h.desde <= s.n && s.n <= h.hasta));
+    if (annulled !== undefined) throw new AppError('ENCF_ANNULLED', `The eNCF ${annulled.encf} is in an annulment and can never be emitted`);
+    // A number at or past a range's position is one it will never give: one fewer left. Below
+    // the position (given or passed already), the documents' insert reports a reuse.
+    for (const r of ranges) {
+      const ahead = spent.filter((s) => s.range === r && s.n >= r.nextValue).length;
+      if (ahead > 0) await updateRangePosition(tx, r.id, r.nextValue, Math.max(0, r.remaining - ahead));
     }
-    const held = await this.holding(tx, key, { desde: n, hasta: n });
-    if (held) throw new AppError('ENCF_ANNULLED', `The eNCF ${encf} is in an annulment and can never be emitted`);
-    // Below the position it was given or passed already; the document insert reports a reuse.
-    if (n >= range.nextValue) await updateRangePosition(tx, range.id, range.nextValue, Math.max(0, range.remaining - 1));
     await this.refreshLow(tx, key);
-    return { fechaVencimiento: range.fechaVencimiento };
+    return spent.map((s) => ({ fechaVencimiento: s.range.fechaVencimiento }));
   }
 
   /** Whether an annulment that holds its numbers (any but a rejected one) covers the eNCF. */
