@@ -33,7 +33,9 @@ import { isUniqueViolation } from '../db/errors.ts';
 // Emits whose client chose the eNCF (an ERP that numbers its own documents) are batched the same
 // way, in batches of their own: a batch checks and spends its eNCFs against the ranges in one go
 // (under the ranges' row locks, as numbering takes them) and commits once. A reused eNCF fails its
-// batch, which is then retried one by one, so it alone is refused.
+// batch, which is then retried one by one, so it alone is refused. Should a chosen and a numbered
+// batch of one type (implicit sequence, no ranges to lock) insert the same two eNCFs in opposite
+// orders, they deadlock: PostgreSQL ends one, which is retried one by one like any failed batch.
 
 export interface Sequence {
   tenantId: number;
