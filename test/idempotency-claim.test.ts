@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { migrate } from '../src/db/migrate.ts';
 import type { Queryable } from '../src/db/connect.ts';
-import { claimKey } from '../src/idempotency/queries.ts';
+import { claimKey, claimKeys } from '../src/idempotency/queries.ts';
 import { createLogger } from '../src/log.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 
@@ -41,4 +41,19 @@ test('a claim commits asynchronously in its own transaction and leaves the conne
     assert.equal(await setting(tx), 'off', 'inside a transaction the claim relaxes that transaction alone');
   });
   assert.equal(await claimKey(sql, { tenantId, environment: 'TesteCF', key: 'k-1' }, randomUUID(), 'fp', 60_000, 86_400_000), false, 'a held key is not claimed again');
+});
+
+test('claims of several requests go in one statement, each answered for itself', async () => {
+  const scope = (key: string) => ({ tenantId, environment: 'CerteCF', key });
+  const held = { scope: scope('held'), owner: randomUUID(), fingerprint: 'fp' };
+  const expired = { scope: scope('expired'), owner: randomUUID(), fingerprint: 'fp' };
+  assert.equal((await claimKeys(t.db.sql, [held, expired], 60_000, 86_400_000)).size, 2);
+  await t.db.sql`update idempotency_keys set expires_at = now() - interval '1 second' where key = 'expired'`;
+  const fresh = { scope: scope('fresh'), owner: randomUUID(), fingerprint: 'fp' };
+  const again = { scope: scope('held'), owner: randomUUID(), fingerprint: 'fp' };
+  const retaken = { scope: scope('expired'), owner: randomUUID(), fingerprint: 'other' };
+  const got = await claimKeys(t.db.sql, [fresh, again, retaken], 60_000, 86_400_000);
+  assert.deepEqual([fresh, again, retaken].map((c) => got.has(c.owner)), [true, false, true]);
+  const [row] = await t.db.sql<{ owner: string; fingerprint: string }[]>`select owner::text, fingerprint from idempotency_keys where key = 'expired'`;
+  assert.deepEqual(row, { owner: retaken.owner, fingerprint: 'other' });
 });

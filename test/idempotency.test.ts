@@ -158,6 +158,30 @@ describe('Idempotency-Key', () => {
     assert.equal(again.headers.get('idempotent-replayed'), null);
   });
 
+  test('claims made together go in one statement; the same key twice among them runs once', async () => {
+    const a = await newTenant(t.url);
+    const store = new IdempotencyStore(t.sql, { ttlMs: 60_000, leaseMs: 60_000 }, createLogger('silent'));
+    let ran = 0;
+    const handler = store.wrap(async (ctx) => {
+      ran++;
+      return { status: 201, body: { by: ctx.requestId } };
+    });
+    const body = { amount: 2 };
+    // Started in one turn of the event loop: their claims are one statement.
+    const outcomes = await Promise.allSettled([
+      handler(contextFor(a.tenantId, 'one', 'together-1', body)),
+      handler(contextFor(a.tenantId, 'two', 'together-1', body)),
+      handler(contextFor(a.tenantId, 'three', 'together-2', body)),
+    ]);
+    assert.equal(outcomes[0]?.status, 'fulfilled');
+    assert.equal(outcomes[2]?.status, 'fulfilled');
+    const second = outcomes[1];
+    assert.ok(second?.status === 'rejected' && second.reason instanceof AppError && second.reason.code === 'IDEMPOTENCY_KEY_IN_USE', String(second?.status === 'rejected' ? second.reason : 'fulfilled'));
+    assert.equal(ran, 2);
+    const replay = await handler(contextFor(a.tenantId, 'four', 'together-1', body));
+    assert.deepEqual(JSON.parse(String(replay.raw?.data)), { by: 'one' });
+  });
+
   test('a request that outlasts its lease loses the key to the retry: only the retry\'s writes commit, the first answers IN_USE', async () => {
     const a = await newTenant(t.url);
     const store = new IdempotencyStore(t.sql, { ttlMs: 60_000, leaseMs: 300 }, createLogger('silent'));

@@ -5,7 +5,8 @@ import { tenantOf } from '../http/params.ts';
 import { header, type Handler, type Reply, type RequestContext } from '../http/types.ts';
 import type { Logger } from '../log.ts';
 import { requestFingerprint } from './canonical.ts';
-import { claimKey, findKey, purgeExpiredKeys, releaseKey, storeResponse, type KeyScope, type StoredResponse } from './queries.ts';
+import { claimKeys, findKey, purgeExpiredKeys, releaseKey, storeResponse, type Claim, type KeyScope, type StoredResponse } from './queries.ts';
+import { BatchLoader } from '../lib/batch-loader.ts';
 
 // Idempotency-Key handling, as docs/api.md ("Idempotency") states it:
 // - keys are 1–255 printable ASCII characters, scoped per tenant and environment;
@@ -76,10 +77,29 @@ export class IdempotencyStore {
   private readonly config: IdempotencyConfig;
   private readonly log: Logger;
 
+  /** Claims made during one turn of the event loop go to the database as one statement. */
+  private readonly claims: BatchLoader<Claim, boolean>;
+
   constructor(sql: Sql, config: IdempotencyConfig, log: Logger) {
     this.sql = sql;
     this.config = config;
     this.log = log;
+    this.claims = new BatchLoader((batch) => this.claimAll(batch));
+  }
+
+  /**
+   * One statement for the claims of a turn. A key claimed twice in it (two requests with one
+   * key arriving together) is asked for once: the second claim finds the first's and waits or
+   * replays like any request that meets a running claim.
+   */
+  private async claimAll(batch: Claim[]): Promise<Map<Claim, boolean>> {
+    const first = new Map<string, Claim>();
+    for (const c of batch) {
+      const id = `${c.scope.tenantId}|${c.scope.environment}|${c.scope.key}`;
+      if (!first.has(id)) first.set(id, c);
+    }
+    const held = await claimKeys(this.sql, [...first.values()], this.config.leaseMs, this.config.ttlMs);
+    return new Map(batch.map((c) => [c, held.has(c.owner)]));
   }
 
   /** Deletes up to `batch` records past their time to live; answers how many. */
@@ -110,7 +130,7 @@ export class IdempotencyStore {
   /** null when `owner` now holds the key; otherwise the replay to send (or it throws 409). */
   private async acquire(scope: KeyScope, owner: string, fingerprint: string): Promise<Reply | null> {
     for (let i = 0; i < 3; i++) {
-      if (await claimKey(this.sql, scope, owner, fingerprint, this.config.leaseMs, this.config.ttlMs)) return null;
+      if ((await this.claims.get({ scope, owner, fingerprint })) === true) return null;
       const row = await findKey(this.sql, scope);
       if (row === undefined) continue; // released between the two statements: claim again
       if (row.fingerprint !== fingerprint) throw new AppError('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with a different request; use a new key');

@@ -22,11 +22,19 @@ export interface KeyRow {
   expiresAt: Date;
 }
 
+/** A request's claim on a key: its scope, its owner token (fresh to the request), its fingerprint. */
+export interface Claim {
+  scope: KeyScope;
+  owner: string;
+  fingerprint: string;
+}
+
 /**
- * Claims the key atomically for `owner` (a token fresh to this request). A new key is
- * inserted; an existing one is taken over only when it has expired, or when its request
- * died holding it (lease past) with the same fingerprint. Returns true when `owner` now
- * holds the key.
+ * Claims keys atomically for their owners, all in one statement (the claims of requests that
+ * arrived together). A new key is inserted; an existing one is taken over only when it has
+ * expired, or when its request died holding it (lease past) with the same fingerprint. Answers
+ * the owners that now hold their key. The caller passes each key once: a statement may not
+ * change one row twice.
  *
  * Its transaction commits without waiting for the WAL flush (set_config(…, true): that
  * transaction alone). Nothing is lost by it: any later commit that waits, such as the
@@ -35,12 +43,15 @@ export interface KeyRow {
  * claims again. Not waiting takes a flush per emit off PostgreSQL (a sixth of its CPU per
  * emit in the benchmark) and its latency off the request.
  */
-export async function claimKey(sql: Queryable, s: KeyScope, owner: string, fingerprint: string, leaseMs: number, ttlMs: number): Promise<boolean> {
-  const rows = await sql`
+export async function claimKeys(sql: Queryable, claims: readonly Claim[], leaseMs: number, ttlMs: number): Promise<Set<string>> {
+  const rows = await sql<{ owner: string }[]>`
     insert into idempotency_keys (tenant_id, environment, key, owner, fingerprint, state, locked_until, expires_at)
-    select ${s.tenantId}, ${s.environment}, ${s.key}, ${owner}, ${fingerprint}, 'running',
+    select c.tenant_id, c.environment, c.key, c.owner, c.fingerprint, 'running',
            now() + make_interval(secs => ${leaseMs / 1000}), now() + make_interval(secs => ${ttlMs / 1000})
-    from (select set_config('synchronous_commit', 'off', true)) as relaxed
+    from unnest(${claims.map((c) => c.scope.tenantId)}::integer[], ${claims.map((c) => c.scope.environment)}::text[],
+                ${claims.map((c) => c.scope.key)}::text[], ${claims.map((c) => c.owner)}::uuid[],
+                ${claims.map((c) => c.fingerprint)}::text[]) as c(tenant_id, environment, key, owner, fingerprint),
+         (select set_config('synchronous_commit', 'off', true)) as relaxed
     on conflict (tenant_id, environment, key) do update set
       owner = excluded.owner, fingerprint = excluded.fingerprint, state = 'running', locked_until = excluded.locked_until,
       response_status = null, response_headers = null, response_body = null,
@@ -48,8 +59,13 @@ export async function claimKey(sql: Queryable, s: KeyScope, owner: string, finge
     where idempotency_keys.expires_at <= now()
        or (idempotency_keys.state = 'running' and idempotency_keys.locked_until < now()
            and idempotency_keys.fingerprint = excluded.fingerprint)
-    returning key`;
-  return rows.count === 1;
+    returning owner`;
+  return new Set(rows.map((r) => r.owner));
+}
+
+/** claimKeys for one key: true when `owner` now holds it. */
+export async function claimKey(sql: Queryable, s: KeyScope, owner: string, fingerprint: string, leaseMs: number, ttlMs: number): Promise<boolean> {
+  return (await claimKeys(sql, [{ scope: s, owner, fingerprint }], leaseMs, ttlMs)).has(owner);
 }
 
 export async function findKey(sql: Queryable, s: KeyScope): Promise<KeyRow | undefined> {
