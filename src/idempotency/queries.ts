@@ -63,11 +63,6 @@ export async function claimKeys(sql: Queryable, claims: readonly Claim[], leaseM
   return new Set(rows.map((r) => r.owner));
 }
 
-/** claimKeys for one key: true when `owner` now holds it. */
-export async function claimKey(sql: Queryable, s: KeyScope, owner: string, fingerprint: string, leaseMs: number, ttlMs: number): Promise<boolean> {
-  return (await claimKeys(sql, [{ scope: s, owner, fingerprint }], leaseMs, ttlMs)).has(owner);
-}
-
 export async function findKey(sql: Queryable, s: KeyScope): Promise<KeyRow | undefined> {
   const [row] = await sql<KeyRow[]>`
     select fingerprint, state, locked_until, response_status, response_headers, response_body, expires_at

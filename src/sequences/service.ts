@@ -140,18 +140,12 @@ export class SequenceService {
   }
 
   /**
-   * Spends an eNCF the client chose: it must lie in an unexpired registered range and not be
-   * annulled. null when the type has no range in a test environment (anything goes, as before
-   * ranges existed).
-   */
-  async spendExplicit(tx: Queryable, key: SequenceKey, encf: string): Promise<{ fechaVencimiento: string | null } | null> {
-    return (await this.spendExplicitMany(tx, key, [encf]))[0] ?? null;
-  }
-
-  /**
-   * spendExplicit for several eNCFs of one type in one transaction (a batch of emits), in a few
-   * statements whatever their number: the first eNCF that may not be spent throws, for all of
-   * them. An eNCF given twice is counted twice; the documents' insert refuses the second.
+   * Spends eNCFs the client chose, all of one type, in the caller's transaction (a batch of emits,
+   * or one) in a few statements whatever their number: each must lie in an unexpired registered
+   * range and not be annulled; the first that may not be spent throws, for all of them. Each one's
+   * range expiry, or null when the type has no range in a test environment (anything goes, as
+   * before ranges existed). An eNCF given twice is counted twice; the documents' insert refuses
+   * the second.
    */
   async spendExplicitMany(tx: Queryable, key: SequenceKey, encfs: readonly string[]): Promise<({ fechaVencimiento: string | null } | null)[]> {
     const ranges = await lockRanges(tx, key.tenantId, key.environment, key.tipo);

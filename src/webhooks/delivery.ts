@@ -12,6 +12,7 @@ import { postWebhook, type AttemptResult } from './sender.ts';
 import type { WebhookSettings } from './settings.ts';
 import { signatureHeaders } from './signing.ts';
 import { BatchLoader } from '../lib/batch-loader.ts';
+import { TtlCache } from '../lib/ttl-cache.ts';
 import { errorMessage } from '../errors.ts';
 
 // A delivery is one event sent to one tenant's URL:
@@ -75,8 +76,8 @@ export class DeliveryEngine {
   private readonly config: Config['webhooks'];
   private readonly userAgent: string;
   private readonly log: Logger;
-  /** When each tenant without a URL was last said to be so in the log (see onEvent). */
-  private readonly toldNoUrl = new Map<number, number>();
+  /** The tenants without a URL said to be so in the log within NO_URL_LOG_EVERY_MS (see onEvent). */
+  private readonly toldNoUrl = new TtlCache<true>(NO_URL_LOG_EVERY_MS, NO_URL_TENANTS_REMEMBERED);
 
   constructor(
     sql: Sql,
@@ -116,11 +117,9 @@ export class DeliveryEngine {
   };
 
   private tellNoUrl(event: RecordedEvent): void {
-    const now = Date.now();
-    const last = this.toldNoUrl.get(event.tenantId);
-    if (last !== undefined && now - last < NO_URL_LOG_EVERY_MS) return;
-    if (this.toldNoUrl.size >= NO_URL_TENANTS_REMEMBERED) this.toldNoUrl.clear();
-    this.toldNoUrl.set(event.tenantId, now);
+    const tenant = String(event.tenantId);
+    if (this.toldNoUrl.get(tenant) !== undefined) return;
+    this.toldNoUrl.set(tenant, true);
     this.log.info('event recorded; no webhook URL is configured, so it is not delivered (said once every 10 minutes per tenant)', { tenant: event.tenantId, event: event.kind, eventId: event.id });
   }
 
