@@ -271,3 +271,14 @@ describe('Idempotency-Key', () => {
     assert.equal(sessions?.n, 0);
   });
 });
+
+describe('canonicalJson', () => {
+  test('canonicalJson sorts keys at every level and writes the exact text stored fingerprints were made from', () => {
+    // Fingerprints of keys stored before an upgrade must still match after it: the text is pinned.
+    const parsed: unknown = JSON.parse('{"b":[{"z":1,"a":"x\\"y"},null,true],"__proto__":{"k":2},"a":{"d":"ñ\\u0001","c":-0.5e2,"e":[]},"":{}}');
+    assert.equal(canonicalJson(parsed), '{"":{},"__proto__":{"k":2},"a":{"c":-50,"d":"ñ\\u0001","e":[]},"b":[{"a":"x\\"y","z":1},null,true]}');
+    assert.equal(Object.getPrototypeOf(JSON.parse(canonicalJson(parsed))), Object.prototype);
+    assert.equal(canonicalJson('text'), '"text"');
+    assert.equal(canonicalJson(null), 'null');
+  });
+});

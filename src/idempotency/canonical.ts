@@ -1,23 +1,31 @@
 import { createHash } from 'node:crypto';
 
 /**
- * JSON with object keys sorted at every level, so equal documents hash equally. Built by
- * appending to one string (no array of parts per object or array): it runs on every emit body.
+ * The value with the keys of every object in sorted order (arrays keep theirs), for
+ * JSON.stringify: copying and letting the engine's own serialiser write the text costs half
+ * of writing it key by key in JavaScript, and this runs on every emit body.
  */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+function sortedKeys(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
-    let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i]);
-    return `${out}]`;
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = sortedKeys(value[i]);
+    return out;
   }
   const keys = Object.keys(value).sort();
-  let out = '{';
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i] as string;
-    out += `${i === 0 ? '' : ','}${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`;
+  const out: Record<string, unknown> = {};
+  for (const k of keys) {
+    const v = sortedKeys((value as Record<string, unknown>)[k]);
+    // "__proto__" is an own key of parsed JSON; assigned, it would set the copy's prototype.
+    if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[k] = v;
   }
-  return `${out}}`;
+  return out;
+}
+
+/** JSON with object keys sorted at every level, so equal documents hash equally. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortedKeys(value)) ?? 'null';
 }
 
 /** What makes two requests "the same": method, route pattern and the canonical body. */

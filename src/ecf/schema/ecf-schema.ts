@@ -9,6 +9,7 @@ export function ecfSchema(tipo: EcfTipo): XsdSchema {
 }
 
 const indexes = new Map<EcfTipo, ReadonlyMap<string, SchemaElement>>();
+const belowRoot = new Map<EcfTipo, ReadonlySet<string>>();
 
 function index(tipo: EcfTipo): ReadonlyMap<string, SchemaElement> {
   let map = indexes.get(tipo);
@@ -32,4 +33,17 @@ export function schemaElement(tipo: EcfTipo, path: string): SchemaElement | unde
 
 export function schemaHas(tipo: EcfTipo, path: string): boolean {
   return index(tipo).has(path);
+}
+
+/**
+ * schemaHas for a path from ECF without the "ECF." (e.g. "Encabezado.Totales.ITBIS1"): what the
+ * validation rules ask on every document, so no "ECF." string is built and hashed per question.
+ */
+export function schemaHasBelowRoot(tipo: EcfTipo, path: string): boolean {
+  let paths = belowRoot.get(tipo);
+  if (paths === undefined) {
+    paths = new Set([...index(tipo).keys()].filter((p) => p.startsWith('ECF.')).map((p) => p.slice('ECF.'.length)));
+    belowRoot.set(tipo, paths);
+  }
+  return paths.has(path);
 }

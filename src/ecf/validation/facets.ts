@@ -48,7 +48,12 @@ function valueKey(text: string): string | undefined {
   return `${sign}${int}${frac === '' ? '' : `.${frac}`}`;
 }
 
-const enumerationIndexes = new WeakMap<SimpleTypeDef, ReadonlyMap<string, string>>();
+/** A numeric code list by value key, and by the literals themselves (the common spelling). */
+interface EnumerationIndex {
+  readonly byKey: ReadonlyMap<string, string>;
+  readonly literals: ReadonlySet<string>;
+}
+const enumerationIndexes = new WeakMap<SimpleTypeDef, EnumerationIndex>();
 
 /** The enumeration literal equal to `text` (by value for numeric types), if any. */
 function enumerationLiteral(def: SimpleTypeDef, text: string): string | undefined {
@@ -56,11 +61,12 @@ function enumerationLiteral(def: SimpleTypeDef, text: string): string | undefine
   if (def.base === 'string') return def.enumeration.includes(text) ? text : undefined;
   let index = enumerationIndexes.get(def);
   if (index === undefined) {
-    index = new Map(def.enumeration.map((literal) => [valueKey(literal) ?? literal, literal]));
+    index = { byKey: new Map(def.enumeration.map((literal) => [valueKey(literal) ?? literal, literal])), literals: new Set(def.enumeration) };
     enumerationIndexes.set(def, index);
   }
+  if (index.literals.has(text)) return text;
   const key = valueKey(text);
-  return key === undefined ? undefined : index.get(key);
+  return key === undefined ? undefined : index.byKey.get(key);
 }
 
 function describeValues(values: readonly string[], typeName: string): string {
@@ -84,15 +90,33 @@ function codePoints(text: string): number {
   return n;
 }
 
-/** The schema's bounds, parsed once each. */
-const limits = new Map<string, Dec | undefined>();
-function parsedLimit(limit: string): Dec | undefined {
-  if (!limits.has(limit)) limits.set(limit, parseDecimal(limit));
-  return limits.get(limit);
+/** The schema's bounds of a type, parsed once. */
+interface Bounds {
+  readonly minInclusive: Dec | undefined;
+  readonly maxInclusive: Dec | undefined;
+  readonly minExclusive: Dec | undefined;
+  readonly maxExclusive: Dec | undefined;
+}
+const boundsOfType = new WeakMap<SimpleTypeDef, Bounds>();
+function boundsOf(def: SimpleTypeDef): Bounds {
+  let b = boundsOfType.get(def);
+  if (b === undefined) {
+    const parse = (limit: string | undefined): Dec | undefined => (limit === undefined ? undefined : parseDecimal(limit));
+    b = { minInclusive: parse(def.minInclusive), maxInclusive: parse(def.maxInclusive), minExclusive: parse(def.minExclusive), maxExclusive: parse(def.maxExclusive) };
+    boundsOfType.set(def, b);
+  }
+  return b;
 }
 
-function valueProblems(text: string, def: SimpleTypeDef, typeName: string): string[] {
-  const problems: string[] = [];
+const NO_PROBLEMS: readonly string[] = Object.freeze([]);
+
+/**
+ * What is wrong with `text` as a value of `def` (NO_PROBLEMS when nothing). It runs on every
+ * leaf of every emitted document, so a valid value allocates nothing and each message is only
+ * written once its check has failed.
+ */
+function valueProblems(text: string, def: SimpleTypeDef, typeName: string, literal: string | undefined): readonly string[] {
+  let problems: string[] | undefined;
   // Parsed once: the lexical check, the digit counts and the bounds all read it.
   const value = def.base === 'string' ? undefined : parseDecimal(text);
   if (def.base !== 'string') {
@@ -103,41 +127,40 @@ function valueProblems(text: string, def: SimpleTypeDef, typeName: string): stri
         : 'must be a decimal number such as 1234.56 (dot as decimal separator, no thousands separator)'];
     }
   }
-  if (def.enumeration !== undefined && enumerationLiteral(def, text) === undefined) {
-    problems.push(describeValues(def.enumeration, typeName));
-  }
+  if (def.enumeration !== undefined && literal === undefined) (problems ??= []).push(describeValues(def.enumeration, typeName));
   const length = def.minLength === undefined && def.maxLength === undefined ? 0 : codePoints(text);
   if (def.minLength !== undefined && length < def.minLength) {
-    problems.push(def.minLength === 1 ? 'must not be empty' : `must be at least ${def.minLength} characters long`);
+    (problems ??= []).push(def.minLength === 1 ? 'must not be empty' : `must be at least ${def.minLength} characters long`);
   }
   if (def.maxLength !== undefined && length > def.maxLength) {
-    problems.push(`must be at most ${def.maxLength} characters long (has ${length})`);
+    (problems ??= []).push(`must be at most ${def.maxLength} characters long (has ${length})`);
   }
-  if (def.base !== 'string') {
+  if (value !== undefined) {
     const digits = def.fractionDigits === undefined && def.totalDigits === undefined ? undefined : significantDigits(text);
     if (digits !== undefined && def.fractionDigits !== undefined && digits.fraction > def.fractionDigits) {
-      problems.push(`must have at most ${def.fractionDigits} decimal places`);
+      (problems ??= []).push(`must have at most ${def.fractionDigits} decimal places`);
     }
     if (digits !== undefined && def.totalDigits !== undefined && digits.total > def.totalDigits) {
-      problems.push(`must have at most ${def.totalDigits} digits in total`);
+      (problems ??= []).push(`must have at most ${def.totalDigits} digits in total`);
     }
-    const bound = (limit: string | undefined, failsWhen: (c: number) => boolean, message: string): void => {
-      const l = limit === undefined ? undefined : parsedLimit(limit);
-      if (l !== undefined && value !== undefined && failsWhen(compare(value, l))) problems.push(message);
-    };
-    bound(def.minInclusive, (c) => c < 0, `must be at least ${def.minInclusive ?? ''}`);
-    bound(def.maxInclusive, (c) => c > 0, `must be at most ${def.maxInclusive ?? ''}`);
-    bound(def.minExclusive, (c) => c <= 0, `must be greater than ${def.minExclusive ?? ''}`);
-    bound(def.maxExclusive, (c) => c >= 0, `must be less than ${def.maxExclusive ?? ''}`);
+    const b = boundsOf(def);
+    if (b.minInclusive !== undefined && compare(value, b.minInclusive) < 0) (problems ??= []).push(`must be at least ${def.minInclusive ?? ''}`);
+    if (b.maxInclusive !== undefined && compare(value, b.maxInclusive) > 0) (problems ??= []).push(`must be at most ${def.maxInclusive ?? ''}`);
+    if (b.minExclusive !== undefined && compare(value, b.minExclusive) <= 0) (problems ??= []).push(`must be greater than ${def.minExclusive ?? ''}`);
+    if (b.maxExclusive !== undefined && compare(value, b.maxExclusive) >= 0) (problems ??= []).push(`must be less than ${def.maxExclusive ?? ''}`);
   }
   const format = LEAF_FORMATS[typeName];
-  if (format !== undefined && !format.test(text)) problems.push(format.message);
-  const patternFails = def.patterns !== undefined && !def.patterns.some((p) => regex(p).test(text));
+  if (format !== undefined && !format.test(text)) (problems ??= []).push(format.message);
   // A specific message already explains the value; the raw XSD pattern would only repeat it.
-  if (patternFails && problems.length === 0) {
-    problems.push(`does not have the format DGII requires (XSD pattern ${(def.patterns ?? []).join(' | ')})`);
+  if (problems === undefined && def.patterns !== undefined && !matchesPattern(def.patterns, text)) {
+    (problems ??= []).push(`does not have the format DGII requires (XSD pattern ${def.patterns.join(' | ')})`);
   }
-  return problems;
+  return problems ?? NO_PROBLEMS;
+}
+
+function matchesPattern(patterns: readonly string[], text: string): boolean {
+  for (const p of patterns) if (regex(p).test(text)) return true;
+  return false;
 }
 
 /**
@@ -173,9 +196,10 @@ export function checkLeaf(raw: unknown, def: SimpleTypeDef, typeName: string): L
   }
   const illegal = illegalCharProblem(text);
   if (illegal !== undefined) return { text: undefined, problems: [illegal] };
-  const problems = valueProblems(text, def, typeName);
+  const literal = enumerationLiteral(def, text);
+  const problems = valueProblems(text, def, typeName, literal);
   if (problems.length > 0) return { text: undefined, problems };
   // Numeric codes are compared by value ("01" is IndicadorFacturacion 1), so later rules and
   // the XML see the XSD's own literal rather than one of its many spellings.
-  return { text: enumerationLiteral(def, text) ?? text, problems };
+  return { text: literal ?? text, problems };
 }

@@ -8,22 +8,38 @@ export interface LeafFormat {
   readonly message: string;
 }
 
-const DATE = /^(\d{2})-(\d{2})-(\d{4})$/;
+/** Days in each month of a common year; February gains one in leap years. */
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function digitsAt(text: string, from: number, count: number): number {
+  let n = 0;
+  for (let i = from; i < from + count; i++) {
+    const c = text.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
+/**
+ * Days since the epoch for an existing dd-MM-yyyy date (years 1900-2099 like the XSD
+ * pattern), to compare dates; undefined for any other text. Read digit by digit: it runs on
+ * every date of every emitted document.
+ */
+export function dateOrdinal(text: string): number | undefined {
+  if (text.length !== 10 || text.charCodeAt(2) !== 45 || text.charCodeAt(5) !== 45) return undefined; // '-'
+  const day = digitsAt(text, 0, 2);
+  const month = digitsAt(text, 3, 2);
+  const year = digitsAt(text, 6, 4);
+  if (day < 1 || month < 1 || month > 12 || year < 1900 || year > 2099) return undefined;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > (MONTH_DAYS[month - 1] as number) + (month === 2 && leap ? 1 : 0)) return undefined;
+  return Date.UTC(year, month - 1, day) / 86_400_000;
+}
 
 /** dd-MM-yyyy naming a day that exists; years limited to 1900-2099 like the XSD pattern. */
 export function isExistingDate(text: string): boolean {
-  const match = DATE.exec(text);
-  if (match === null) return false;
-  const [day, month, year] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  if (year < 1900 || year > 2099 || month < 1 || month > 12 || day < 1) return false;
-  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
-
-/** Days since the epoch for an existing dd-MM-yyyy date, to compare dates. */
-export function dateOrdinal(text: string): number | undefined {
-  if (!isExistingDate(text)) return undefined;
-  const [day, month, year] = text.split('-').map(Number) as [number, number, number];
-  return Date.UTC(year, month - 1, day) / 86_400_000;
+  return dateOrdinal(text) !== undefined;
 }
 
 export const ENCF_FORMAT = /^E(\d{2})(\d{10})$/;

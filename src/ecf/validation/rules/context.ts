@@ -1,7 +1,7 @@
 // What a business rule sees: the normalised document, read through views that know each
 // element's path and whether the client's value for it was already refused by the XSD pass.
 import { parseDecimal } from '../../decimal.ts';
-import { schemaHas } from '../../schema/ecf-schema.ts';
+import { schemaHasBelowRoot } from '../../schema/ecf-schema.ts';
 import type { Dec } from '../../decimal.ts';
 import type { EcfTipo } from '../../ecf-types.ts';
 import type { EcfObject, EcfValue } from '../../types.ts';
@@ -42,9 +42,10 @@ function isObject(value: EcfValue | undefined): value is EcfObject {
 class ElementView implements View {
   readonly value: EcfObject | undefined;
   readonly path: string;
-  private readonly isRefused: (path: string) => boolean;
+  /** null when the structural pass refused nothing (nearly always): no path is built to ask. */
+  private readonly isRefused: ((path: string) => boolean) | null;
 
-  constructor(value: EcfObject | undefined, path: string, isRefused: (path: string) => boolean) {
+  constructor(value: EcfObject | undefined, path: string, isRefused: ((path: string) => boolean) | null) {
     this.value = value;
     this.path = path;
     this.isRefused = isRefused;
@@ -56,7 +57,7 @@ class ElementView implements View {
 
   text(name: string): string | undefined {
     const v = this.value?.[name];
-    return typeof v === 'string' && !this.isRefused(this.at(name)) ? v : undefined;
+    return typeof v === 'string' && !this.refused(name) ? v : undefined;
   }
 
   group(name: string): View {
@@ -76,7 +77,7 @@ class ElementView implements View {
   }
 
   refused(name: string): boolean {
-    return this.isRefused(this.at(name));
+    return this.isRefused !== null && this.isRefused(this.at(name));
   }
 
   sent(name: string): boolean {
@@ -86,8 +87,7 @@ class ElementView implements View {
 
 export function createContext(tipo: EcfTipo, ecf: EcfObject, invalid: ReadonlySet<string>): RuleContext {
   // A value counts as refused when it, or any element containing it, failed the XSD pass.
-  const isRefused = (path: string): boolean => {
-    if (invalid.size === 0) return false;
+  const isRefused = invalid.size === 0 ? null : (path: string): boolean => {
     for (let p = path; p !== ''; p = p.replace(/(\.[^.[\]]*|\[\d+\])$/, '')) {
       if (invalid.has(p)) return true;
       if (!/[.[]/.test(p)) break;
@@ -97,6 +97,6 @@ export function createContext(tipo: EcfTipo, ecf: EcfObject, invalid: ReadonlySe
   return {
     tipo,
     root: new ElementView(ecf, 'ECF', isRefused),
-    has: (path) => schemaHas(tipo, `ECF.${path}`),
+    has: (path) => schemaHasBelowRoot(tipo, path),
   };
 }

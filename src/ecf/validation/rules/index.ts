@@ -3,17 +3,30 @@
 import { DOCUMENT_RULES } from './document-rules.ts';
 import { LINE_RULES } from './line-rules.ts';
 import { TOTAL_RULES } from './total-rules.ts';
+import type { EcfTipo } from '../../ecf-types.ts';
 import type { FieldError } from '../../types.ts';
 import type { RuleContext } from './context.ts';
 import type { Rule } from './rule.ts';
 
 export const ECF_RULES: readonly Rule[] = [...DOCUMENT_RULES, ...LINE_RULES, ...TOTAL_RULES];
 
+/** ECF_RULES by the type they apply to, chosen once per type rather than on every document. */
+const rulesOfType = new Map<EcfTipo, readonly Rule[]>();
+
+function applicable(tipo: EcfTipo, rules: readonly Rule[]): readonly Rule[] {
+  const cached = rules === ECF_RULES ? rulesOfType.get(tipo) : undefined;
+  if (cached !== undefined) return cached;
+  const chosen = rules.filter((rule) => rule.appliesTo === undefined || rule.appliesTo.includes(tipo));
+  if (rules === ECF_RULES) rulesOfType.set(tipo, chosen);
+  return chosen;
+}
+
 export function runRules(ctx: RuleContext, rules: readonly Rule[] = ECF_RULES): FieldError[] {
-  return rules
-    .filter((rule) => rule.appliesTo === undefined || rule.appliesTo.includes(ctx.tipo))
-    .flatMap((rule) => rule.check(ctx).map((f): FieldError => ({
-      path: f.path,
-      message: f.detail === undefined ? rule.message : `${rule.message}; ${f.detail}`,
-    })));
+  const errors: FieldError[] = [];
+  for (const rule of applicable(ctx.tipo, rules)) {
+    for (const f of rule.check(ctx)) {
+      errors.push({ path: f.path, message: f.detail === undefined ? rule.message : `${rule.message}; ${f.detail}` });
+    }
+  }
+  return errors;
 }

@@ -1,6 +1,6 @@
 // Rules on the detail lines (DetallesItems.Item).
 import { add, formatDec, mul, negate, roundHalfUp, within } from '../../decimal.ts';
-import { BILLING_BUCKETS, TOLERANCE } from './tax-tables.ts';
+import { BILLING_BUCKETS, BILLING_INDICATORS, TOLERANCE } from './tax-tables.ts';
 import { read, sumRule } from './sums.ts';
 import type { Finding, RuleContext, View } from './context.ts';
 import type { BillingIndicator } from './tax-tables.ts';
@@ -75,6 +75,9 @@ function lineAmountRule(spec: (typeof LINE_AMOUNTS)[number]): Rule {
   };
 }
 
+/** Each indicator's total, by path from ECF, written once. */
+const TOTAL_PATHS = Object.fromEntries(BILLING_INDICATORS.map((i) => [i, `Encabezado.Totales.${BILLING_BUCKETS[i].total}`])) as Record<BillingIndicator, string>;
+
 const billingIndicatorAvailable: Rule = {
   id: 'line-billing-indicator',
   message: 'is not usable in this e-CF type: its Totales has no element to total these lines',
@@ -82,7 +85,7 @@ const billingIndicatorAvailable: Rule = {
     const indicator = item.text('IndicadorFacturacion') as BillingIndicator | undefined;
     if (indicator === undefined) return [];
     const bucket = BILLING_BUCKETS[indicator];
-    return ctx.has(`Encabezado.Totales.${bucket.total}`)
+    return ctx.has(TOTAL_PATHS[indicator])
       ? []
       : [{ path: item.at('IndicadorFacturacion'), detail: `${indicator} (${bucket.label}) would need Totales.${bucket.total}` }];
   }),

@@ -47,6 +47,7 @@ function adjustmentsTotal(ctx: RuleContext, indicator: BillingIndicator): { sum:
 
 function bucketRule(indicator: BillingIndicator): Rule {
   const bucket = BILLING_BUCKETS[indicator];
+  const totalPath = `Encabezado.Totales.${bucket.total}`;
   return {
     id: `total-${bucket.total}`,
     message: `must equal Σ MontoItem of the lines with IndicadorFacturacion ${indicator} (${bucket.label})`
@@ -54,7 +55,7 @@ function bucketRule(indicator: BillingIndicator): Rule {
       + (bucket.globalAdjustments ? ', − global discounts + global surcharges with that indicator' : '')
       + ' (±0.01)',
     check: (ctx) => {
-      if (!ctx.has(`Encabezado.Totales.${bucket.total}`)) return [];
+      if (!ctx.has(totalPath)) return [];
       if (bucket.itbis !== undefined && usesNorma1007(ctx)) return [];
       const lines = linesTotal(ctx, indicator);
       const adjustments = bucket.globalAdjustments ? adjustmentsTotal(ctx, indicator) : { sum: ZERO, count: 0 };
@@ -82,12 +83,13 @@ function bucketRule(indicator: BillingIndicator): Rule {
 function rateRule(indicator: BillingIndicator): Rule | undefined {
   const { total, itbis } = BILLING_BUCKETS[indicator];
   if (itbis === undefined) return undefined;
+  const ratePath = `Encabezado.Totales.${itbis.rateElement}`;
   return {
     id: `itbis-rate-${itbis.rateElement}`,
     message: `must be ${itbis.rate}, the ITBIS rate of IndicadorFacturacion ${indicator}`,
     check: (ctx) => {
       const t = totales(ctx);
-      if (!ctx.has(`Encabezado.Totales.${itbis.rateElement}`) || t.refused(itbis.rateElement)) return [];
+      if (!ctx.has(ratePath) || t.refused(itbis.rateElement)) return [];
       const rate = t.amount(itbis.rateElement);
       if (rate === undefined) return t.sent(total) ? [{ path: t.at(itbis.rateElement), detail: `it is missing while ${total} is present` }] : [];
       return compare(rate, dec(itbis.rate)) === 0
@@ -115,12 +117,13 @@ function iscForItbis(ctx: RuleContext): Dec | undefined {
 function itbisAmountRule(indicator: BillingIndicator): Rule | undefined {
   const { total, itbis } = BILLING_BUCKETS[indicator];
   if (itbis === undefined) return undefined;
+  const amountPath = `Encabezado.Totales.${itbis.amount}`;
   return {
     id: `itbis-amount-${itbis.amount}`,
     message: `must equal ${total}${indicator === '1' ? ' (+ ISC of codes 006–039)' : ''} × ${itbis.rate} / 100, rounded to 2 decimals (±0.01)`,
     check: (ctx) => {
       const t = totales(ctx);
-      if (!ctx.has(`Encabezado.Totales.${itbis.amount}`)) return [];
+      if (!ctx.has(amountPath)) return [];
       const base = read(t, total);
       const amount = read(t, itbis.amount);
       const isc = indicator === '1' ? iscForItbis(ctx) : ZERO;
