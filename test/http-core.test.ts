@@ -135,6 +135,12 @@ describe('request bodies', () => {
     const res = await call(url, 'POST', '/TesteCF/things', { body: '['.repeat(500) + ']'.repeat(500), headers: { 'content-type': 'application/json' } });
     assert.equal(res.status, 400);
     assert.equal(res.body.error.code, 'INVALID_JSON');
+    // Objects and arrays both count: 64 levels pass, a 65th is refused.
+    const nest = (levels: number) => '{"a":['.repeat(levels / 2) + '1' + ']}'.repeat(levels / 2);
+    const at64 = await call(url, 'POST', '/TesteCF/things', { body: `[0,[${nest(62)}],{"b":[]}]`, headers: { 'content-type': 'application/json' } });
+    assert.equal(at64.status, 201, JSON.stringify(at64.body));
+    const at65 = await call(url, 'POST', '/TesteCF/things', { body: `[0,{"b":[]},[[${nest(62)}]]]`, headers: { 'content-type': 'application/json' } });
+    assert.equal(at65.status, 400);
   });
 
   test('a NUL character in any string or key is refused with 400, an escaped backslash before u0000 is not', async () => {

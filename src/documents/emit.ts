@@ -20,10 +20,11 @@ import type { ErpReference } from './erp-reference.ts';
  */
 function withEncf(ecf: EcfObject, tipo: number, encf: string, fechaVencimiento: string | null): EcfObject {
   const encabezado = ecf.Encabezado as EcfObject;
+  const sent = encabezado.IdDoc as EcfObject;
   const idDoc: Record<string, EcfObject[string]> = {};
-  for (const [k, v] of Object.entries(encabezado.IdDoc as EcfObject)) {
+  for (const k in sent) {
     if (k === 'eNCF') continue;
-    idDoc[k] = v;
+    idDoc[k] = sent[k] as EcfObject[string];
     if (k === 'TipoeCF') idDoc.eNCF = encf;
   }
   if (fechaVencimiento !== null) {

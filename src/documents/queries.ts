@@ -42,12 +42,13 @@ export interface NewDocument extends IssuedEcf {
 const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, monto_total, ecf, track_id, dgii_code, dgii_message, security_code, timbre_url, fecha_hora_firma, event_seq, referencia, metadata, created_at, updated_at, receptor_estado, receptor_motivo, receptor_detalle, receptor_updated_at, receptor_received_at, aprobacion_estado, aprobacion_motivo, aprobacion_fecha';
 
 /**
- * Every column but the e-CF itself, which the caller just wrote: reading a document's jsonb
- * back would cost a parse of every emitted body for nothing (its keys in jsonb's order
- * instead of the body's, the only difference, matter to no reader: the XML is built in the
- * XSD's order).
+ * What a new document's row gets from the database rather than from its writer: its seq, its
+ * timestamps, and the amount and metadata as their column types store them (numeric(20, 2)
+ * writes 1234.5 as 1234.50; jsonb orders keys its own way). Everything else the writer gave,
+ * or is null on a new document: reading 30 columns back, the e-CF's jsonb above all, would
+ * cost every emit a parse for nothing.
  */
-const INSERTED_COLUMNS = COLUMNS.replace(' ecf,', '');
+const INSERTED_COLUMNS = 'seq, monto_total, metadata, created_at, updated_at';
 
 /** A document's event_seq when stored: its creation event is its first. */
 export const FIRST_EVENT_SEQ = 1;
@@ -60,7 +61,7 @@ export const FIRST_EVENT_SEQ = 1;
  * outcomes (eventOutcomes) beside the row.
  */
 export async function insertCreatedDocument(sql: Queryable, d: NewDocument, event: { ctes: Fragment; outcomes: Fragment }, submitJob: Fragment): Promise<{ row: DocumentRow; eventOutcomes: number[] }> {
-  const [row] = await sql<(Omit<DocumentRow, 'ecf'> & { eventOutcomes: number[] })[]>`
+  const [row] = await sql<(Pick<DocumentRow, 'seq' | 'montoTotal' | 'metadata' | 'createdAt' | 'updatedAt'> & { eventOutcomes: number[] })[]>`
     with created_document as (
       insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, fecha_emision, monto_total, ecf, referencia, metadata, event_seq)
       values (${d.id}, ${d.tenantId}, ${d.environment}, ${d.tipo}, ${d.encf}, 'recibido', ${d.rncEmisor}, ${d.rncComprador},
@@ -74,8 +75,18 @@ export async function insertCreatedDocument(sql: Queryable, d: NewDocument, even
     ${event.ctes},
     submit_job as (${submitJob})
     select created_document.*, ${event.outcomes} from created_document`;
-  const { eventOutcomes, ...rest } = row as Omit<DocumentRow, 'ecf'> & { eventOutcomes: number[] };
-  return { row: { ...rest, ecf: d.ecf }, eventOutcomes };
+  if (row === undefined) throw new Error('inserting a document returned no row');
+  return {
+    row: {
+      id: d.id, seq: row.seq, tenantId: d.tenantId, environment: d.environment, tipo: d.tipo, encf: d.encf, estado: 'recibido',
+      rncEmisor: d.rncEmisor, rncComprador: d.rncComprador, fechaEmision: d.fechaEmision, montoTotal: row.montoTotal, ecf: d.ecf,
+      trackId: null, dgiiCode: null, dgiiMessage: null, securityCode: null, timbreUrl: null, fechaHoraFirma: null, eventSeq: FIRST_EVENT_SEQ,
+      referencia: d.referencia ?? null, metadata: row.metadata, createdAt: row.createdAt, updatedAt: row.updatedAt,
+      receptorEstado: null, receptorMotivo: null, receptorDetalle: null, receptorUpdatedAt: null, receptorReceivedAt: null,
+      aprobacionEstado: null, aprobacionMotivo: null, aprobacionFecha: null,
+    },
+    eventOutcomes: row.eventOutcomes,
+  };
 }
 
 /**

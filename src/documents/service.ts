@@ -14,7 +14,7 @@ import { transition } from './transitions.ts';
 import { validateEcf } from '../ecf/validation/validate-ecf.ts';
 import { printDocument, type PrintedPdf, type PrintFormat } from '../ecf/print/index.ts';
 import type { EcfObject } from '../ecf/types.ts';
-import { documentDetail, documentSummary, type DocumentSummary, receptorView } from './views.ts';
+import { documentDetail, documentSummary, type DocumentSummary, isoToDgiiDate, receptorView } from './views.ts';
 import { redeliverToBuyer } from './buyer-delivery.ts';
 import { splitErpReference } from './erp-reference.ts';
 
@@ -23,11 +23,11 @@ export interface EmitResult {
   view: ReturnType<typeof emittedView>;
 }
 
+/** The fields of documentSummary an emit answers with (written out: it runs on every emit). */
 export function emittedView(row: DocumentRow) {
-  const s = documentSummary(row);
   return {
-    internalTrackId: s.internalTrackId, encf: s.encf, estado: s.estado, tipo: s.tipo, environment: s.environment, fechaEmision: s.fechaEmision, montoTotal: s.montoTotal,
-    referencia: s.referencia, metadata: s.metadata, createdAt: s.createdAt,
+    internalTrackId: row.id, encf: row.encf, estado: row.estado, tipo: row.tipo, environment: row.environment, fechaEmision: isoToDgiiDate(row.fechaEmision), montoTotal: row.montoTotal,
+    referencia: row.referencia, metadata: row.metadata, createdAt: row.createdAt.toISOString(),
   };
 }
 
@@ -75,9 +75,10 @@ export class DocumentService {
       throw validationError([{ path: 'ECF.Encabezado.Emisor.RNCEmisor', message: `must be the RNC of this account (${rnc})` }], 'The e-CF is not valid');
     }
     await this.checkModifiedEcf(tenantId, environment, result.document.tipo, result.document.ecf);
-    const row = await emitDocument(this.batcher, this.outbox, { tenantId, environment, document: result.document, erp }, (tx, doc) => inTransaction(tx, emittedView(doc)));
+    let view: ReturnType<typeof emittedView> | undefined;
+    const row = await emitDocument(this.batcher, this.outbox, { tenantId, environment, document: result.document, erp }, (tx, doc) => inTransaction(tx, (view = emittedView(doc))));
     this.onQueued();
-    return { row, view: emittedView(row) };
+    return { row, view: view ?? emittedView(row) };
   }
 
   /**
