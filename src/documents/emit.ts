@@ -7,7 +7,8 @@ import { AppError, validationError } from '../errors.ts';
 import { toDgiiDate } from '../ecf/encf.ts';
 import { ECF_TYPES, isEcfTipo } from '../ecf/ecf-types.ts';
 import type { EventOutbox } from '../events/outbox.ts';
-import type { DocumentRow } from './queries.ts';
+import type { DocumentRow, NewDocument } from './queries.ts';
+import { BatchLoader } from '../lib/batch-loader.ts';
 import { storeCreated } from './transitions.ts';
 import type { EcfDocument, EcfObject } from '../ecf/types.ts';
 import { dgiiToIsoDate } from './views.ts';
@@ -40,6 +41,28 @@ function withEncf(ecf: EcfObject, tipo: number, encf: string, fechaVencimiento: 
   return { ...ecf, Encabezado: { ...encabezado, IdDoc: idDoc } };
 }
 
+/**
+ * The documents a transaction writes in one turn of the event loop (an emit batch's, whose
+ * writes all start together once the batch has its numbers) go to the database as one
+ * statement (storeCreated), rather than one each.
+ */
+const writers = new WeakMap<Tx, BatchLoader<NewDocument, DocumentRow>>();
+
+function writerOf(tx: Tx, outbox: EventOutbox): BatchLoader<NewDocument, DocumentRow> {
+  let writer = writers.get(tx);
+  if (writer === undefined) {
+    writer = new BatchLoader(async (docs) => {
+      const rows = await storeCreated(tx, outbox, docs);
+      return new Map(docs.map((d, i) => [d, rows[i] as DocumentRow]));
+    }, MAX_WRITTEN_TOGETHER);
+    writers.set(tx, writer);
+  }
+  return writer;
+}
+
+/** Documents in one statement at most (an emit batch holds up to 64). */
+const MAX_WRITTEN_TOGETHER = 64;
+
 export interface EmitInput {
   tenantId: number;
   environment: Environment;
@@ -66,7 +89,7 @@ export async function emitDocument(
 ): Promise<DocumentRow> {
   const { tenantId, environment, document } = input;
   const write = async (tx: Tx, encf: string, fechaVencimiento: string | null): Promise<DocumentRow> => {
-    const doc = await storeCreated(tx, outbox, {
+    const doc = await writerOf(tx, outbox).get({
       id: randomUUID(),
       tenantId,
       environment,
@@ -80,6 +103,7 @@ export async function emitDocument(
       referencia: input.erp?.referencia ?? null,
       metadata: input.erp?.metadata ?? null,
     });
+    if (doc === undefined) throw new Error('a document of the batch was not stored');
     await inTransaction(tx, doc);
     return doc;
   };

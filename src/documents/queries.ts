@@ -41,6 +41,10 @@ export interface NewDocument extends IssuedEcf {
 // Columns every document query returns; fecha_emision as ISO text to avoid time zones.
 const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, monto_total, ecf, track_id, dgii_code, dgii_message, security_code, timbre_url, fecha_hora_firma, event_seq, referencia, metadata, created_at, updated_at, receptor_estado, receptor_motivo, receptor_detalle, receptor_updated_at, receptor_received_at, aprobacion_estado, aprobacion_motivo, aprobacion_fecha';
 
+
+/** A document's event_seq when stored: its creation event is its first. */
+export const FIRST_EVENT_SEQ = 1;
+
 /**
  * What a new document's row gets from the database rather than from its writer: its seq, its
  * timestamps, and the amount and metadata as their column types store them (numeric(20, 2)
@@ -48,45 +52,55 @@ const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, estado, rnc_emisor
  * or is null on a new document: reading 30 columns back, the e-CF's jsonb above all, would
  * cost every emit a parse for nothing.
  */
-const INSERTED_COLUMNS = 'seq, monto_total, metadata, created_at, updated_at';
-
-/** A document's event_seq when stored: its creation event is its first. */
-export const FIRST_EVENT_SEQ = 1;
+type InsertedColumns = Pick<DocumentRow, 'id' | 'seq' | 'montoTotal' | 'metadata' | 'createdAt' | 'updatedAt'>;
 
 /**
- * Stores a new document as `recibido` with everything its creation writes, in one statement:
- * the document, its first history row, its creation event with what the event's listeners
- * write with it (`event`: EventOutbox.prepare's CTEs, so this feature names no other's tables)
- * and its submission job (`submitJob`: the queue's fragment). `event` returns its listeners'
- * outcomes (eventOutcomes) beside the row.
+ * Stores new documents as `recibido` with everything their creation writes, in one statement
+ * however many they are (an emit batch's): the documents, their first history rows, their
+ * creation events with what the events' listeners write with them (`events`:
+ * EventOutbox.prepare's CTEs, so this feature names no other's tables) and their submission
+ * jobs (`submitJobs`: the queue's fragment, given the ids inserted). The documents travel as
+ * one JSON parameter, so the statement's text is the same for one document or sixty-four, and
+ * the driver serialises one value rather than a dozen per document. Rows come back in the
+ * order of `docs`, their seq in that order too; `eventOutcomes` are the listeners' outcomes.
  */
-export async function insertCreatedDocument(sql: Queryable, d: NewDocument, event: { ctes: Fragment; outcomes: Fragment }, submitJob: Fragment): Promise<{ row: DocumentRow; eventOutcomes: number[] }> {
-  const [row] = await sql<(Pick<DocumentRow, 'seq' | 'montoTotal' | 'metadata' | 'createdAt' | 'updatedAt'> & { eventOutcomes: number[] })[]>`
-    with created_document as (
+export async function insertCreatedDocuments(sql: Queryable, docs: readonly NewDocument[], events: { ctes: Fragment; outcomes: Fragment }, submitJobs: (inserted: Fragment) => Fragment): Promise<{ rows: DocumentRow[]; eventOutcomes: number[] }> {
+  const input = docs.map((d, ord) => ({
+    ord, id: d.id, tenant_id: d.tenantId, environment: d.environment, tipo: d.tipo, encf: d.encf, rnc_emisor: d.rncEmisor, rnc_comprador: d.rncComprador,
+    fecha_emision: d.fechaEmision, monto_total: d.montoTotal, ecf: d.ecf, referencia: d.referencia ?? null, metadata: d.metadata ?? null,
+  }));
+  const inserted = await sql<(InsertedColumns & { eventOutcomes: number[] })[]>`
+    with input as (
+      select * from jsonb_to_recordset(${sql.json(input as never)}) as d(
+        ord integer, id uuid, tenant_id integer, environment text, tipo smallint, encf text, rnc_emisor text, rnc_comprador text,
+        fecha_emision date, monto_total numeric, ecf jsonb, referencia text, metadata jsonb)
+    ),
+    created_document as (
       insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, fecha_emision, monto_total, ecf, referencia, metadata, event_seq)
-      values (${d.id}, ${d.tenantId}, ${d.environment}, ${d.tipo}, ${d.encf}, 'recibido', ${d.rncEmisor}, ${d.rncComprador},
-              ${d.fechaEmision}::date, ${d.montoTotal}::numeric, ${sql.json(d.ecf as never)},
-              ${d.referencia ?? null}, ${d.metadata == null ? null : sql.json(d.metadata)}, ${FIRST_EVENT_SEQ})
-      returning ${sql.unsafe(INSERTED_COLUMNS)}
+      select id, tenant_id, environment, tipo, encf, 'recibido', rnc_emisor, rnc_comprador, fecha_emision, monto_total, ecf, referencia, metadata, ${FIRST_EVENT_SEQ}
+      from input order by ord
+      returning id, seq, monto_total, metadata, created_at, updated_at
     ),
     created_history as (
-      insert into document_history (document_id, estado) values (${d.id}, 'recibido')
+      insert into document_history (document_id, estado) select id, 'recibido' from input order by ord
     ),
-    ${event.ctes},
-    submit_job as (${submitJob})
-    select created_document.*, ${event.outcomes} from created_document`;
-  if (row === undefined) throw new Error('inserting a document returned no row');
-  return {
-    row: {
+    ${events.ctes},
+    submit_job as (${submitJobs(sql`select id from created_document`)})
+    select created_document.*, ${events.outcomes} from created_document`;
+  const byId = new Map(inserted.map((r) => [r.id, r]));
+  const rows = docs.map((d): DocumentRow => {
+    const row = byId.get(d.id);
+    if (row === undefined) throw new Error(`inserting document ${d.id} returned no row`);
+    return {
       id: d.id, seq: row.seq, tenantId: d.tenantId, environment: d.environment, tipo: d.tipo, encf: d.encf, estado: 'recibido',
       rncEmisor: d.rncEmisor, rncComprador: d.rncComprador, fechaEmision: d.fechaEmision, montoTotal: row.montoTotal, ecf: d.ecf,
       trackId: null, dgiiCode: null, dgiiMessage: null, securityCode: null, timbreUrl: null, fechaHoraFirma: null, eventSeq: FIRST_EVENT_SEQ,
       referencia: d.referencia ?? null, metadata: row.metadata, createdAt: row.createdAt, updatedAt: row.updatedAt,
       receptorEstado: null, receptorMotivo: null, receptorDetalle: null, receptorUpdatedAt: null, receptorReceivedAt: null,
       aprobacionEstado: null, aprobacionMotivo: null, aprobacionFecha: null,
-    },
-    eventOutcomes: row.eventOutcomes,
-  };
+    };
+  });
+  return { rows, eventOutcomes: inserted[0]?.eventOutcomes ?? [] };
 }
 
 /**

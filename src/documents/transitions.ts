@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/connect.ts';
 import type { EventOutbox } from '../events/outbox.ts';
-import { FIRST_EVENT_SEQ, insertCreatedDocument, insertHistory, updateEstado, type DocumentRow, type NewDocument } from './queries.ts';
-import { insertJobWhen } from '../queue/queries.ts';
+import { FIRST_EVENT_SEQ, insertCreatedDocuments, insertHistory, updateEstado, type DocumentRow, type NewDocument } from './queries.ts';
+import { insertJobsFor, type NewJob } from '../queue/queries.ts';
 import { canTransition, type Estado } from '../ecf/states.ts';
 import { erpPayload } from './erp-reference.ts';
 
@@ -30,18 +30,22 @@ export function statusUpdatePayload(doc: Pick<DocumentRow, 'id' | 'encf' | 'esta
 }
 
 /**
- * Stores a new document as `recibido` with its first history entry, its event (and what the
- * outbox's listeners write with it) and its submission job: one statement (insertCreatedDocument).
+ * Stores new documents as `recibido`, each with its first history entry, its event (and what
+ * the outbox's listeners write with it) and its submission job: one statement for all of them
+ * (insertCreatedDocuments). Answers their rows in the order given.
  */
-export async function storeCreated(tx: Queryable, outbox: EventOutbox, d: NewDocument): Promise<DocumentRow> {
-  const payload = statusUpdatePayload({
-    id: d.id, encf: d.encf, estado: 'recibido', dgiiCode: null, dgiiMessage: null, trackId: null, referencia: d.referencia ?? null, metadata: d.metadata ?? null,
-  });
-  const event = outbox.prepare(tx, d.tenantId, 'ecf.status_update', payload, { sequence: FIRST_EVENT_SEQ });
-  const submitJob = insertJobWhen(tx, { kind: 'document.submit', payload: { documentId: d.id } }, tx`true`);
-  const { row, eventOutcomes } = await insertCreatedDocument(tx, d, event, submitJob);
-  await event.settle(tx, eventOutcomes);
-  return row;
+export async function storeCreated(tx: Queryable, outbox: EventOutbox, docs: readonly NewDocument[]): Promise<DocumentRow[]> {
+  const events = outbox.prepare(tx, 'ecf.status_update', docs.map((d) => ({
+    tenantId: d.tenantId,
+    payload: statusUpdatePayload({
+      id: d.id, encf: d.encf, estado: 'recibido', dgiiCode: null, dgiiMessage: null, trackId: null, referencia: d.referencia ?? null, metadata: d.metadata ?? null,
+    }),
+    sequence: FIRST_EVENT_SEQ,
+  })));
+  const submitJobs = docs.map((d) => ({ ref: d.id, job: { kind: 'document.submit', payload: { documentId: d.id } } satisfies NewJob }));
+  const { rows, eventOutcomes } = await insertCreatedDocuments(tx, docs, events, (inserted) => insertJobsFor(tx, submitJobs, inserted));
+  await events.settle(tx, eventOutcomes);
+  return rows;
 }
 
 /**

@@ -20,13 +20,20 @@ export interface RecordedEvent {
   sequence: number | null;
 }
 
+/** One event to prepare: whose it is, what it says, and its per-document number if it has one. */
+export interface EventEntry {
+  tenantId: number;
+  payload: Record<string, unknown>;
+  sequence?: number;
+}
+
 /** A piece of SQL to splice into a statement (a postgres.js fragment). */
 export type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 /** Reacts to an event inside the transaction that produced it, in statements of its own. */
 export type EventListener = (tx: Queryable, event: RecordedEvent) => Promise<void>;
 
-/** What a statement listener writes with one event (see StatementListener). */
+/** What a statement listener writes with the events of one statement (see StatementListener). */
 export interface ListenerWrites {
   /** Data-modifying CTEs, each starting with a comma; they may read `recorded_event`. */
   ctes: Fragment;
@@ -37,13 +44,15 @@ export interface ListenerWrites {
 }
 
 /**
- * A listener whose writes depend only on the event and on rows already stored, so they can run
- * inside the statement that inserts the event (as data-modifying CTEs) instead of as statements
+ * A listener whose writes depend only on the events and on rows already stored, so they can run
+ * inside the statement that inserts the events (as data-modifying CTEs) instead of as statements
  * of their own after it: same transaction, same rows, one round trip and one statement for the
- * driver to build and parse instead of several. Null: nothing to write for this event.
+ * driver to build and parse instead of several. It gets every event of the statement at once
+ * (one, or a batch of emitted documents' events), and writes for all of them in set-based SQL.
+ * Null: nothing to write for these events.
  */
 export interface StatementListener {
-  writes(sql: Queryable, event: RecordedEvent): ListenerWrites | null;
+  writes(sql: Queryable, events: readonly RecordedEvent[]): ListenerWrites | null;
 }
 
 /**
@@ -51,8 +60,8 @@ export interface StatementListener {
  * that writes the change the event describes puts `ctes` in its own WITH, so the change, the
  * event and what the listeners write with it are one statement.
  */
-export interface PreparedEvent {
-  event: RecordedEvent;
+export interface PreparedEvents {
+  events: RecordedEvent[];
   /** `recorded_event as (insert …)` and the listeners' CTEs: goes after a comma in a WITH. */
   ctes: Fragment;
   /** A select-list item, `… as event_outcomes`, the statement must return (an int[]). */
@@ -79,31 +88,38 @@ export class EventOutbox {
     this.statementListeners.push(listener);
   }
 
-  /** The event and the SQL that stores it with its listeners' writes, for the caller's statement. */
-  prepare(sql: Queryable, tenantId: number, kind: EventKind, payload: Record<string, unknown>, options: { sequence?: number } = {}): PreparedEvent {
-    const sequence = options.sequence ?? null;
-    const body = JSON.stringify({ event: kind, ...payload, ...(sequence === null ? {} : { sequence }) });
-    const event: RecordedEvent = { id: randomUUID(), tenantId, kind, body, sequence };
+  /**
+   * Events of one kind (one per entry: the tenant, the payload, the optional sequence) and the
+   * SQL that stores them all with their listeners' writes, for the caller's statement.
+   */
+  prepare(sql: Queryable, kind: EventKind, entries: readonly EventEntry[]): PreparedEvents {
+    const events = entries.map(({ tenantId, payload, sequence }): RecordedEvent => ({
+      id: randomUUID(),
+      tenantId,
+      kind,
+      body: JSON.stringify({ event: kind, ...payload, ...(sequence === undefined ? {} : { sequence }) }),
+      sequence: sequence ?? null,
+    }));
     const writes: ListenerWrites[] = [];
     for (const l of this.statementListeners) {
-      const w = l.writes(sql, event);
+      const w = l.writes(sql, events);
       if (w !== null) writes.push(w);
     }
-    const { ctes, outcomes } = eventStatement(sql, event, writes.map((w) => w.ctes), writes.map((w) => w.outcome));
+    const { ctes, outcomes } = eventStatement(sql, events, writes.map((w) => w.ctes), writes.map((w) => w.outcome));
     return {
-      event,
+      events,
       ctes,
       outcomes,
       settle: async (tx, values) => {
         writes.forEach((w, i) => w.settled(values[i] ?? 0));
-        for (const listener of this.listeners) await listener(tx, event);
+        for (const event of events) for (const listener of this.listeners) await listener(tx, event);
       },
     };
   }
 
   async record(tx: Queryable, tenantId: number, kind: EventKind, payload: Record<string, unknown>, options: { sequence?: number } = {}): Promise<RecordedEvent> {
-    const prepared = this.prepare(tx, tenantId, kind, payload, options);
+    const prepared = this.prepare(tx, kind, [{ tenantId, payload, sequence: options.sequence }]);
     await prepared.settle(tx, await recordEvent(tx, prepared.ctes, prepared.outcomes));
-    return prepared.event;
+    return prepared.events[0] as RecordedEvent;
   }
 }

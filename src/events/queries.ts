@@ -7,10 +7,14 @@ import type { Fragment, RecordedEvent } from './outbox.ts';
  * not a query: a feature that writes the change the event describes splices them into its own
  * statement (EventOutbox.prepare), and recordEvent below runs them alone.
  */
-export function eventStatement(sql: Queryable, e: RecordedEvent, listenerCtes: readonly Fragment[], listenerOutcomes: readonly Fragment[]): { ctes: Fragment; outcomes: Fragment } {
+export function eventStatement(sql: Queryable, events: readonly RecordedEvent[], listenerCtes: readonly Fragment[], listenerOutcomes: readonly Fragment[]): { ctes: Fragment; outcomes: Fragment } {
+  // The events travel as one JSON parameter however many there are (one statement text for any count).
+  const rows = events.map((e) => ({ id: e.id, tenant_id: e.tenantId, kind: e.kind, body: e.body, sequence: e.sequence }));
   const ctes = listenerCtes.reduce((acc, c) => sql`${acc} ${c}`, sql`
     recorded_event as (
-      insert into events (id, tenant_id, kind, body, sequence) values (${e.id}, ${e.tenantId}, ${e.kind}, ${e.body}, ${e.sequence})
+      insert into events (id, tenant_id, kind, body, sequence)
+      select e.id, e.tenant_id, e.kind, e.body, e.sequence
+      from jsonb_to_recordset(${sql.json(rows)}) as e(id uuid, tenant_id integer, kind text, body text, sequence integer)
       returning id
     )`);
   const list = listenerOutcomes.reduce<Fragment | null>((acc, o) => (acc === null ? o : sql`${acc}, ${o}`), null);

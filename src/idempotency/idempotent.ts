@@ -5,7 +5,7 @@ import { tenantOf } from '../http/params.ts';
 import { header, type Handler, type Reply, type RequestContext } from '../http/types.ts';
 import type { Logger } from '../log.ts';
 import { requestFingerprint } from './canonical.ts';
-import { claimKeys, findKey, purgeExpiredKeys, releaseKey, storeResponse, type Claim, type KeyScope, type StoredResponse } from './queries.ts';
+import { claimKeys, findKey, purgeExpiredKeys, releaseKey, storeResponse, storeResponses, type Answer, type Claim, type KeyScope, type StoredResponse } from './queries.ts';
 import { BatchLoader } from '../lib/batch-loader.ts';
 
 // Idempotency-Key handling, as docs/api.md ("Idempotency") states it:
@@ -71,6 +71,28 @@ function replay(row: StoredResponse): Reply {
     headers: { ...row.headers, 'idempotent-replayed': 'true' },
   };
 }
+
+/**
+ * The answers stored in one transaction during one turn of the event loop (an emit batch's,
+ * whose documents are stored together and so reach storeIn together) go to the database as one
+ * statement, rather than one each.
+ */
+const answerWriters = new WeakMap<Queryable, BatchLoader<Answer, boolean>>();
+
+function answersOf(tx: Queryable): BatchLoader<Answer, boolean> {
+  let writer = answerWriters.get(tx);
+  if (writer === undefined) {
+    writer = new BatchLoader(async (answers) => {
+      const stored = await storeResponses(tx, answers);
+      return new Map(answers.map((a) => [a, stored.has(a.owner)]));
+    }, MAX_ANSWERS_TOGETHER);
+    answerWriters.set(tx, writer);
+  }
+  return writer;
+}
+
+/** Answers in one statement at most (an emit batch holds up to 64). */
+const MAX_ANSWERS_TOGETHER = 64;
 
 export class IdempotencyStore {
   private readonly sql: Sql;
@@ -145,7 +167,7 @@ export class IdempotencyStore {
     let lost = false;
     const claim: IdempotencyClaim = {
       storeIn: async (tx, reply) => {
-        if (!(await storeResponse(tx, scope, owner, toStored(reply)))) {
+        if ((await answersOf(tx).get({ scope, owner, response: toStored(reply) })) !== true) {
           lost = true;
           throw claimLost();
         }

@@ -80,6 +80,57 @@ export async function storeResponse(sql: Queryable, s: KeyScope, owner: string, 
   return rows.count === 1;
 }
 
+/** An answer to store for the claim `owner` holds on a key. */
+export interface Answer {
+  scope: KeyScope;
+  owner: string;
+  response: StoredResponse;
+}
+
+/**
+ * The statement text that stores `count` answers (storeResponses): one CTE per answer, each the
+ * update storeResponse makes, by the full primary key. Written once per count. Not one UPDATE
+ * joined to unnest(): on a young table (before autovacuum's first ANALYZE) a cached plan of
+ * that join scans the whole table and hashes it, while each CTE here can only be an index
+ * lookup of one row.
+ */
+const answerStatements = new Map<number, string>();
+function answerStatement(count: number): string {
+  let text = answerStatements.get(count);
+  if (text === undefined) {
+    const ctes: string[] = [];
+    const selects: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const p = i * 7;
+      ctes.push(`answer_${i} as (
+        update idempotency_keys set state = 'done', locked_until = null,
+          response_status = $${p + 1}::integer, response_headers = $${p + 2}::jsonb, response_body = $${p + 3}::text
+        where tenant_id = $${p + 4}::integer and environment = $${p + 5}::text and key = $${p + 6}::text
+          and owner = $${p + 7}::uuid and state = 'running'
+        returning owner)`);
+      selects.push(`select owner from answer_${i}`);
+    }
+    text = `with ${ctes.join(',\n')}\n${selects.join(' union all ')}`;
+    answerStatements.set(count, text);
+  }
+  return text;
+}
+
+/**
+ * storeResponse for several answers in one statement (those of an emit batch's transaction):
+ * answers the owners whose claim was still their own, and whose answer is now stored.
+ */
+export async function storeResponses(sql: Queryable, answers: readonly Answer[]): Promise<Set<string>> {
+  // The headers as an object: the driver serialises each parameter by the type the server
+  // described for it (jsonb here), so a JSON string would be stored as a JSON string.
+  const params: (string | number | Record<string, string> | null)[] = [];
+  for (const a of answers) {
+    params.push(a.response.status, a.response.headers, a.response.body, a.scope.tenantId, a.scope.environment, a.scope.key, a.owner);
+  }
+  const rows = await sql.unsafe<{ owner: string }[]>(answerStatement(answers.length), params, { prepare: true });
+  return new Set(rows.map((r) => r.owner));
+}
+
 /** Forgets `owner`'s claim when its request failed in a way that should not be replayed (5xx). */
 export async function releaseKey(sql: Queryable, s: KeyScope, owner: string): Promise<void> {
   await sql`

@@ -57,6 +57,21 @@ export function insertJobWhen(sql: Queryable, job: NewJob, condition: postgres.P
 }
 
 /**
+ * insertJobWhen for several jobs, each made only if its `ref` is among `refs` (a select of one
+ * uuid column, e.g. the ids a sibling CTE inserted): a data-modifying CTE of another statement.
+ * The jobs travel as one JSON parameter, so the statement's text is the same for any number.
+ */
+export function insertJobsFor(sql: Queryable, jobs: readonly { ref: string; job: NewJob }[], refs: postgres.PendingQuery<postgres.Row[]>): postgres.PendingQuery<postgres.Row[]> {
+  const rows = jobs.map(({ ref, job }) => ({ ref, kind: job.kind, payload: job.payload ?? {}, delay: (job.delayMs ?? 0) / 1000, unique_key: job.uniqueKey ?? null }));
+  return sql`
+    insert into jobs (kind, payload, run_at, unique_key)
+    select j.kind, j.payload, now() + make_interval(secs => j.delay), j.unique_key
+    from jsonb_to_recordset(${sql.json(rows as never)}) as j(ref uuid, kind text, payload jsonb, delay float8, unique_key text)
+    where j.ref in (${refs})
+    on conflict (unique_key) do nothing`;
+}
+
+/**
  * What completeJobs deletes, as a fragment for a data-modifying CTE of another statement
  * (a job finished by the write that statement makes): each job of `owned`, a select of
  * (job id, owner), still leased by that owner with no rerun asked. Answers the deleted ids.

@@ -6,7 +6,7 @@ import type { RecordedEvent, StatementListener } from '../events/outbox.ts';
 import { storableText } from '../lib/pg-text.ts';
 import type { Logger } from '../log.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
-import { insertJob, insertJobWhen, type NewJob } from '../queue/queries.ts';
+import { insertJob, insertJobsFor, type NewJob } from '../queue/queries.ts';
 import { abandonDelivery, deliveryCtes, findDeliveriesToSend, insertDelivery, pendingDeliveriesWithoutJob, recordAttempts, type AttemptToRecord, type DeliveryRow, type DeliveryStatus, type DeliveryToSend } from './queries.ts';
 import { postWebhook, type AttemptResult } from './sender.ts';
 import type { WebhookSettings } from './settings.ts';
@@ -101,16 +101,19 @@ export class DeliveryEngine {
    * tenant every NO_URL_LOG_EVERY_MS: a line per event would be most of a busy tenant's log).
    */
   readonly onEvent: StatementListener = {
-    writes: (sql, event) => {
+    writes: (sql, events) => {
       // The test webhook makes its first attempt itself (see WebhookService.sendTest).
-      if (event.kind === 'webhook.test') return null;
-      const id = randomUUID();
-      const { ctes, outcome } = deliveryCtes(sql, { id, tenantId: event.tenantId, eventId: event.id, event: event.kind }, (inserted) => insertJobWhen(sql, deliveryJob(id, event.tenantId, 0), inserted));
+      const delivered = events.filter((e) => e.kind !== 'webhook.test');
+      if (delivered.length === 0) return null;
+      const deliveries = delivered.map((e) => ({ id: randomUUID(), tenantId: e.tenantId, eventId: e.id, event: e.kind }));
+      const jobs = deliveries.map((d) => ({ ref: d.id, job: deliveryJob(d.id, d.tenantId, 0) }));
+      const { ctes, outcome } = deliveryCtes(sql, deliveries, (inserted) => insertJobsFor(sql, jobs, inserted));
       return {
         ctes,
         outcome,
         settled: (inserted) => {
-          if (inserted === 0) this.tellNoUrl(event);
+          // Fewer deliveries than events: some tenant has no URL (nearly always one tenant, all or none).
+          if (inserted < delivered.length) this.tellNoUrl(delivered[0] as RecordedEvent);
         },
       };
     },

@@ -82,20 +82,22 @@ export async function insertDelivery(sql: Queryable, d: { id: string; tenantId: 
 }
 
 /**
- * The delivery of an event, as CTEs of the statement that inserts the event (its
- * `recorded_event`): inserted only when the tenant has a webhook URL, then `job` (a queue
- * fragment made on the condition that the delivery was inserted). `outcome` counts the
- * deliveries inserted (0 or 1).
+ * The deliveries of events, as CTEs of the statement that inserts the events (its
+ * `recorded_event`): each inserted only when its tenant has a webhook URL, then `jobs` (a queue
+ * fragment given the ids of the deliveries inserted). `outcome` counts the deliveries inserted.
+ * The deliveries travel as one JSON parameter, so the text is the same for any number of them.
  */
-export function deliveryCtes(sql: Queryable, d: { id: string; tenantId: number; eventId: string; event: EventKind }, job: (inserted: Fragment) => Fragment): { ctes: Fragment; outcome: Fragment } {
+export function deliveryCtes(sql: Queryable, deliveries: readonly { id: string; tenantId: number; eventId: string; event: EventKind }[], jobs: (inserted: Fragment) => Fragment): { ctes: Fragment; outcome: Fragment } {
+  const rows = deliveries.map((d) => ({ id: d.id, tenant_id: d.tenantId, event_id: d.eventId, event: d.event }));
   const ctes = sql`,
     webhook_delivery as (
       insert into webhook_deliveries (id, tenant_id, event_id, event, status, url, next_attempt_at)
-      select ${d.id}::uuid, ${d.tenantId}::int, ${d.eventId}::uuid, ${d.event}::text, 'pending', s.url, now()
-      from webhook_settings s where s.tenant_id = ${d.tenantId} and s.url is not null
+      select d.id, d.tenant_id, d.event_id, d.event, 'pending', s.url, now()
+      from jsonb_to_recordset(${sql.json(rows)}) as d(id uuid, tenant_id integer, event_id uuid, event text)
+      join webhook_settings s on s.tenant_id = d.tenant_id and s.url is not null
       returning id
     ),
-    webhook_delivery_job as (${job(sql`exists (select from webhook_delivery)`)})`;
+    webhook_delivery_job as (${jobs(sql`select id from webhook_delivery`)})`;
   return { ctes, outcome: sql`(select count(*)::int from webhook_delivery)` };
 }
 
