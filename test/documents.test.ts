@@ -56,6 +56,43 @@ describe('emit', () => {
     for (const key of Object.keys(first.body.data).filter((k) => k !== 'estado')) assert.deepEqual(first.body.data[key], stored[key], key);
   });
 
+  test('emits sent together are stored together, each answer, replay and document matching its own request', async () => {
+    const a = await newTenant(t.url);
+    const api = client(t.url, { 'x-api-key': a.apiKey });
+    const n = 24;
+    const send = (i: number) => api.post('/TesteCF/documentos-ecf', {
+      json: { ...ecfFor(a.rnc, 31), referencia: `orden-${i}`, metadata: { linea: String(i) } },
+      headers: { 'idempotency-key': `together-${i}` },
+    });
+    const answers = await Promise.all(Array.from({ length: n }, (_, i) => send(i)));
+    assert.deepEqual(answers.map((r) => r.status), Array(n).fill(202), answers.map((r) => r.text).join('\n'));
+    answers.forEach((r, i) => {
+      assert.equal(r.body.data.referencia, `orden-${i}`);
+      assert.deepEqual(r.body.data.metadata, { linea: String(i) });
+      assert.equal(r.headers.get('location'), `/TesteCF/documentos-ecf/${r.body.data.internalTrackId}`);
+    });
+    assert.deepEqual(answers.map((r) => r.body.data.encf).sort(), Array.from({ length: n }, (_, i) => `E31${String(i + 1).padStart(10, '0')}`));
+    const replays = await Promise.all(Array.from({ length: n }, (_, i) => send(i)));
+    replays.forEach((r, i) => {
+      assert.equal(r.headers.get('idempotent-replayed'), 'true');
+      assert.deepEqual(r.body, answers[i]?.body);
+    });
+    // Each with its own creation event (the pipeline may have moved it on since: later events are its own too).
+    const rows = await t.sql<{ id: string; encf: string; referencia: string; events: number }[]>`
+      select d.id, d.encf, d.referencia,
+        (select count(*)::int from events e
+          where e.body::jsonb ->> 'internalTrackId' = d.id::text and e.body::jsonb ->> 'estado' = 'recibido' and e.body::jsonb ->> 'encf' = d.encf) as events
+      from documents d where d.tenant_id = ${a.tenantId} order by d.seq`;
+    assert.equal(rows.length, n);
+    assert.deepEqual(rows.map((r) => r.encf), [...rows.map((r) => r.encf)].sort(), 'stored in the order of their numbers');
+    for (const r of answers) {
+      const row = rows.find((x) => x.id === r.body.data.internalTrackId);
+      assert.equal(row?.encf, r.body.data.encf);
+      assert.equal(row?.referencia, r.body.data.referencia);
+      assert.equal(row?.events, 1);
+    }
+  });
+
   test('the document, its first history entry, its event and its submission job are stored together', async () => {
     const a = await newTenant(t.url);
     const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey } });

@@ -1,9 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError } from '../src/errors.ts';
-import type { RequestContext } from '../src/http/types.ts';
+import type { Reply, RequestContext } from '../src/http/types.ts';
 import { canonicalJson } from '../src/idempotency/canonical.ts';
-import { IdempotencyStore } from '../src/idempotency/idempotent.ts';
+import { IdempotencyStore, type IdempotencyClaim } from '../src/idempotency/idempotent.ts';
 import { createLogger } from '../src/log.ts';
 import { maintenanceJob } from '../src/maintenance/purge.ts';
 import { insertJob } from '../src/queue/queries.ts';
@@ -180,6 +180,40 @@ describe('Idempotency-Key', () => {
     assert.equal(ran, 2);
     const replay = await handler(contextFor(a.tenantId, 'four', 'together-1', body));
     assert.deepEqual(JSON.parse(String(replay.raw?.data)), { by: 'one' });
+  });
+
+  test('answers stored in one transaction together are each stored under their own key; one whose key was taken over fails alone', async () => {
+    const a = await newTenant(t.url);
+    const store = new IdempotencyStore(t.sql, { ttlMs: 60_000, leaseMs: 60_000 }, createLogger('silent'));
+    // Three requests whose answers are stored in one transaction, in one turn, as an emit batch's are.
+    const waiting: { claim: IdempotencyClaim; reply: Reply; done: (err?: unknown) => void }[] = [];
+    const storeTogether = async () => {
+      await t.sql`update idempotency_keys set owner = gen_random_uuid() where tenant_id = ${a.tenantId} and key = 'batch-2'`;
+      await t.sql.begin(async (tx) => {
+        const stored = await Promise.allSettled(waiting.map((w) => w.claim.storeIn(tx, w.reply)));
+        stored.forEach((s, i) => waiting[i]?.done(s.status === 'rejected' ? s.reason : undefined));
+      });
+    };
+    const handler = store.wrap(async (ctx, claim) => {
+      const reply: Reply = { status: 201, body: { by: ctx.requestId } };
+      await new Promise<void>((resolve, reject) => {
+        waiting.push({ claim: claim as IdempotencyClaim, reply, done: (err) => (err === undefined ? resolve() : reject(err)) });
+        if (waiting.length === 3) void storeTogether();
+      });
+      return reply;
+    });
+    const body = { amount: 3 };
+    const outcomes = await Promise.allSettled(['one', 'two', 'three'].map((id, i) => handler(contextFor(a.tenantId, id, `batch-${i + 1}`, body))));
+    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+    const lost = outcomes[1];
+    assert.ok(lost?.status === 'rejected' && lost.reason instanceof AppError && lost.reason.code === 'IDEMPOTENCY_KEY_IN_USE');
+    const rows = await t.sql<{ key: string; state: string; body: string | null }[]>`
+      select key, state, response_body as body from idempotency_keys where tenant_id = ${a.tenantId} order by key`;
+    assert.deepEqual(rows.map((r) => [r.key, r.state, r.body === null ? null : JSON.parse(r.body)]), [
+      ['batch-1', 'done', { by: 'one' }],
+      ['batch-2', 'running', null],
+      ['batch-3', 'done', { by: 'three' }],
+    ]);
   });
 
   test('a request that outlasts its lease loses the key to the retry: only the retry\'s writes commit, the first answers IN_USE', async () => {
