@@ -10,7 +10,7 @@ export interface View {
   readonly path: string;
   readonly value: EcfObject | undefined;
   group(name: string): View;
-  items(name: string): View[];
+  items(name: string): readonly View[];
   text(name: string): string | undefined;
   amount(name: string): Dec | undefined;
   /** The client sent the element but the structural pass refused it (or an ancestor). */
@@ -38,10 +38,15 @@ function isObject(value: EcfValue | undefined): value is EcfObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Views are created for every element a rule reads, so they are cheap class instances. */
+/**
+ * Views are created for the elements rules read, so they are cheap class instances; each keeps
+ * the views of its children once made, as the rules read the same groups and lines many times.
+ */
 class ElementView implements View {
   readonly value: EcfObject | undefined;
   readonly path: string;
+  private groups: Map<string, View> | undefined;
+  private lists: Map<string, readonly View[]> | undefined;
   /** null when the structural pass refused nothing (nearly always): no path is built to ask. */
   private readonly isRefused: ((path: string) => boolean) | null;
 
@@ -61,14 +66,24 @@ class ElementView implements View {
   }
 
   group(name: string): View {
-    const v = this.value?.[name];
-    return new ElementView(isObject(v) ? v : undefined, this.at(name), this.isRefused);
+    let view = this.groups?.get(name);
+    if (view === undefined) {
+      const v = this.value?.[name];
+      view = new ElementView(isObject(v) ? v : undefined, this.at(name), this.isRefused);
+      (this.groups ??= new Map()).set(name, view);
+    }
+    return view;
   }
 
-  items(name: string): View[] {
-    const v = this.value?.[name];
-    const list = Array.isArray(v) ? (v as readonly EcfValue[]) : [];
-    return list.map((item, i) => new ElementView(isObject(item) ? item : undefined, `${this.at(name)}[${i}]`, this.isRefused));
+  items(name: string): readonly View[] {
+    let views = this.lists?.get(name);
+    if (views === undefined) {
+      const v = this.value?.[name];
+      const list = Array.isArray(v) ? (v as readonly EcfValue[]) : [];
+      views = list.map((item, i) => new ElementView(isObject(item) ? item : undefined, `${this.at(name)}[${i}]`, this.isRefused));
+      (this.lists ??= new Map()).set(name, views);
+    }
+    return views;
   }
 
   amount(name: string): Dec | undefined {

@@ -6,7 +6,7 @@ import type { Finding, RuleContext, View } from './context.ts';
 import type { BillingIndicator } from './tax-tables.ts';
 import type { Rule } from './rule.ts';
 
-const items = (ctx: RuleContext): View[] => ctx.root.group('DetallesItems').items('Item');
+const items = (ctx: RuleContext): readonly View[] => ctx.root.group('DetallesItems').items('Item');
 
 /**
  * The service's own limit (docs/api.md, "Emitting a document"): 1000 lines per document for every type, also

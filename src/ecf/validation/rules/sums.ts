@@ -44,7 +44,7 @@ export function read(view: View, dotted: string): Read {
   return value === undefined ? { kind: 'absent' } : { kind: 'value', value };
 }
 
-export function collectionView(view: View, dotted: string): View[] {
+export function collectionView(view: View, dotted: string): readonly View[] {
   const [owner, name] = parent(view, dotted);
   return owner.items(name);
 }

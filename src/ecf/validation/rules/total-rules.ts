@@ -9,7 +9,7 @@ import type { RuleContext, View } from './context.ts';
 import type { Rule } from './rule.ts';
 
 const totales = (ctx: RuleContext): View => ctx.root.group('Encabezado').group('Totales');
-const globalAdjustments = (ctx: RuleContext): View[] => ctx.root.group('DescuentosORecargos').items('DescuentoORecargo');
+const globalAdjustments = (ctx: RuleContext): readonly View[] => ctx.root.group('DescuentosORecargos').items('DescuentoORecargo');
 
 /** Norma 10-07 discounts change how the taxable base is computed; those documents skip the base checks. */
 function usesNorma1007(ctx: RuleContext): boolean {
