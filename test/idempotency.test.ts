@@ -316,3 +316,14 @@ describe('canonicalJson', () => {
     assert.equal(canonicalJson(null), 'null');
   });
 });
+
+test('canonicalJson orders every key by UTF-16 code units, integer keys and large objects included', () => {
+  const keys = ['b', 'a', 'B', 'ä', '😀', 'é', '_', '10', '9', '01', '4294967295', ...Array.from({ length: 60 }, (_, i) => `k${(i * 37) % 60}`)];
+  for (const n of [2, 9, 11, 33, keys.length]) {
+    const subset = keys.slice(0, n);
+    const object = Object.fromEntries(subset.map((k, i) => [k, i]));
+    const expected = `{${[...subset].sort().map((k) => `${JSON.stringify(k)}:${object[k]}`).join(',')}}`;
+    assert.equal(canonicalJson(object), expected, `${n} keys`);
+    assert.equal(canonicalJson({ z: [object], a: 1 }), `{"a":1,"z":[${expected}]}`, `${n} keys, nested`);
+  }
+});

@@ -1,21 +1,61 @@
 import { createHash } from 'node:crypto';
 
+/** Beyond this many keys the engine's sort (insertion sort is quadratic: a hostile body could have thousands). */
+const INSERTION_SORT_MAX = 32;
+
+/**
+ * Sorts an object's keys as Array.prototype.sort() would (UTF-16 code units), by insertion when
+ * they are few, as an e-CF's objects' keys are: the engine's sort allocates a work area per call.
+ */
+function sortInPlace(keys: string[]): string[] {
+  if (keys.length > INSERTION_SORT_MAX) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    while (j >= 0 && (keys[j] as string) > key) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
+}
+
+/** Integer keys (0 … 2³² − 2): the engine enumerates them first, in numeric order, whatever their insertion order. */
+const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/;
+
+function isArrayIndex(key: string): boolean {
+  const c = key.charCodeAt(0);
+  return c >= 48 && c <= 57 && ARRAY_INDEX.test(key) && Number(key) < 4_294_967_295;
+}
+
+/** sortedKeys met an object whose keys the engine would reorder (see below). */
+const REORDERED = Symbol('reordered');
+
 /**
  * The value with the keys of every object in sorted order (arrays keep theirs), for
  * JSON.stringify: copying and letting the engine's own serialiser write the text costs half
- * of writing it key by key in JavaScript, and this runs on every emit body.
+ * of writing it key by key in JavaScript, and this runs on every emit body. REORDERED when an
+ * object has an integer key: a copy would list those first, in numeric order ("9" before
+ * "10"), where the canonical text has every key in code-unit order.
  */
 function sortedKeys(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
     const out: unknown[] = new Array(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = sortedKeys(value[i]);
+    for (let i = 0; i < value.length; i++) {
+      const v = sortedKeys(value[i]);
+      if (v === REORDERED) return REORDERED;
+      out[i] = v;
+    }
     return out;
   }
-  const keys = Object.keys(value).sort();
+  const keys = sortInPlace(Object.keys(value));
   const out: Record<string, unknown> = {};
   for (const k of keys) {
+    if (isArrayIndex(k)) return REORDERED;
     const v = sortedKeys((value as Record<string, unknown>)[k]);
+    if (v === REORDERED) return REORDERED;
     // "__proto__" is an own key of parsed JSON; assigned, it would set the copy's prototype.
     if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
     else out[k] = v;
@@ -23,9 +63,30 @@ function sortedKeys(value: unknown): unknown {
   return out;
 }
 
-/** JSON with object keys sorted at every level, so equal documents hash equally. */
+/** The canonical text written key by key: for values sortedKeys cannot copy in order. */
+function writtenOut(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + writtenOut(value[i]);
+    return `${out}]`;
+  }
+  const keys = sortInPlace(Object.keys(value));
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    out += `${i === 0 ? '' : ','}${JSON.stringify(k)}:${writtenOut((value as Record<string, unknown>)[k])}`;
+  }
+  return `${out}}`;
+}
+
+/**
+ * JSON with object keys sorted at every level (by UTF-16 code units), so equal documents hash
+ * equally. The text is what fingerprints of stored keys were made from: it must not change.
+ */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortedKeys(value)) ?? 'null';
+  const copy = sortedKeys(value);
+  return copy === REORDERED ? writtenOut(value) : (JSON.stringify(copy) ?? 'null');
 }
 
 /** What makes two requests "the same": method, route pattern and the canonical body. */
