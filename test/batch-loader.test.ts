@@ -27,4 +27,26 @@ describe('BatchLoader', () => {
     assert.deepEqual(sizes, [5, 5, 2]);
     assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected')), [0, 2, 4, 6, 8, 'rejected', 'rejected', 'rejected', 'rejected', 'rejected', 20, 22]);
   });
+
+  it('batch loader flushing on microtasks loads keys asked for across promise jobs together, before the event loop turns', async () => {
+    const calls: number[][] = [];
+    const loader = new BatchLoader<number, number>(async (keys) => {
+      calls.push(keys);
+      return new Map(keys.map((k) => [k, k + 1]));
+    }, 100, 'microtasks');
+    let turned = false;
+    setImmediate(() => (turned = true));
+    // Each asks after a different number of promise jobs, as the writes of one transaction do.
+    const asked = [0, 1, 2, 3].map(async (k) => {
+      for (let i = 0; i < k; i++) await Promise.resolve();
+      return loader.get(k);
+    });
+    const loaded = new Promise<boolean>((resolve) => {
+      const check = () => (calls.length > 0 ? resolve(turned) : process.nextTick(check));
+      process.nextTick(check);
+    });
+    assert.equal(await loaded, false, 'loaded before the event loop turned');
+    assert.deepEqual(await Promise.all(asked), [1, 2, 3, 4]);
+    assert.deepEqual(calls, [[0, 1, 2, 3]]);
+  });
 });

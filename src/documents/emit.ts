@@ -42,9 +42,9 @@ function withEncf(ecf: EcfObject, tipo: number, encf: string, fechaVencimiento: 
 }
 
 /**
- * The documents a transaction writes in one turn of the event loop (an emit batch's, whose
- * writes all start together once the batch has its numbers) go to the database as one
- * statement (storeCreated), rather than one each.
+ * The documents a transaction writes together (an emit batch's, whose writes all start at once
+ * when the batch has its numbers) go to the database as one statement (storeCreated), rather than
+ * one each; at once, as the batch holds its sequence's lock until it commits.
  */
 const writers = new WeakMap<Tx, BatchLoader<NewDocument, DocumentRow>>();
 
@@ -54,7 +54,7 @@ function writerOf(tx: Tx, outbox: EventOutbox): BatchLoader<NewDocument, Documen
     writer = new BatchLoader(async (docs) => {
       const rows = await storeCreated(tx, outbox, docs);
       return new Map(docs.map((d, i) => [d, rows[i] as DocumentRow]));
-    }, MAX_WRITTEN_TOGETHER);
+    }, MAX_WRITTEN_TOGETHER, 'microtasks');
     writers.set(tx, writer);
   }
   return writer;

@@ -73,9 +73,9 @@ function replay(row: StoredResponse): Reply {
 }
 
 /**
- * The answers stored in one transaction during one turn of the event loop (an emit batch's,
- * whose documents are stored together and so reach storeIn together) go to the database as one
- * statement, rather than one each.
+ * The answers stored in one transaction together (an emit batch's, whose documents are stored
+ * together and so reach storeIn together) go to the database as one statement, rather than one
+ * each; at once, as an emit batch holds its sequence's lock until it commits.
  */
 const answerWriters = new WeakMap<Queryable, BatchLoader<Answer, boolean>>();
 
@@ -85,7 +85,7 @@ function answersOf(tx: Queryable): BatchLoader<Answer, boolean> {
     writer = new BatchLoader(async (answers) => {
       const stored = await storeResponses(tx, answers);
       return new Map(answers.map((a) => [a, stored.has(a.owner)]));
-    }, MAX_ANSWERS_TOGETHER);
+    }, MAX_ANSWERS_TOGETHER, 'microtasks');
     answerWriters.set(tx, writer);
   }
   return writer;
