@@ -95,6 +95,13 @@ export interface Answer {
  * lookup of one row.
  */
 const answerStatements = new Map<number, string>();
+
+/**
+ * The counts a statement is written for (storeResponses pads a batch up to the next one with
+ * entries that match no row): each count is a statement every connection prepares and keeps a
+ * plan of, so 7 of them rather than one per batch size up to 64.
+ */
+const ANSWER_COUNTS = [1, 2, 4, 8, 16, 32, 64] as const;
 function answerStatement(count: number): string {
   let text = answerStatements.get(count);
   if (text === undefined) {
@@ -121,13 +128,17 @@ function answerStatement(count: number): string {
  * answers the owners whose claim was still their own, and whose answer is now stored.
  */
 export async function storeResponses(sql: Queryable, answers: readonly Answer[]): Promise<Set<string>> {
+  const count = ANSWER_COUNTS.find((c) => c >= answers.length);
+  if (count === undefined) throw new RangeError(`at most ${ANSWER_COUNTS.at(-1)} answers in one statement`);
   // The headers as an object: the driver serialises each parameter by the type the server
   // described for it (jsonb here), so a JSON string would be stored as a JSON string.
   const params: (string | number | Record<string, string> | null)[] = [];
   for (const a of answers) {
     params.push(a.response.status, a.response.headers, a.response.body, a.scope.tenantId, a.scope.environment, a.scope.key, a.owner);
   }
-  const rows = await sql.unsafe<{ owner: string }[]>(answerStatement(answers.length), params, { prepare: true });
+  // Padding: a null key matches no row (tenant_id = null is never true).
+  for (let i = answers.length; i < count; i++) params.push(null, null, null, null, null, null, null);
+  const rows = await sql.unsafe<{ owner: string }[]>(answerStatement(count), params, { prepare: true });
   return new Set(rows.map((r) => r.owner));
 }
 
