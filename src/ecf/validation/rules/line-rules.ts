@@ -60,18 +60,24 @@ function lineAmountRule(spec: (typeof LINE_AMOUNTS)[number]): Rule {
   return {
     id: spec.id,
     message: `must equal CantidadItem × ${spec.price.split('.').pop() ?? ''} − ${spec.discount.split('.').pop() ?? ''} + ${spec.surcharge.split('.').pop() ?? ''} (±0.01)`,
-    check: (ctx) => items(ctx).flatMap((item): Finding[] => {
-      const [amount, quantity, price, discount, surcharge] =
-        [spec.amount, 'CantidadItem', spec.price, spec.discount, spec.surcharge].map((p) => read(item, p));
-      if (amount?.kind !== 'value' || quantity?.kind !== 'value' || price?.kind !== 'value') return [];
-      if (discount?.kind === 'refused' || surcharge?.kind === 'refused') return [];
-      let expected = mul(quantity.value, price.value);
-      if (discount?.kind === 'value') expected = add(expected, negate(discount.value));
-      if (surcharge?.kind === 'value') expected = add(expected, surcharge.value);
-      if (within(amount.value, expected, TOLERANCE)) return [];
-      const path = `${item.path}.${spec.amount}`;
-      return [{ path, detail: `got ${formatDec(amount.value)}, the line computes to ${formatDec(roundHalfUp(expected, 2))}` }];
-    }),
+    check: (ctx) => {
+      const findings: Finding[] = [];
+      for (const item of items(ctx)) {
+        const amount = read(item, spec.amount);
+        const quantity = read(item, 'CantidadItem');
+        const price = read(item, spec.price);
+        if (amount.kind !== 'value' || quantity.kind !== 'value' || price.kind !== 'value') continue;
+        const discount = read(item, spec.discount);
+        const surcharge = read(item, spec.surcharge);
+        if (discount.kind === 'refused' || surcharge.kind === 'refused') continue;
+        let expected = mul(quantity.value, price.value);
+        if (discount.kind === 'value') expected = add(expected, negate(discount.value));
+        if (surcharge.kind === 'value') expected = add(expected, surcharge.value);
+        if (within(amount.value, expected, TOLERANCE)) continue;
+        findings.push({ path: `${item.path}.${spec.amount}`, detail: `got ${formatDec(amount.value)}, the line computes to ${formatDec(roundHalfUp(expected, 2))}` });
+      }
+      return findings;
+    },
   };
 }
 

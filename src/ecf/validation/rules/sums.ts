@@ -19,10 +19,16 @@ export interface SumSpec {
   readonly skip?: (ctx: RuleContext) => boolean;
 }
 
-/** Rule paths split once: the tables are constant, and rules read them on every document. */
-const splitPaths = new Map<string, { readonly groups: readonly string[]; readonly last: string }>();
+/** A dotted path relative to a view: the groups to go through, then the element's name. */
+interface SplitPath {
+  readonly groups: readonly string[];
+  readonly last: string;
+}
 
-function parent(view: View, dotted: string): [View, string] {
+/** Rule paths split once: the tables are constant, and rules read them on every document. */
+const splitPaths = new Map<string, SplitPath>();
+
+function splitPath(dotted: string): SplitPath {
   let split = splitPaths.get(dotted);
   if (split === undefined) {
     const parts = dotted.split('.');
@@ -30,23 +36,35 @@ function parent(view: View, dotted: string): [View, string] {
     split = { groups: parts, last };
     splitPaths.set(dotted, split);
   }
-  let owner = view;
-  for (const g of split.groups) owner = owner.group(g);
-  return [owner, split.last];
+  return split;
 }
 
-type Read = { kind: 'refused' } | { kind: 'absent' } | { kind: 'value'; value: Dec };
+function ownerOf(view: View, split: SplitPath): View {
+  let owner = view;
+  for (const g of split.groups) owner = owner.group(g);
+  return owner;
+}
+
+type Read = { readonly kind: 'refused' } | { readonly kind: 'absent' } | { readonly kind: 'value'; readonly value: Dec };
+
+/** The answers without a value, shared: reading runs for every term of every sum on every document. */
+const REFUSED: Read = { kind: 'refused' };
+const ABSENT: Read = { kind: 'absent' };
+
+function readSplit(view: View, split: SplitPath): Read {
+  const owner = ownerOf(view, split);
+  if (owner.refused(split.last)) return REFUSED;
+  const value = owner.amount(split.last);
+  return value === undefined ? ABSENT : { kind: 'value', value };
+}
 
 export function read(view: View, dotted: string): Read {
-  const [owner, name] = parent(view, dotted);
-  if (owner.refused(name)) return { kind: 'refused' };
-  const value = owner.amount(name);
-  return value === undefined ? { kind: 'absent' } : { kind: 'value', value };
+  return readSplit(view, splitPath(dotted));
 }
 
 export function collectionView(view: View, dotted: string): readonly View[] {
-  const [owner, name] = parent(view, dotted);
-  return owner.items(name);
+  const split = splitPath(dotted);
+  return ownerOf(view, split).items(split.last);
 }
 
 /** The target's path in the schema (from ECF, no indexes): the scope's own path, then the target's. */
@@ -54,30 +72,51 @@ function schemaPathOf(spec: SumSpec): string {
   return spec.scope === 'document' ? spec.target : `DetallesItems.Item.${spec.target}`;
 }
 
-function checkSum(spec: SumSpec, ctx: RuleContext, scope: View, schemaPath: string): Finding[] {
+/** A term of a sum, its sign and path read once from the table. */
+interface Term {
+  readonly negative: boolean;
+  readonly path: SplitPath;
+}
+
+function termOf(term: string): Term {
+  const negative = term.charCodeAt(0) === 45; // '-'
+  return { negative, path: splitPath(negative ? term.slice(1) : term) };
+}
+
+/** A SumSpec with its paths split and signs read, once per rule. */
+interface CompiledSum {
+  readonly spec: SumSpec;
+  readonly schemaPath: string;
+  readonly terms: readonly Term[];
+  readonly collection: { readonly path: SplitPath; readonly fields: readonly Term[] } | undefined;
+  readonly target: SplitPath;
+}
+
+function checkSum(sum: CompiledSum, ctx: RuleContext, scope: View): Finding[] {
+  const { spec } = sum;
   let total = ZERO;
   let anyTerm = false;
-  const addTerm = (base: View, term: string): boolean => {
-    const negative = term.charCodeAt(0) === 45; // '-'
-    const r = read(base, negative ? term.slice(1) : term);
+  const addTerm = (base: View, term: Term): boolean => {
+    const r = readSplit(base, term.path);
     if (r.kind === 'refused') return false;
     if (r.kind === 'value') {
       anyTerm = true;
-      total = add(total, negative ? negate(r.value) : r.value);
+      total = add(total, term.negative ? negate(r.value) : r.value);
     }
     return true;
   };
-  for (const term of spec.terms ?? []) if (!addTerm(scope, term)) return [];
-  if (spec.collection !== undefined) {
-    for (const entry of collectionView(scope, spec.collection.path)) {
-      for (const field of spec.collection.fields) if (!addTerm(entry, field)) return [];
+  for (const term of sum.terms) if (!addTerm(scope, term)) return [];
+  if (sum.collection !== undefined) {
+    for (const entry of ownerOf(scope, sum.collection.path).items(sum.collection.path.last)) {
+      for (const field of sum.collection.fields) if (!addTerm(entry, field)) return [];
     }
   }
-  const [owner, name] = parent(scope, spec.target);
-  const target = read(scope, spec.target);
+  const owner = ownerOf(scope, sum.target);
+  const name = sum.target.last;
+  const target = readSplit(scope, sum.target);
   if (target.kind === 'refused') return [];
   if (target.kind === 'absent') {
-    const inSchema = ctx.has(schemaPath);
+    const inSchema = ctx.has(sum.schemaPath);
     return spec.requiredWithTerms && anyTerm && inSchema
       ? [{ path: owner.at(name), detail: `it is missing; its parts add up to ${formatDec(total)}` }]
       : [];
@@ -87,14 +126,22 @@ function checkSum(spec: SumSpec, ctx: RuleContext, scope: View, schemaPath: stri
 }
 
 export function sumRule(spec: SumSpec): Rule {
-  const schemaPath = schemaPathOf(spec);
+  const sum: CompiledSum = {
+    spec,
+    schemaPath: schemaPathOf(spec),
+    terms: (spec.terms ?? []).map(termOf),
+    collection: spec.collection === undefined ? undefined : { path: splitPath(spec.collection.path), fields: spec.collection.fields.map(termOf) },
+    target: splitPath(spec.target),
+  };
   return {
     id: spec.id,
     message: spec.message,
     check: (ctx) => {
       if (spec.skip?.(ctx) === true) return [];
-      const scopes = spec.scope === 'document' ? [ctx.root] : ctx.root.group('DetallesItems').items('Item');
-      return scopes.flatMap((scope) => checkSum(spec, ctx, scope, schemaPath));
+      if (spec.scope === 'document') return checkSum(sum, ctx, ctx.root);
+      const findings: Finding[] = [];
+      for (const item of ctx.root.group('DetallesItems').items('Item')) findings.push(...checkSum(sum, ctx, item));
+      return findings;
     },
   };
 }
