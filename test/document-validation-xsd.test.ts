@@ -69,6 +69,16 @@ describe('generated schema table', () => {
     }
   });
 
+  it('names no element as Object.prototype names a property (the structure walk reads a missing element as undefined)', () => {
+    for (const tipo of ECF_TIPOS) {
+      const visit = (element: SchemaElement): void => {
+        assert.ok(!(element.name in Object.prototype), `type ${tipo}: ${element.name}`);
+        if (isGroup(element)) element.children.forEach(visit);
+      };
+      visit(ecfSchema(tipo).root);
+    }
+  });
+
   it('lists exactly the types of ECF_TYPES in TipoeCFType', () => {
     for (const tipo of ECF_TIPOS) {
       assert.deepEqual(ecfSchema(tipo).simpleTypes.TipoeCFType?.enumeration, ECF_TIPOS.map(String));

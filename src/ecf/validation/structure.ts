@@ -68,11 +68,13 @@ export function walkStructure(body: Record<string, unknown>, schema: XsdSchema, 
     }
     const out: Record<string, EcfValue> = {};
     for (const child of element.children) {
-      const present = Object.hasOwn(value, child.name);
+      // One load instead of Object.hasOwn and a load: an element name is never one of
+      // Object.prototype's, and JSON has no undefined, so undefined means absent.
+      const given = value[child.name];
       // An absent optional element has nothing to check or copy (whatever its input policy):
       // most of a schema's elements are absent from a document, so no path is built for them.
-      if (!present && child.min === 0) continue;
-      const normalised = walkChild(present ? value[child.name] : undefined, child, `${path}.${child.name}`);
+      if (given === undefined && child.min === 0) continue;
+      const normalised = walkChild(given, child, `${path}.${child.name}`);
       if (normalised !== undefined) out[child.name] = normalised;
     }
     return out;
