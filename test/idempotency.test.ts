@@ -189,10 +189,9 @@ describe('Idempotency-Key', () => {
     const waiting: { claim: IdempotencyClaim; reply: Reply; done: (err?: unknown) => void }[] = [];
     const storeTogether = async () => {
       await t.sql`update idempotency_keys set owner = gen_random_uuid() where tenant_id = ${a.tenantId} and key = 'batch-2'`;
-      await t.sql.begin(async (tx) => {
-        const stored = await Promise.allSettled(waiting.map((w) => w.claim.storeIn(tx, w.reply)));
-        stored.forEach((s, i) => waiting[i]?.done(s.status === 'rejected' ? s.reason : undefined));
-      });
+      // The handlers finish once the transaction committed, as an emit's do.
+      const stored = await t.sql.begin((tx) => Promise.allSettled(waiting.map((w) => w.claim.storeIn(tx, w.reply))));
+      stored.forEach((s, i) => waiting[i]?.done(s.status === 'rejected' ? s.reason : undefined));
     };
     const handler = store.wrap(async (ctx, claim) => {
       const reply: Reply = { status: 201, body: { by: ctx.requestId } };
