@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BatchLoader } from '../src/lib/batch-loader.ts';
+import { BatchLoader, loaderPerOwner } from '../src/lib/batch-loader.ts';
 
 describe('BatchLoader', () => {
   it('batch loader loads the keys asked for in one turn with one call, each waiter getting its own value', async () => {
@@ -48,5 +48,19 @@ describe('BatchLoader', () => {
     assert.equal(await loaded, false, 'loaded before the event loop turned');
     assert.deepEqual(await Promise.all(asked), [1, 2, 3, 4]);
     assert.deepEqual(calls, [[0, 1, 2, 3]]);
+  });
+
+  it('loaderPerOwner makes one loader per owner, on first use', () => {
+    const per = loaderPerOwner<object, number, number>();
+    let made = 0;
+    const make = () => {
+      made++;
+      return new BatchLoader<number, number>(async (keys) => new Map(keys.map((k) => [k, k])));
+    };
+    const a = {};
+    const b = {};
+    assert.equal(per(a, make), per(a, make));
+    assert.notEqual(per(a, make), per(b, make));
+    assert.equal(made, 2);
   });
 });

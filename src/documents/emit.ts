@@ -8,7 +8,7 @@ import { toDgiiDate } from '../ecf/encf.ts';
 import { ECF_TYPES, isEcfTipo } from '../ecf/ecf-types.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import type { DocumentRow, NewDocument } from './queries.ts';
-import { BatchLoader } from '../lib/batch-loader.ts';
+import { BatchLoader, loaderPerOwner } from '../lib/batch-loader.ts';
 import { storeCreated } from './transitions.ts';
 import type { EcfDocument, EcfObject } from '../ecf/types.ts';
 import { dgiiToIsoDate } from './views.ts';
@@ -46,18 +46,13 @@ function withEncf(ecf: EcfObject, tipo: number, encf: string, fechaVencimiento: 
  * when the batch has its numbers) go to the database as one statement (storeCreated), rather than
  * one each; at once, as the batch holds its sequence's lock until it commits.
  */
-const writers = new WeakMap<Tx, BatchLoader<NewDocument, DocumentRow>>();
+const writers = loaderPerOwner<Tx, NewDocument, DocumentRow>();
 
 function writerOf(tx: Tx, outbox: EventOutbox): BatchLoader<NewDocument, DocumentRow> {
-  let writer = writers.get(tx);
-  if (writer === undefined) {
-    writer = new BatchLoader(async (docs) => {
-      const rows = await storeCreated(tx, outbox, docs);
-      return new Map(docs.map((d, i) => [d, rows[i] as DocumentRow]));
-    }, MAX_WRITTEN_TOGETHER, 'microtasks');
-    writers.set(tx, writer);
-  }
-  return writer;
+  return writers(tx, () => new BatchLoader(async (docs) => {
+    const rows = await storeCreated(tx, outbox, docs);
+    return new Map(docs.map((d, i) => [d, rows[i] as DocumentRow]));
+  }, MAX_WRITTEN_TOGETHER, 'microtasks'));
 }
 
 /** Documents in one statement at most (an emit batch holds up to 64). */

@@ -5,8 +5,8 @@ import { tenantOf } from '../http/params.ts';
 import { header, type Handler, type Reply, type RequestContext } from '../http/types.ts';
 import type { Logger } from '../log.ts';
 import { requestFingerprint } from './canonical.ts';
-import { claimKeys, findKey, purgeExpiredKeys, releaseKey, storeResponse, storeResponses, type Answer, type Claim, type KeyScope, type StoredResponse } from './queries.ts';
-import { BatchLoader } from '../lib/batch-loader.ts';
+import { claimKeys, findKey, MAX_ANSWERS, purgeExpiredKeys, releaseKey, storeResponses, type Answer, type Claim, type KeyScope, type StoredResponse } from './queries.ts';
+import { BatchLoader, loaderPerOwner } from '../lib/batch-loader.ts';
 
 // Idempotency-Key handling, as docs/api.md ("Idempotency") states it:
 // - keys are 1–255 printable ASCII characters, scoped per tenant and environment;
@@ -77,22 +77,14 @@ function replay(row: StoredResponse): Reply {
  * together and so reach storeIn together) go to the database as one statement, rather than one
  * each; at once, as an emit batch holds its sequence's lock until it commits.
  */
-const answerWriters = new WeakMap<Queryable, BatchLoader<Answer, boolean>>();
+const answerWriters = loaderPerOwner<Queryable, Answer, boolean>();
 
 function answersOf(tx: Queryable): BatchLoader<Answer, boolean> {
-  let writer = answerWriters.get(tx);
-  if (writer === undefined) {
-    writer = new BatchLoader(async (answers) => {
-      const stored = await storeResponses(tx, answers);
-      return new Map(answers.map((a) => [a, stored.has(a.owner)]));
-    }, MAX_ANSWERS_TOGETHER, 'microtasks');
-    answerWriters.set(tx, writer);
-  }
-  return writer;
+  return answerWriters(tx, () => new BatchLoader(async (answers) => {
+    const stored = await storeResponses(tx, answers);
+    return new Map(answers.map((a) => [a, stored.has(a.owner)]));
+  }, MAX_ANSWERS, 'microtasks'));
 }
-
-/** Answers in one statement at most (an emit batch holds up to 64). */
-const MAX_ANSWERS_TOGETHER = 64;
 
 export class IdempotencyStore {
   private readonly sql: Sql;
@@ -191,7 +183,7 @@ export class IdempotencyStore {
   private async settle(scope: KeyScope, owner: string, reply: Reply): Promise<void> {
     if (reply.status >= 500 || NOT_STORED.has(reply.status)) {
       await releaseKey(this.sql, scope, owner);
-    } else if (!(await storeResponse(this.sql, scope, owner, toStored(reply)))) {
+    } else if (!(await storeResponses(this.sql, [{ scope, owner, response: toStored(reply) }])).has(owner)) {
       // Taken over by a retry after our lease: that request's answer is the one replayed.
       this.log.info('an idempotent request outlasted its lease; a retry holds the key and its answer is kept', { status: reply.status });
     }

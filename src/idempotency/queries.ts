@@ -70,16 +70,6 @@ export async function findKey(sql: Queryable, s: KeyScope): Promise<KeyRow | und
   return row;
 }
 
-/** Stores the answer of `owner`'s claim; false when the claim is no longer its own (taken over). */
-export async function storeResponse(sql: Queryable, s: KeyScope, owner: string, r: StoredResponse): Promise<boolean> {
-  const rows = await sql`
-    update idempotency_keys set state = 'done', locked_until = null,
-      response_status = ${r.status}, response_headers = ${sql.json(r.headers)}, response_body = ${r.body}
-    where tenant_id = ${s.tenantId} and environment = ${s.environment} and key = ${s.key}
-      and owner = ${owner} and state = 'running'`;
-  return rows.count === 1;
-}
-
 /** An answer to store for the claim `owner` holds on a key. */
 export interface Answer {
   scope: KeyScope;
@@ -88,8 +78,8 @@ export interface Answer {
 }
 
 /**
- * The statement text that stores `count` answers (storeResponses): one CTE per answer, each the
- * update storeResponse makes, by the full primary key. Written once per count. Not one UPDATE
+ * The statement text that stores `count` answers (storeResponses): one CTE per answer, each an
+ * update of its key's row by the full primary key. Written once per count. Not one UPDATE
  * joined to unnest(): on a young table (before autovacuum's first ANALYZE) a cached plan of
  * that join scans the whole table and hashes it, while each CTE here can only be an index
  * lookup of one row.
@@ -102,6 +92,9 @@ const answerStatements = new Map<number, string>();
  * plan of, so 7 of them rather than one per batch size up to 64.
  */
 const ANSWER_COUNTS = [1, 2, 4, 8, 16, 32, 64] as const;
+
+/** Answers one statement stores at most. */
+export const MAX_ANSWERS = ANSWER_COUNTS[ANSWER_COUNTS.length - 1];
 function answerStatement(count: number): string {
   let text = answerStatements.get(count);
   if (text === undefined) {
@@ -124,12 +117,12 @@ function answerStatement(count: number): string {
 }
 
 /**
- * storeResponse for several answers in one statement (those of an emit batch's transaction):
- * answers the owners whose claim was still their own, and whose answer is now stored.
+ * Stores answers (one, or an emit batch's) in one statement: answers the owners whose claim was
+ * still their own, and whose answer is now stored; a claim taken over by a retry is left alone.
  */
 export async function storeResponses(sql: Queryable, answers: readonly Answer[]): Promise<Set<string>> {
   const count = ANSWER_COUNTS.find((c) => c >= answers.length);
-  if (count === undefined) throw new RangeError(`at most ${ANSWER_COUNTS.at(-1)} answers in one statement`);
+  if (count === undefined) throw new RangeError(`at most ${MAX_ANSWERS} answers in one statement`);
   // The headers as an object: the driver serialises each parameter by the type the server
   // described for it (jsonb here), so a JSON string would be stored as a JSON string.
   const params: (string | number | Record<string, string> | null)[] = [];

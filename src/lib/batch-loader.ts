@@ -51,3 +51,16 @@ export class BatchLoader<K, V> {
     );
   }
 }
+
+/**
+ * One BatchLoader per owner (a transaction, say), made on first use and gone with the owner:
+ * what its writes gathered belongs to that owner alone.
+ */
+export function loaderPerOwner<O extends object, K, V>(): (owner: O, make: () => BatchLoader<K, V>) => BatchLoader<K, V> {
+  const loaders = new WeakMap<O, BatchLoader<K, V>>();
+  return (owner, make) => {
+    let loader = loaders.get(owner);
+    if (loader === undefined) loaders.set(owner, (loader = make()));
+    return loader;
+  };
+}

@@ -43,23 +43,11 @@ export interface SkippedGroup {
 }
 
 /**
- * The same insert as insertJob, as a fragment for a data-modifying CTE of another statement
- * (the job then commits with the rows that statement writes, in one round trip), made only
- * when `condition` holds: e.g. that a row it refers to was inserted by a sibling CTE.
- */
-export function insertJobWhen(sql: Queryable, job: NewJob, condition: postgres.PendingQuery<postgres.Row[]>): postgres.PendingQuery<postgres.Row[]> {
-  const delay = job.delayMs ?? 0;
-  return sql`
-    insert into jobs (kind, payload, run_at, unique_key)
-    select ${job.kind}::text, ${sql.json((job.payload ?? {}) as never)}::jsonb, now() + make_interval(secs => ${delay / 1000}), ${job.uniqueKey ?? null}::text
-    where ${condition}
-    on conflict (unique_key) do nothing`;
-}
-
-/**
- * insertJobWhen for several jobs, each made only if its `ref` is among `refs` (a select of one
- * uuid column, e.g. the ids a sibling CTE inserted): a data-modifying CTE of another statement.
- * The jobs travel as one JSON parameter, so the statement's text is the same for any number.
+ * The same insert as insertJob, for several jobs, as a fragment for a data-modifying CTE of
+ * another statement (the jobs then commit with the rows that statement writes, in one round
+ * trip): each job is made only if its `ref` is among `refs` (a select of one uuid column, e.g.
+ * the ids a sibling CTE inserted). The jobs travel as one JSON parameter, so the statement's
+ * text is the same for any number.
  */
 export function insertJobsFor(sql: Queryable, jobs: readonly { ref: string; job: NewJob }[], refs: postgres.PendingQuery<postgres.Row[]>): postgres.PendingQuery<postgres.Row[]> {
   const rows = jobs.map(({ ref, job }) => ({ ref, kind: job.kind, payload: job.payload ?? {}, delay: (job.delayMs ?? 0) / 1000, unique_key: job.uniqueKey ?? null }));

@@ -112,8 +112,9 @@ export class DeliveryEngine {
         ctes,
         outcome,
         settled: (inserted) => {
-          // Fewer deliveries than events: some tenant has no URL (nearly always one tenant, all or none).
-          if (inserted < delivered.length) this.tellNoUrl(delivered[0] as RecordedEvent);
+          // None inserted: no tenant of these events has a URL. (A statement's events are one
+          // tenant's; were they several, a partial count could not say which lacks one.)
+          if (inserted === 0) for (const event of delivered) this.tellNoUrl(event);
         },
       };
     },

@@ -31,13 +31,10 @@ export function schemaElement(tipo: EcfTipo, path: string): SchemaElement | unde
   return index(tipo).get(path);
 }
 
-export function schemaHas(tipo: EcfTipo, path: string): boolean {
-  return index(tipo).has(path);
-}
-
 /**
- * schemaHas for a path from ECF without the "ECF." (e.g. "Encabezado.Totales.ITBIS1"): what the
- * validation rules ask on every document, so no "ECF." string is built and hashed per question.
+ * Whether the type's schema has the element at a path from ECF, without the "ECF." (e.g.
+ * "Encabezado.Totales.ITBIS1"): what the validation rules ask on every document, so no "ECF."
+ * string is built and hashed per question.
  */
 export function schemaHasBelowRoot(tipo: EcfTipo, path: string): boolean {
   let paths = belowRoot.get(tipo);
