@@ -82,3 +82,28 @@ test('a new migration is applied in its own transaction, and a failing one leave
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('stored documents and XML are compressed with LZ4 on a server that has it, and the embedded database keeps pglz', async () => {
+  await migrate(t.db.sql, log);
+  const columns = await t.db.sql<{ column: string; method: string }[]>`
+    select attrelid::regclass::text || '.' || attname as column, attcompression::text as method
+    from pg_attribute
+    where (attrelid, attname) in (('documents'::regclass, 'ecf'), ('documents'::regclass, 'signed_xml'), ('documents'::regclass, 'rfce_xml'),
+      ('documents'::regclass, 'arecf_xml'), ('received_documents'::regclass, 'ecf'), ('received_documents'::regclass, 'xml'),
+      ('received_documents'::regclass, 'arecf_xml'), ('sent_approvals'::regclass, 'xml'), ('annulments'::regclass, 'signed_xml'))
+    order by 1`;
+  assert.equal(columns.length, 9);
+  // Debian's PostgreSQL (the test server) is built with LZ4; PGlite is not, and refuses the method.
+  const expected = SERVER_URL !== null ? 'l' : '';
+  assert.deepEqual(columns.filter((c) => c.method !== expected), [], `every column's method is ${JSON.stringify(expected)}`);
+  // What a stored e-CF gets: LZ4 on the server, while other columns keep the server's default.
+  const big = JSON.stringify({ Item: Array.from({ length: 200 }, (_, i) => ({ NombreItem: `Servicio ${i}`, MontoItem: `${i}.00` })) });
+  const [tenant] = await t.db.sql<{ id: number }[]>`insert into tenants (name, rnc) values ('lz4', '131880681') returning id`;
+  await t.db.sql`insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, fecha_emision, monto_total, ecf)
+    values (gen_random_uuid(), ${tenant?.id ?? 0}, 'TesteCF', 31, 'E310000000001', 'recibido', '131880681', current_date, 1, ${big}::jsonb)`;
+  await t.db.sql`create temporary table other_column (v jsonb)`;
+  await t.db.sql`insert into other_column values (${big}::jsonb)`;
+  const [stored] = await t.db.sql<{ ecf: string; other: string }[]>`
+    select (select pg_column_compression(ecf) from documents where encf = 'E310000000001') as ecf, (select pg_column_compression(v) from other_column) as other`;
+  assert.deepEqual(stored, { ecf: SERVER_URL !== null ? 'lz4' : 'pglz', other: 'pglz' });
+});
