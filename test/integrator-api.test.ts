@@ -132,7 +132,8 @@ describe('ERP referencia and metadata', () => {
     receivers.push(r);
     await api.put('/api/webhooks/settings', { json: { webhookUrl: r.url } });
     const headers = { 'x-api-key': a.apiKey };
-    const metadata = { pedido: 'PED-1001', sucursal: 'SucursalNorte-77' };
+    // Keys as an ERP writes them: none is renamed on the way back (no camelCase of "pedido_id").
+    const metadata = { pedido: 'PED-1001', sucursal: 'SucursalNorte-77', pedido_id: '1001', 'centro-costo': 'CC_9' };
     const emit = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: { ...ecfFor(a.rnc), referencia: 'ERP-ORD-1001', metadata }, headers });
     assert.equal(emit.status, 202, emit.text);
     assert.equal(emit.body.data.referencia, 'ERP-ORD-1001');

@@ -23,9 +23,12 @@ export interface Database {
 }
 
 // Rows come back with camelCase keys and tagged-template helpers (sql(object)) write
-// snake_case columns, so query modules never map names by hand.
+// snake_case columns, so query modules never map names by hand. Only column names: the
+// driver's postgres.camel would rename the keys inside json and jsonb values too, so an ERP's
+// metadata key "pedido_id" would read back as "pedidoId" (and every e-CF read would be copied
+// key by key to find out).
 const DRIVER_OPTIONS = {
-  transform: postgres.camel,
+  transform: { column: { from: postgres.toCamel, to: postgres.fromCamel } },
   onnotice: () => {},
   connection: { application_name: 'ecf-service' },
 } as const;
