@@ -39,8 +39,11 @@ describe('emit', () => {
     const totales = (body.ECF.Encabezado as Loose).Totales as Loose;
     const amount = String(totales.MontoTotal);
     assert.match(amount, /\.\d0$/, 'the sample total ends in 0, so it can be written with one decimal');
-    totales.MontoTotal = amount.slice(0, -1);
-    const withRef = { ...body, referencia: 'pedido-7', metadata: { canal: 'erp' } };
+    // Written with a leading zero and one decimal: the answer shows it as numeric(20, 2) stores it.
+    totales.MontoTotal = `0${amount.slice(0, -1)}`;
+    // Keys jsonb reorders (by UTF-8 length, then bytes) and the engine lists integer-like ones first.
+    const metadata = JSON.parse('{"zeta":"1","canal":"erp","b":"2","ñu":"3","nu":"4","10":"5","9":"6","__proto__":"7"}') as Record<string, string>;
+    const withRef = { ...body, referencia: 'pedido-7', metadata };
     const headers = { 'idempotency-key': 'same-answer' };
     const first = await api.post('/TesteCF/documentos-ecf', { json: withRef, headers });
     assert.equal(first.status, 202, first.text);
@@ -52,8 +55,12 @@ describe('emit', () => {
     const stored = (await api.get(`/TesteCF/documentos-ecf/${first.body.data.internalTrackId}`)).body.data;
     assert.equal(first.body.data.montoTotal, amount, 'numeric(20, 2) as stored');
     assert.equal(first.body.data.estado, 'recibido');
+    assert.equal(replay.text, first.text, 'the replay is the answer byte for byte');
     // Its state may have moved on since (no certificate: to error); everything else is as answered.
     for (const key of Object.keys(first.body.data).filter((k) => k !== 'estado')) assert.deepEqual(first.body.data[key], stored[key], key);
+    // In the same order of keys too, as the GET reads the jsonb column back.
+    assert.equal(JSON.stringify(first.body.data.metadata), JSON.stringify(stored.metadata));
+    assert.deepEqual(Object.keys(first.body.data.metadata), ['9', '10', 'b', 'nu', 'ñu', 'zeta', 'canal', '__proto__']);
   });
 
   test('emits sent together are stored together, each answer, replay and document matching its own request', async () => {

@@ -8,6 +8,7 @@ import { toDgiiDate } from '../ecf/encf.ts';
 import { ECF_TYPES, isEcfTipo } from '../ecf/ecf-types.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import type { DocumentRow, NewDocument } from './queries.ts';
+import { createdRow, type CreatedDocument } from './rows.ts';
 import { BatchLoader, loaderPerOwner } from '../lib/batch-loader.ts';
 import { storeCreated } from './transitions.ts';
 import type { EcfDocument, EcfObject } from '../ecf/types.ts';
@@ -68,7 +69,10 @@ export interface EmitInput {
 /**
  * Stores a validated document as `recibido` with its first history entry, its event and
  * its submission job, all in one transaction (`inTransaction` lets the caller add its
- * own writes, such as the idempotent response, to it).
+ * own writes, such as the idempotent response, to it). `inTransaction` gets the row as it
+ * will be stored (createdRow) and runs beside the insert, not after it: an emit batch holds its
+ * sequence's lock until it commits, and its answers' statement then goes with its documents'
+ * one rather than a round trip later.
  *
  * Numbering: with eNCF omitted the next number of the (tenant, environment, type)
  * ranges (or implicit sequence) is taken under their rows' locks, so concurrent emits queue on it and
@@ -80,11 +84,11 @@ export async function emitDocument(
   batcher: SequenceBatcher,
   outbox: EventOutbox,
   input: EmitInput,
-  inTransaction: (tx: Queryable, doc: DocumentRow) => Promise<void>,
+  inTransaction: (tx: Queryable, doc: CreatedDocument) => Promise<void>,
 ): Promise<DocumentRow> {
   const { tenantId, environment, document } = input;
   const write = async (tx: Tx, encf: string, fechaVencimiento: string | null): Promise<DocumentRow> => {
-    const doc = await writerOf(tx, outbox).get({
+    const created: NewDocument = {
       id: randomUUID(),
       tenantId,
       environment,
@@ -97,10 +101,15 @@ export async function emitDocument(
       ecf: withEncf(document.ecf, document.tipo, encf, fechaVencimiento),
       referencia: input.erp?.referencia ?? null,
       metadata: input.erp?.metadata ?? null,
-    });
-    if (doc === undefined) throw new Error('a document of the batch was not stored');
-    await inTransaction(tx, doc);
-    return doc;
+      createdAt: new Date(),
+    };
+    const [stored, own] = await Promise.allSettled([writerOf(tx, outbox).get(created), inTransaction(tx, createdRow(created))]);
+    // The insert's failure (a used eNCF) is the one that says why; the caller's writes then
+    // fail only because the transaction is aborted.
+    if (stored.status === 'rejected') throw stored.reason;
+    if (own.status === 'rejected') throw own.reason;
+    if (stored.value === undefined) throw new Error('a document of the batch was not stored');
+    return stored.value;
   };
   const explicit = document.eNCF;
   if (explicit !== undefined) {

@@ -3,10 +3,11 @@ import type { Fragment } from '../events/outbox.ts';
 import { issuedPage, whereEqual, type IssuedPageFilter } from '../db/keyset.ts';
 import type { Environment } from '../environments.ts';
 import type { IssuedEcf } from '../ecf/types.ts';
-import type { DocumentRow } from './rows.ts';
+import { createdRow, FIRST_EVENT_SEQ, type DocumentRow } from './rows.ts';
 import type { Estado, ReceptorEstado } from '../ecf/states.ts';
 
 export type { DocumentRow } from './rows.ts';
+export { FIRST_EVENT_SEQ };
 export type { ReceptorEstado };
 
 /** What signing adds to a document, stored in one statement. */
@@ -36,23 +37,13 @@ export interface NewDocument extends IssuedEcf {
   id: string;
   referencia?: string | null;
   metadata?: Record<string, string> | null;
+  /** Stored as created_at and updated_at: the writer's clock, so the row is known before the insert returns. */
+  createdAt: Date;
 }
 
 // Columns every document query returns; fecha_emision as ISO text to avoid time zones.
 const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, monto_total, ecf, track_id, dgii_code, dgii_message, security_code, timbre_url, fecha_hora_firma, event_seq, referencia, metadata, created_at, updated_at, receptor_estado, receptor_motivo, receptor_detalle, receptor_updated_at, receptor_received_at, aprobacion_estado, aprobacion_motivo, aprobacion_fecha';
 
-
-/** A document's event_seq when stored: its creation event is its first. */
-export const FIRST_EVENT_SEQ = 1;
-
-/**
- * What a new document's row gets from the database rather than from its writer: its seq, its
- * timestamps, and the amount and metadata as their column types store them (numeric(20, 2)
- * writes 1234.5 as 1234.50; jsonb orders keys its own way). Everything else the writer gave,
- * or is null on a new document: reading 30 columns back, the e-CF's jsonb above all, would
- * cost every emit a parse for nothing.
- */
-type InsertedColumns = Pick<DocumentRow, 'id' | 'seq' | 'montoTotal' | 'metadata' | 'createdAt' | 'updatedAt'>;
 
 /**
  * Stores new documents as `recibido` with everything their creation writes, in one statement
@@ -67,19 +58,19 @@ type InsertedColumns = Pick<DocumentRow, 'id' | 'seq' | 'montoTotal' | 'metadata
 export async function insertCreatedDocuments(sql: Queryable, docs: readonly NewDocument[], events: { ctes: Fragment; outcomes: Fragment }, submitJobs: (inserted: Fragment) => Fragment): Promise<{ rows: DocumentRow[]; eventOutcomes: number[] }> {
   const input = docs.map((d, ord) => ({
     ord, id: d.id, tenant_id: d.tenantId, environment: d.environment, tipo: d.tipo, encf: d.encf, rnc_emisor: d.rncEmisor, rnc_comprador: d.rncComprador,
-    fecha_emision: d.fechaEmision, monto_total: d.montoTotal, ecf: d.ecf, referencia: d.referencia ?? null, metadata: d.metadata ?? null,
+    fecha_emision: d.fechaEmision, monto_total: d.montoTotal, ecf: d.ecf, referencia: d.referencia ?? null, metadata: d.metadata ?? null, created_at: d.createdAt,
   }));
-  const inserted = await sql<(InsertedColumns & { eventOutcomes: number[] })[]>`
+  const inserted = await sql<{ id: string; seq: string; eventOutcomes: number[] }[]>`
     with input as (
       select * from jsonb_to_recordset(${sql.json(input as never)}) as d(
         ord integer, id uuid, tenant_id integer, environment text, tipo smallint, encf text, rnc_emisor text, rnc_comprador text,
-        fecha_emision date, monto_total numeric, ecf jsonb, referencia text, metadata jsonb)
+        fecha_emision date, monto_total numeric, ecf jsonb, referencia text, metadata jsonb, created_at timestamptz)
     ),
     created_document as (
-      insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, fecha_emision, monto_total, ecf, referencia, metadata, event_seq)
-      select id, tenant_id, environment, tipo, encf, 'recibido', rnc_emisor, rnc_comprador, fecha_emision, monto_total, ecf, referencia, metadata, ${FIRST_EVENT_SEQ}
+      insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, fecha_emision, monto_total, ecf, referencia, metadata, event_seq, created_at, updated_at)
+      select id, tenant_id, environment, tipo, encf, 'recibido', rnc_emisor, rnc_comprador, fecha_emision, monto_total, ecf, referencia, metadata, ${FIRST_EVENT_SEQ}, created_at, created_at
       from input order by ord
-      returning id, seq, monto_total, metadata, created_at, updated_at
+      returning id, seq
     ),
     created_history as (
       insert into document_history (document_id, estado) select id, 'recibido' from input order by ord
@@ -91,14 +82,7 @@ export async function insertCreatedDocuments(sql: Queryable, docs: readonly NewD
   const rows = docs.map((d): DocumentRow => {
     const row = byId.get(d.id);
     if (row === undefined) throw new Error(`inserting document ${d.id} returned no row`);
-    return {
-      id: d.id, seq: row.seq, tenantId: d.tenantId, environment: d.environment, tipo: d.tipo, encf: d.encf, estado: 'recibido',
-      rncEmisor: d.rncEmisor, rncComprador: d.rncComprador, fechaEmision: d.fechaEmision, montoTotal: row.montoTotal, ecf: d.ecf,
-      trackId: null, dgiiCode: null, dgiiMessage: null, securityCode: null, timbreUrl: null, fechaHoraFirma: null, eventSeq: FIRST_EVENT_SEQ,
-      referencia: d.referencia ?? null, metadata: row.metadata, createdAt: row.createdAt, updatedAt: row.updatedAt,
-      receptorEstado: null, receptorMotivo: null, receptorDetalle: null, receptorUpdatedAt: null, receptorReceivedAt: null,
-      aprobacionEstado: null, aprobacionMotivo: null, aprobacionFecha: null,
-    };
+    return { ...createdRow(d), seq: row.seq };
   });
   return { rows, eventOutcomes: inserted[0]?.eventOutcomes ?? [] };
 }

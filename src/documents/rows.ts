@@ -1,6 +1,9 @@
 import type { Environment } from '../environments.ts';
 import type { EcfObject } from '../ecf/types.ts';
 import type { Estado, ReceptorEstado } from '../ecf/states.ts';
+import { formatDec, parseDecimal, roundHalfUp } from '../ecf/decimal.ts';
+import { asStoredJsonb } from '../db/jsonb-order.ts';
+import type { NewDocument } from './queries.ts';
 
 /** A document as the documents table holds it (queries.ts reads and writes it). */
 export interface DocumentRow {
@@ -43,3 +46,33 @@ export interface DocumentRow {
   /** FechaHoraAprobacionComercial as the buyer wrote it (dd-MM-yyyy HH:mm:ss). */
   aprobacionFecha: string | null;
 }
+
+/** A new document's row before the database numbered it (seq): what its emit answers with. */
+export type CreatedDocument = Omit<DocumentRow, 'seq'>;
+
+/** An amount as numeric(20, 2) gives it back: 1234.5 and 01234.50 are 1234.50. */
+export function asStoredAmount(amount: string): string {
+  const value = parseDecimal(amount);
+  if (value === undefined) throw new Error(`a validated amount is not a decimal: ${amount}`);
+  return formatDec(roundHalfUp(value, 2), 2);
+}
+
+/**
+ * The row a new document has once stored, known before the insert returns: its timestamps
+ * are the writer's (insertCreatedDocuments stores them), its amount and metadata written as
+ * their columns give them back. So its emit's answer, stored in the same transaction, can be
+ * sent with the insert rather than after it; the emit tests hold it equal to the row read back.
+ */
+export function createdRow(d: NewDocument): CreatedDocument {
+  return {
+    id: d.id, tenantId: d.tenantId, environment: d.environment, tipo: d.tipo, encf: d.encf, estado: 'recibido',
+    rncEmisor: d.rncEmisor, rncComprador: d.rncComprador, fechaEmision: d.fechaEmision, montoTotal: asStoredAmount(d.montoTotal), ecf: d.ecf,
+    trackId: null, dgiiCode: null, dgiiMessage: null, securityCode: null, timbreUrl: null, fechaHoraFirma: null, eventSeq: FIRST_EVENT_SEQ,
+    referencia: d.referencia ?? null, metadata: d.metadata === undefined || d.metadata === null ? null : asStoredJsonb(d.metadata), createdAt: d.createdAt, updatedAt: d.createdAt,
+    receptorEstado: null, receptorMotivo: null, receptorDetalle: null, receptorUpdatedAt: null, receptorReceivedAt: null,
+    aprobacionEstado: null, aprobacionMotivo: null, aprobacionFecha: null,
+  };
+}
+
+/** A document's event_seq when stored: its creation event is its first. */
+export const FIRST_EVENT_SEQ = 1;

@@ -15,6 +15,7 @@ import { validateEcf } from '../ecf/validation/validate-ecf.ts';
 import { printDocument, type PrintedPdf, type PrintFormat } from '../ecf/print/index.ts';
 import type { EcfObject } from '../ecf/types.ts';
 import { documentDetail, documentSummary, type DocumentSummary, isoToDgiiDate, receptorView } from './views.ts';
+import type { CreatedDocument } from './rows.ts';
 import { redeliverToBuyer } from './buyer-delivery.ts';
 import { splitErpReference } from './erp-reference.ts';
 
@@ -24,7 +25,7 @@ export interface EmitResult {
 }
 
 /** The fields of documentSummary an emit answers with (written out: it runs on every emit). */
-export function emittedView(row: DocumentRow) {
+export function emittedView(row: CreatedDocument) {
   return {
     internalTrackId: row.id, encf: row.encf, estado: row.estado, tipo: row.tipo, environment: row.environment, fechaEmision: isoToDgiiDate(row.fechaEmision), montoTotal: row.montoTotal,
     referencia: row.referencia, metadata: row.metadata, createdAt: row.createdAt.toISOString(),
