@@ -99,6 +99,11 @@ export function splitPath(path: string): string[] | null {
   const parts: string[] = [];
   for (const raw of path.split('/')) {
     if (raw === '') continue;
+    // Most segments have no escape, and decodeURIComponent costs even then.
+    if (!raw.includes('%')) {
+      parts.push(raw);
+      continue;
+    }
     try {
       parts.push(decodeURIComponent(raw));
     } catch {
