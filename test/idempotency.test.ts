@@ -306,6 +306,16 @@ describe('Idempotency-Key', () => {
 });
 
 describe('canonicalJson', () => {
+  test('requestFingerprint is the SHA-256 of "METHOD route\\n" and the canonical body, or the raw bytes without one', async () => {
+    const { requestFingerprint } = await import('../src/idempotency/canonical.ts');
+    const { createHash } = await import('node:crypto');
+    const body = JSON.parse('{"b":1,"a":{"ñ":"x","c":[2,1]}}') as unknown;
+    const expected = createHash('sha256').update('POST /{env}/documentos-ecf\n').update('{"a":{"c":[2,1],"ñ":"x"},"b":1}').digest('hex');
+    assert.equal(requestFingerprint('POST', '/{ENV}/documentos-ecf', body, Buffer.alloc(0)), expected);
+    const raw = Buffer.from([0xff, 0x00, 0x41]);
+    assert.equal(requestFingerprint('PUT', '/api/x', undefined, raw), createHash('sha256').update('PUT /api/x\n').update(raw).digest('hex'));
+  });
+
   test('canonicalJson sorts keys at every level and writes the exact text stored fingerprints were made from', () => {
     // Fingerprints of keys stored before an upgrade must still match after it: the text is pinned.
     const parsed: unknown = JSON.parse('{"b":[{"z":1,"a":"x\\"y"},null,true],"__proto__":{"k":2},"a":{"d":"ñ\\u0001","c":-0.5e2,"e":[]},"":{}}');
