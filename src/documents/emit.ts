@@ -47,12 +47,13 @@ function withEncf(ecf: EcfObject, tipo: number, encf: string, fechaVencimiento: 
  * when the batch has its numbers) go to the database as one statement (storeCreated), rather than
  * one each; at once, as the batch holds its sequence's lock until it commits.
  */
-const writers = loaderPerOwner<Tx, NewDocument, DocumentRow>();
+const writers = loaderPerOwner<Tx, NewDocument, string>();
 
-function writerOf(tx: Tx, outbox: EventOutbox): BatchLoader<NewDocument, DocumentRow> {
+/** Stores a document with the others of its transaction; answers its seq. */
+function writerOf(tx: Tx, outbox: EventOutbox): BatchLoader<NewDocument, string> {
   return writers(tx, () => new BatchLoader(async (docs) => {
-    const rows = await storeCreated(tx, outbox, docs);
-    return new Map(docs.map((d, i) => [d, rows[i] as DocumentRow]));
+    const seqs = await storeCreated(tx, outbox, docs);
+    return new Map(docs.map((d, i) => [d, seqs[i] as string]));
   }, MAX_WRITTEN_TOGETHER, 'microtasks'));
 }
 
@@ -103,13 +104,14 @@ export async function emitDocument(
       metadata: input.erp?.metadata ?? null,
       createdAt: new Date(),
     };
-    const [stored, own] = await Promise.allSettled([writerOf(tx, outbox).get(created), inTransaction(tx, createdRow(created))]);
+    const row = createdRow(created);
+    const [stored, own] = await Promise.allSettled([writerOf(tx, outbox).get(created), inTransaction(tx, row)]);
     // The insert's failure (a used eNCF) is the one that says why; the caller's writes then
     // fail only because the transaction is aborted.
     if (stored.status === 'rejected') throw stored.reason;
     if (own.status === 'rejected') throw own.reason;
     if (stored.value === undefined) throw new Error('a document of the batch was not stored');
-    return stored.value;
+    return { ...row, seq: stored.value };
   };
   const explicit = document.eNCF;
   if (explicit !== undefined) {

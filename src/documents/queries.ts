@@ -3,7 +3,7 @@ import type { Fragment } from '../events/outbox.ts';
 import { issuedPage, whereEqual, type IssuedPageFilter } from '../db/keyset.ts';
 import type { Environment } from '../environments.ts';
 import type { IssuedEcf } from '../ecf/types.ts';
-import { createdRow, FIRST_EVENT_SEQ, type DocumentRow } from './rows.ts';
+import { FIRST_EVENT_SEQ, type DocumentRow } from './rows.ts';
 import type { Estado, ReceptorEstado } from '../ecf/states.ts';
 
 export type { DocumentRow } from './rows.ts';
@@ -52,10 +52,11 @@ const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, estado, rnc_emisor
  * EventOutbox.prepare's CTEs, so this feature names no other's tables) and their submission
  * jobs (`submitJobs`: the queue's fragment, given the ids inserted). The documents travel as
  * one JSON parameter, so the statement's text is the same for one document or sixty-four, and
- * the driver serialises one value rather than a dozen per document. Rows come back in the
- * order of `docs`, their seq in that order too; `eventOutcomes` are the listeners' outcomes.
+ * the driver serialises one value rather than a dozen per document. Answers each document's seq,
+ * in the order of `docs` (the rest of its row is createdRow's, known before); `eventOutcomes`
+ * are the listeners' outcomes.
  */
-export async function insertCreatedDocuments(sql: Queryable, docs: readonly NewDocument[], events: { ctes: Fragment; outcomes: Fragment }, submitJobs: (inserted: Fragment) => Fragment): Promise<{ rows: DocumentRow[]; eventOutcomes: number[] }> {
+export async function insertCreatedDocuments(sql: Queryable, docs: readonly NewDocument[], events: { ctes: Fragment; outcomes: Fragment }, submitJobs: (inserted: Fragment) => Fragment): Promise<{ seqs: string[]; eventOutcomes: number[] }> {
   const input = docs.map((d, ord) => ({
     ord, id: d.id, tenant_id: d.tenantId, environment: d.environment, tipo: d.tipo, encf: d.encf, rnc_emisor: d.rncEmisor, rnc_comprador: d.rncComprador,
     fecha_emision: d.fechaEmision, monto_total: d.montoTotal, ecf: d.ecf, referencia: d.referencia ?? null, metadata: d.metadata ?? null, created_at: d.createdAt,
@@ -78,13 +79,13 @@ export async function insertCreatedDocuments(sql: Queryable, docs: readonly NewD
     ${events.ctes},
     submit_job as (${submitJobs(sql`select id from created_document`)})
     select created_document.*, ${events.outcomes} from created_document`;
-  const byId = new Map(inserted.map((r) => [r.id, r]));
-  const rows = docs.map((d): DocumentRow => {
-    const row = byId.get(d.id);
-    if (row === undefined) throw new Error(`inserting document ${d.id} returned no row`);
-    return { ...createdRow(d), seq: row.seq };
+  const seqOf = new Map(inserted.map((r) => [r.id, r.seq]));
+  const seqs = docs.map((d) => {
+    const seq = seqOf.get(d.id);
+    if (seq === undefined) throw new Error(`inserting document ${d.id} returned no row`);
+    return seq;
   });
-  return { rows, eventOutcomes: inserted[0]?.eventOutcomes ?? [] };
+  return { seqs, eventOutcomes: inserted[0]?.eventOutcomes ?? [] };
 }
 
 /**

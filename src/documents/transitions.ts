@@ -32,9 +32,9 @@ export function statusUpdatePayload(doc: Pick<DocumentRow, 'id' | 'encf' | 'esta
 /**
  * Stores new documents as `recibido`, each with its first history entry, its event (and what
  * the outbox's listeners write with it) and its submission job: one statement for all of them
- * (insertCreatedDocuments). Answers their rows in the order given.
+ * (insertCreatedDocuments). Answers their seqs in the order given.
  */
-export async function storeCreated(tx: Queryable, outbox: EventOutbox, docs: readonly NewDocument[]): Promise<DocumentRow[]> {
+export async function storeCreated(tx: Queryable, outbox: EventOutbox, docs: readonly NewDocument[]): Promise<string[]> {
   const events = outbox.prepare(tx, 'ecf.status_update', docs.map((d) => ({
     tenantId: d.tenantId,
     payload: statusUpdatePayload({
@@ -43,9 +43,9 @@ export async function storeCreated(tx: Queryable, outbox: EventOutbox, docs: rea
     sequence: FIRST_EVENT_SEQ,
   })));
   const submitJobs = docs.map((d) => ({ ref: d.id, job: { kind: 'document.submit', payload: { documentId: d.id } } satisfies NewJob }));
-  const { rows, eventOutcomes } = await insertCreatedDocuments(tx, docs, events, (inserted) => insertJobsFor(tx, submitJobs, inserted));
+  const { seqs, eventOutcomes } = await insertCreatedDocuments(tx, docs, events, (inserted) => insertJobsFor(tx, submitJobs, inserted));
   await events.settle(tx, eventOutcomes);
-  return rows;
+  return seqs;
 }
 
 /**
