@@ -182,16 +182,21 @@ describe('Idempotency-Key', () => {
     assert.deepEqual(JSON.parse(String(replay.raw?.data)), { by: 'one' });
   });
 
-  test('answers stored in one transaction together are each stored under their own key; one whose key was taken over fails alone', async () => {
+  test('answers stored in one transaction together fail it when one key was taken over; stored one by one, that one fails alone', async () => {
     const a = await newTenant(t.url);
     const store = new IdempotencyStore(t.sql, { ttlMs: 60_000, leaseMs: 60_000 }, createLogger('silent'));
     // Three requests whose answers are stored in one transaction, in one turn, as an emit batch's are.
     const waiting: { claim: IdempotencyClaim; reply: Reply; done: (err?: unknown) => void }[] = [];
+    let together: unknown;
     const storeTogether = async () => {
       await t.sql`update idempotency_keys set owner = gen_random_uuid() where tenant_id = ${a.tenantId} and key = 'batch-2'`;
-      // The handlers finish once the transaction committed, as an emit's do.
-      const stored = await t.sql.begin((tx) => Promise.allSettled(waiting.map((w) => w.claim.storeIn(tx, w.reply))));
-      stored.forEach((s, i) => waiting[i]?.done(s.status === 'rejected' ? s.reason : undefined));
+      // The statement storing the three fails, and with it the transaction: a batch sends its
+      // COMMIT without waiting to hear, so the statement itself must undo the batch.
+      together = await t.sql.begin((tx) => Promise.all(waiting.map((w) => w.claim.storeIn(tx, w.reply)))).then(() => null, (err: unknown) => err);
+      // Then one by one (as an emit batch retries its documents): the handlers finish once theirs committed.
+      for (const w of waiting) {
+        await t.sql.begin((tx) => w.claim.storeIn(tx, w.reply)).then(() => w.done(), (err: unknown) => w.done(err));
+      }
     };
     const handler = store.wrap(async (ctx, claim) => {
       const reply: Reply = { status: 201, body: { by: ctx.requestId } };
@@ -203,6 +208,7 @@ describe('Idempotency-Key', () => {
     });
     const body = { amount: 3 };
     const outcomes = await Promise.allSettled(['one', 'two', 'three'].map((id, i) => handler(contextFor(a.tenantId, id, `batch-${i + 1}`, body))));
+    assert.equal((together as { code?: unknown } | null)?.code, 'ECF01', String(together));
     assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
     const lost = outcomes[1];
     assert.ok(lost?.status === 'rejected' && lost.reason instanceof AppError && lost.reason.code === 'IDEMPOTENCY_KEY_IN_USE');

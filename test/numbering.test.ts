@@ -89,43 +89,48 @@ test('a batch looks for used numbers only after one of its numbers was refused',
 });
 
 test('different sequences do not wait on each other', async () => {
-  const batcher = new SequenceBatcher(t.db.sql);
   let releaseA: () => void = () => {};
   let startedA: () => void = () => {};
   const started = new Promise<void>((resolve) => (startedA = resolve));
-  const slowA = batcher.run({ tenantId, environment: 'eCF', tipo: 31 }, async () => {
-    const release = new Promise<void>((resolve) => (releaseA = resolve));
-    startedA();
-    await release;
-    return 'a';
+  const release = new Promise<void>((resolve) => (releaseA = resolve));
+  // Sequence A's batch is held open after taking its numbers, with its transaction open.
+  const batcher = new SequenceBatcher(t.db.sql, {
+    ranges: async (_tx, s) => {
+      if (s.tipo === 31) {
+        startedA();
+        await release;
+      }
+      return null;
+    },
   });
+  const slowA = emit(batcher, { tenantId, environment: 'eCF', tipo: 31 }, false);
   await started;
   // On PGlite (a single connection) one transaction waits for the other by nature; on a
   // server the other sequence must not wait.
   if (t.url !== 'memory://') assert.equal(await emit(batcher, { tenantId, environment: 'eCF', tipo: 33 }, false), 'E330000000001');
   releaseA();
-  assert.equal(await slowA, 'a');
+  assert.equal(await slowA, 'E310000000001');
 });
 
 test('a busy sequence opens a second batch beside a running one; a quiet one does not', async () => {
   let opened = 0;
-  const batcher = new SequenceBatcher(t.db.sql, {
-    ranges: async () => {
-      opened++;
-      return null;
-    },
-  });
-  const seq: Sequence = { tenantId, environment: 'CerteCF', tipo: 45 };
   let release: () => void = () => {};
   const held = new Promise<void>((resolve) => (release = resolve));
   let started: () => void = () => {};
   const running = new Promise<void>((resolve) => (started = resolve));
-  const first = batcher.run(seq, async (tx, encf) => {
-    started();
-    await held;
-    await tx`insert into taken values (${encf}, txid_current())`;
-    return encf;
+  // The first batch is held open after taking its numbers.
+  const batcher = new SequenceBatcher(t.db.sql, {
+    ranges: async () => {
+      opened++;
+      if (opened === 1) {
+        started();
+        await held;
+      }
+      return null;
+    },
   });
+  const seq: Sequence = { tenantId, environment: 'CerteCF', tipo: 45 };
+  const first = emit(batcher, seq, false);
   await running;
   const few = Array.from({ length: 5 }, () => emit(batcher, seq, false));
   await new Promise((resolve) => setTimeout(resolve, 100));
@@ -141,10 +146,13 @@ test('a busy sequence opens a second batch beside a running one; a quiet one doe
 /** An emit that chose its eNCF: stores the document (documents_encf_key guards it) and its transaction. */
 function emitChosen(batcher: SequenceBatcher, sequence: Sequence, chosen: string): Promise<string> {
   return batcher.runChosen(sequence, chosen, async (tx, encf) => {
-    await tx`
-      insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, fecha_emision, monto_total, ecf)
-      values (gen_random_uuid(), ${tenantId}, ${sequence.environment}, ${sequence.tipo}, ${encf}, 'recibido', '130000009', '2025-01-01', 1, '{}')`;
-    await tx`insert into taken values (${encf}, txid_current())`;
+    // Both at once: a work sends all its statements before the batch's COMMIT goes.
+    await Promise.all([
+      tx`
+        insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, fecha_emision, monto_total, ecf)
+        values (gen_random_uuid(), ${tenantId}, ${sequence.environment}, ${sequence.tipo}, ${encf}, 'recibido', '130000009', '2025-01-01', 1, '{}')`,
+      tx`insert into taken values (${encf}, txid_current())`,
+    ]);
     return encf;
   });
 }
@@ -169,4 +177,38 @@ test('emits that chose their eNCF share transactions, and a reused eNCF fails al
   const results = await Promise.allSettled([E46(41), E46(7), E46(42), E46(43)].map((e) => emitChosen(batcher, seq, e)));
   assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
   assert.match(String((results[1] as PromiseRejectedResult).reason), /documents_encf_key/);
+});
+
+test('a batch sends its COMMIT behind its works\' statements: one sent later is refused, and fails its work alone', async () => {
+  const batcher = new SequenceBatcher(t.db.sql);
+  const seq: Sequence = { tenantId, environment: 'CerteCF', tipo: 47 };
+  const late = batcher.run(seq, async (tx, encf) => {
+    await tx`insert into taken values (${encf}, txid_current())`;
+    // Too late: the batch's COMMIT went right behind the first statement.
+    await tx`insert into taken values (${`${encf}-late`}, txid_current())`;
+    return encf;
+  });
+  const others = Array.from({ length: 3 }, () => emit(batcher, seq, false));
+  await assert.rejects(late, /after its COMMIT was sent/);
+  const got = await Promise.all(others);
+  const rows = await t.db.sql<{ encf: string }[]>`select encf from taken where encf like 'E47%' order by encf`;
+  // The first statement of the failed work committed with its batch; the late one never ran.
+  assert.deepEqual(rows.map((r) => r.encf), ['E470000000001', ...got].sort());
+});
+
+test('a batch whose statement fails, though its COMMIT was already sent, is rolled back, and each document retried alone', async () => {
+  const batcher = new SequenceBatcher(t.db.sql);
+  const seq: Sequence = { tenantId, environment: 'CerteCF', tipo: 41 };
+  // The second emit's statement fails, slowly: on a server the COMMIT has gone behind it by then.
+  const results = await Promise.allSettled([1, 0, 1, 1].map((divisor) => batcher.run(seq, async (tx, encf) => {
+    await tx`insert into taken values (${encf}, txid_current() + (select 1 / ${divisor}::integer from pg_sleep(0.05)))`;
+    return encf;
+  })));
+  assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+  assert.match(String((results[1] as PromiseRejectedResult).reason), /division by zero/);
+  // The numbers of the failed batch were given back: no gap.
+  const rows = await t.db.sql<{ encf: string }[]>`select encf from taken where encf like 'E41%' order by encf`;
+  assert.deepEqual(rows.map((r) => r.encf), ['E410000000001', 'E410000000002', 'E410000000003']);
+  const [seqRow] = await t.db.sql`select last_value::int as last from encf_sequences where tenant_id = ${tenantId} and environment = 'CerteCF' and tipo = 41`;
+  assert.equal(seqRow?.last, 3);
 });

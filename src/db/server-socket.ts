@@ -101,7 +101,9 @@ export function serverSockets(onStuck: (what: 'silent' | 'stale') => void): (opt
       const host = options.host[i] ?? 'localhost';
       const port = options.port[i] ?? options.port[0] ?? 5432;
       Object.assign(socket, { host, port });
-      socket.connect(port, host);
+      // No Nagle delay, as libpq: a batch's COMMIT is a small message sent right behind its
+      // large writes (src/documents/numbering.ts), and must not wait for their acknowledgement.
+      socket.connect({ port, host, noDelay: true });
     }
     const wrote = watchFirstWrite(socket, () => (silentInARow = 0), () => onStuck('stale'));
     // The driver writes its first message in the microtasks after this returns, and

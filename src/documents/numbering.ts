@@ -1,7 +1,8 @@
 import type { Queryable, Sql, Tx } from '../db/connect.ts';
 import type { Environment } from '../environments.ts';
 import { formatEncf, MAX_ENCF_NUMBER } from '../ecf/encf.ts';
-import { takeSequenceRange, usedEncfs } from './queries.ts';
+import { currentTransactionId, takeSequenceRange, transactionStatus, usedEncfs } from './queries.ts';
+import { sealable } from '../db/sealed.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 
 // Group commit for gap-free numbering.
@@ -12,10 +13,19 @@ import { isUniqueViolation } from '../db/errors.ts';
 // its batches are in flight form the next batch, and a batch of k documents:
 //   1. takes k numbers in one statement,
 //   2. sends the k documents' writes together (the driver pipelines them),
-//   3. commits once.
+//   3. sends its COMMIT right behind them, without waiting for their results.
 // The batch commits all its documents and numbers or none, so there is never a gap. When
 // anything in it fails, it is rolled back and each document is retried on its own, so a
 // failing document only fails itself. Different sequences never wait on each other.
+//
+// Why the COMMIT does not wait: the sequence's lock is held from the numbers to the commit, and
+// the next batch waits for it. Waiting for the writes' results before sending COMMIT added to
+// that hold the time for the event loop, busy with other requests, to come round to the results
+// (timed in PostgreSQL's log: the hold went from 14 to 9 ms at the median). A statement that
+// fails aborts the transaction, and PostgreSQL answers the COMMIT behind it by rolling back; so
+// the writes must fail in SQL whatever must undo the batch (a claim taken over fails the
+// statement storing the answers: src/idempotency/queries.ts). Whether a batch whose work
+// failed was committed or rolled back, PostgreSQL says afterwards (pg_xact_status).
 //
 // Numbers a document already uses (an eNCF the tenant gave explicitly) must be skipped. A batch
 // first takes its numbers without looking for them: documents_encf_key refuses a number in use,
@@ -68,7 +78,32 @@ export type ChosenSource = (tx: Queryable, sequence: Sequence, encfs: readonly s
 /** The constraint that refuses a second document with the same eNCF. */
 export const ENCF_CONSTRAINT = 'documents_encf_key';
 
+/**
+ * A document's part of a batch. It sends all its statements at once, without waiting for the
+ * result of one before sending the next (its own, or the ones of a BatchLoader in `microtasks`
+ * mode, which go in the same turn): the batch's COMMIT goes out after the works have had that
+ * turn, and a statement sent later is refused (src/db/sealed.ts). It may fail before sending
+ * anything (the batch is then rolled back), or by a statement's failure; once its statements
+ * went, failing otherwise fails it alone, its writes committed with the batch.
+ */
 type Work = (tx: Tx, encf: string, fechaVencimiento: string | null) => Promise<unknown>;
+
+/** The turn in which the works started sends their statements has ended (Work). */
+function worksHadTheirTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** The reason a batch failed: a statement's own error rather than the "transaction is aborted" of those after it. */
+function failureOf(outcomes: readonly PromiseSettledResult<unknown>[]): unknown {
+  const failed = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+  const own = failed.find((o) => (o.reason as { code?: unknown } | null)?.code !== '25P02');
+  return (own ?? failed[0])?.reason;
+}
+
+function deliver(w: Waiting, outcome: PromiseSettledResult<unknown> | undefined): void {
+  if (outcome?.status === 'fulfilled') w.resolve(outcome.value);
+  else w.reject(outcome === undefined ? new Error('a document of the batch has no outcome') : outcome.reason);
+}
 
 interface Waiting {
   work: Work;
@@ -173,12 +208,12 @@ export class SequenceBatcher {
 
   private async settle(sequence: Sequence, batch: Waiting[]): Promise<void> {
     try {
-      const values = await this.transaction(sequence, batch, false).catch((error: unknown) => {
+      const outcomes = await this.transaction(sequence, batch, false).catch((error: unknown) => {
         // A number some document already uses: again, skipping the used ones.
         if (batch[0]?.chosen === undefined && isUniqueViolation(error, ENCF_CONSTRAINT)) return this.transaction(sequence, batch, true);
         throw error;
       });
-      batch.forEach((w, i) => w.resolve(values[i]));
+      batch.forEach((w, i) => deliver(w, outcomes[i]));
     } catch (error) {
       if (batch.length === 1) {
         batch[0]?.reject(error);
@@ -188,7 +223,7 @@ export class SequenceBatcher {
       // the failing document fails.
       for (const w of batch) {
         try {
-          w.resolve((await this.transaction(sequence, [w], true))[0]);
+          deliver(w, (await this.transaction(sequence, [w], true))[0]);
         } catch (err) {
           w.reject(err);
         }
@@ -197,21 +232,38 @@ export class SequenceBatcher {
   }
 
   /**
-   * One transaction for the whole batch. sql.begin is src/db/transaction.ts's: on a lost
-   * connection it rejects without writing to it. (Not sql.reserve(): with the array types
-   * fetched once, postgres 3.4.9 never hands a freshly opened connection to a reserve.)
+   * One transaction for the whole batch, its COMMIT sent behind the works' statements (see the
+   * top of this file): each work's outcome once it committed. Rejects when it did not commit.
+   * sql.begin is src/db/transaction.ts's: on a lost connection it rejects without writing to
+   * it. (Not sql.reserve(): with the array types fetched once, postgres 3.4.9 never hands a
+   * freshly opened connection to a reserve.)
    */
-  private async transaction(sequence: Sequence, batch: Waiting[], checkUsed: boolean): Promise<unknown[]> {
-    const values = await this.sql.begin(async (tx) => {
-      const numbers = batch[0]?.chosen !== undefined ? await this.spendChosen(tx, sequence, batch)
-        : (await this.ranges(tx, sequence, batch.length, checkUsed))
-          ?? (await this.takeNumbers(tx, sequence, batch.length, checkUsed)).map((encf) => ({ encf, fechaVencimiento: null }));
-      const settled = await Promise.allSettled(batch.map((w, i) => w.work(tx, numbers[i]?.encf as string, numbers[i]?.fechaVencimiento ?? null)));
-      const failed = settled.find((s) => s.status === 'rejected');
-      if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
-      return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
+  private async transaction(sequence: Sequence, batch: Waiting[], checkUsed: boolean): Promise<PromiseSettledResult<unknown>[]> {
+    const sent = await this.sql.begin(async (raw) => {
+      // Sent ahead of the numbers, in the same round trip: read only should a work fail.
+      const xid = currentTransactionId(raw);
+      xid.catch(() => {}); // its failure is the transaction's, which the driver reports
+      const numbers = batch[0]?.chosen !== undefined ? await this.spendChosen(raw, sequence, batch)
+        : (await this.ranges(raw, sequence, batch.length, checkUsed))
+          ?? (await this.takeNumbers(raw, sequence, batch.length, checkUsed)).map((encf) => ({ encf, fechaVencimiento: null }));
+      const { tx, seal } = sealable(raw);
+      const works = batch.map((w, i) => w.work(tx, numbers[i]?.encf as string, numbers[i]?.fechaVencimiento ?? null));
+      let early: { reason: unknown } | null = null;
+      for (const work of works) work.catch((reason: unknown) => void (early ??= { reason }));
+      await worksHadTheirTurn();
+      seal();
+      // Failed before its statements went (a work that finds its document invalid for the
+      // numbers it got): the others' statements are rolled back with the numbers.
+      if (early !== null) throw (early as { reason: unknown }).reason;
+      // Returned rather than awaited: the driver sends its COMMIT now.
+      return { works, xid: await xid };
     });
-    return values as unknown[];
+    const outcomes = await Promise.allSettled(sent.works);
+    if (outcomes.every((o) => o.status === 'fulfilled')) return outcomes;
+    // A statement that failed made the COMMIT a rollback; a work that failed after its
+    // statements succeeded did not.
+    if ((await transactionStatus(this.sql, sent.xid)) === 'committed') return outcomes;
+    throw failureOf(outcomes);
   }
 
   private async spendChosen(tx: Tx, sequence: Sequence, batch: Waiting[]): Promise<Numbered[]> {

@@ -101,6 +101,19 @@ export async function takeSequenceRange(sql: Queryable, tenantId: number, enviro
   return { first: last - count + 1, last };
 }
 
+/** The id of the transaction `tx` is in (pg_current_xact_id), to ask afterwards whether it committed. */
+export async function currentTransactionId(tx: Queryable): Promise<string> {
+  const [row] = await tx<{ xid: string }[]>`select pg_current_xact_id()::text as xid`;
+  if (row === undefined) throw new Error('pg_current_xact_id() answered no row');
+  return row.xid;
+}
+
+/** Whether transaction `xid` committed, aborted or is still in progress (pg_xact_status). */
+export async function transactionStatus(sql: Queryable, xid: string): Promise<string | null> {
+  const [row] = await sql<{ status: string | null }[]>`select pg_xact_status(${xid}::xid8) as status`;
+  return row?.status ?? null;
+}
+
 /** Which of these eNCFs the tenant already used (given explicitly) in the environment. */
 export async function usedEncfs(sql: Queryable, tenantId: number, environment: Environment, encfs: string[]): Promise<Set<string>> {
   const rows = await sql<{ encf: string }[]>`

@@ -5,7 +5,7 @@ import { tenantOf } from '../http/params.ts';
 import { header, type Handler, type Reply, type RequestContext } from '../http/types.ts';
 import type { Logger } from '../log.ts';
 import { requestFingerprint } from './canonical.ts';
-import { claimKeys, findKey, MAX_ANSWERS, purgeExpiredKeys, releaseKey, storeResponses, type Answer, type Claim, type KeyScope, type StoredResponse } from './queries.ts';
+import { claimKeys, findKey, isClaimTakenOver, MAX_ANSWERS, purgeExpiredKeys, releaseKey, storeResponses, type Answer, type Claim, type KeyScope, type StoredResponse } from './queries.ts';
 import { BatchLoader, loaderPerOwner } from '../lib/batch-loader.ts';
 
 // Idempotency-Key handling, as docs/api.md ("Idempotency") states it:
@@ -75,14 +75,23 @@ function replay(row: StoredResponse): Reply {
 /**
  * The answers stored in one transaction together (an emit batch's, whose documents are stored
  * together and so reach storeIn together) go to the database as one statement, rather than one
- * each; at once, as an emit batch holds its sequence's lock until it commits.
+ * each; at once, as an emit batch holds its sequence's lock until it commits. A claim taken
+ * over fails the statement and so the transaction (an emit batch sends its COMMIT without
+ * waiting to hear): with one answer, that answer's claim was lost (false); with several, which
+ * one is not known, and the statement's error is every one's (an emit batch then stores its
+ * documents one by one, and the lost claim fails alone).
  */
 const answerWriters = loaderPerOwner<Queryable, Answer, boolean>();
 
 function answersOf(tx: Queryable): BatchLoader<Answer, boolean> {
   return answerWriters(tx, () => new BatchLoader(async (answers) => {
-    const stored = await storeResponses(tx, answers);
-    return new Map(answers.map((a) => [a, stored.has(a.owner)]));
+    try {
+      await storeResponses(tx, answers, true);
+    } catch (err) {
+      if (answers.length === 1 && isClaimTakenOver(err)) return new Map(answers.map((a) => [a, false]));
+      throw err;
+    }
+    return new Map(answers.map((a) => [a, true]));
   }, MAX_ANSWERS, 'microtasks'));
 }
 
@@ -183,7 +192,7 @@ export class IdempotencyStore {
   private async settle(scope: KeyScope, owner: string, reply: Reply): Promise<void> {
     if (reply.status >= 500 || NOT_STORED.has(reply.status)) {
       await releaseKey(this.sql, scope, owner);
-    } else if (!(await storeResponses(this.sql, [{ scope, owner, response: toStored(reply) }])).has(owner)) {
+    } else if (!(await storeResponses(this.sql, [{ scope, owner, response: toStored(reply) }], false)).has(owner)) {
       // Taken over by a retry after our lease: that request's answer is the one replayed.
       this.log.info('an idempotent request outlasted its lease; a retry holds the key and its answer is kept', { status: reply.status });
     }

@@ -82,7 +82,8 @@ export interface Answer {
  * update of its key's row by the full primary key. Written once per count. Not one UPDATE
  * joined to unnest(): on a young table (before autovacuum's first ANALYZE) a cached plan of
  * that join scans the whole table and hashes it, while each CTE here can only be an index
- * lookup of one row.
+ * lookup of one row. Its last parameter is how many of the claims must still be their owners'
+ * (idempotency_answers_held, sql/0018): fewer, and the statement fails.
  */
 const answerStatements = new Map<number, string>();
 
@@ -110,17 +111,32 @@ function answerStatement(count: number): string {
         returning owner)`);
       selects.push(`select owner from answer_${i}`);
     }
-    text = `with ${ctes.join(',\n')}\n${selects.join(' union all ')}`;
+    // The check is a volatile function in a subquery of its own, so it runs once whatever the
+    // number of rows stored, and adds none (it returns the count, never below zero).
+    text = `with ${ctes.join(',\n')},\nstored as (${selects.join(' union all ')})
+select owner from stored
+union all
+select null from (select idempotency_answers_held((select count(*)::integer from stored), $${count * 7 + 1}::integer) as held) as checked where held < 0`;
     answerStatements.set(count, text);
   }
   return text;
 }
 
+/** SQLSTATE of storeResponses' failure when a claim it had to hold was taken over (sql/0018). */
+const CLAIMS_TAKEN_OVER = 'ECF01';
+
+export function isClaimTakenOver(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === CLAIMS_TAKEN_OVER;
+}
+
 /**
  * Stores answers (one, or an emit batch's) in one statement: answers the owners whose claim was
- * still their own, and whose answer is now stored; a claim taken over by a retry is left alone.
+ * still their own, and whose answer is now stored. With `mustHold` (answers stored in their
+ * requests' transaction) a claim taken over by a retry fails the statement, and so its
+ * transaction (isClaimTakenOver); without it (an answer stored after its request's work), the
+ * retry's claim is left alone and the owner is not in the set.
  */
-export async function storeResponses(sql: Queryable, answers: readonly Answer[]): Promise<Set<string>> {
+export async function storeResponses(sql: Queryable, answers: readonly Answer[], mustHold: boolean): Promise<Set<string>> {
   const count = ANSWER_COUNTS.find((c) => c >= answers.length);
   if (count === undefined) throw new RangeError(`at most ${MAX_ANSWERS} answers in one statement`);
   // The headers as an object: the driver serialises each parameter by the type the server
@@ -131,8 +147,11 @@ export async function storeResponses(sql: Queryable, answers: readonly Answer[])
   }
   // Padding: a null key matches no row (tenant_id = null is never true).
   for (let i = answers.length; i < count; i++) params.push(null, null, null, null, null, null, null);
-  const rows = await sql.unsafe<{ owner: string }[]>(answerStatement(count), params, { prepare: true });
-  return new Set(rows.map((r) => r.owner));
+  params.push(mustHold ? answers.length : 0);
+  const rows = await sql.unsafe<{ owner: string | null }[]>(answerStatement(count), params, { prepare: true });
+  const stored = new Set<string>();
+  for (const r of rows) if (r.owner !== null) stored.add(r.owner);
+  return stored;
 }
 
 /** Forgets `owner`'s claim when its request failed in a way that should not be replayed (5xx). */
