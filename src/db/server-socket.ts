@@ -103,7 +103,8 @@ export function serverSockets(onStuck: (what: 'silent' | 'stale') => void): (opt
       Object.assign(socket, { host, port });
       // No Nagle delay, as libpq: a batch's COMMIT is a small message sent right behind its
       // large writes (src/documents/numbering.ts), and must not wait for their acknowledgement.
-      socket.connect({ port, host, noDelay: true });
+      socket.setNoDelay(true);
+      socket.connect(port, host);
     }
     const wrote = watchFirstWrite(socket, () => (silentInARow = 0), () => onStuck('stale'));
     // The driver writes its first message in the microtasks after this returns, and
