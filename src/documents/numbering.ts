@@ -245,7 +245,7 @@ export class SequenceBatcher {
    */
   private async transaction(sequence: Sequence, batch: Waiting[], checkUsed: boolean): Promise<PromiseSettledResult<unknown>[]> {
     const sent = await this.sql.begin(async (raw) => {
-      // Sent ahead of the numbers, in the same round trip: read only should a work fail.
+      // Sent ahead of the numbers, in the same round trip; needed only should a work fail.
       const xid = currentTransactionId(raw);
       xid.catch(() => {}); // its failure is the transaction's, which the driver reports
       const numbers = batch[0]?.chosen !== undefined ? await this.spendChosen(raw, sequence, batch)
