@@ -7,6 +7,7 @@ import { IdempotencyStore, type IdempotencyClaim } from '../src/idempotency/idem
 import { createLogger } from '../src/log.ts';
 import { maintenanceJob } from '../src/maintenance/purge.ts';
 import { insertJob } from '../src/queue/queries.ts';
+import { SequenceBatcher } from '../src/documents/numbering.ts';
 import { call, newTenant } from './helpers/http.ts';
 import { ecfFor, FAST_PIPELINE } from './helpers/documents.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
@@ -219,6 +220,40 @@ describe('Idempotency-Key', () => {
       ['batch-2', 'running', null],
       ['batch-3', 'done', { by: 'three' }],
     ]);
+  });
+
+  test('an emit batch, its COMMIT sent behind its writes, in which one key was taken over commits the others and fails that one alone', async () => {
+    const a = await newTenant(t.url);
+    const store = new IdempotencyStore(t.sql, { ttlMs: 60_000, leaseMs: 60_000 }, createLogger('silent'));
+    await t.sql`create table if not exists batch_writes (tenant_id integer not null, encf text not null, by text not null)`;
+    let batches = 0;
+    // The first batch (the first request alone) takes the second request's key over, as a
+    // retry would, before the second batch (the other two) stores its answers. (In the batch's
+    // own transaction: the embedded database has one connection.)
+    const batcher = new SequenceBatcher(t.sql, {
+      ranges: async (tx) => {
+        if (batches++ === 0) await tx`update idempotency_keys set owner = gen_random_uuid() where tenant_id = ${a.tenantId} and key = 'pipelined-2'`;
+        return null;
+      },
+    });
+    const handler = store.wrap(async (ctx, claim) => {
+      const reply: Reply = { status: 201, body: { by: ctx.requestId } };
+      await batcher.run({ tenantId: a.tenantId, environment: 'TesteCF', tipo: 31 }, (tx, encf) => Promise.all([
+        tx`insert into batch_writes values (${a.tenantId}, ${encf}, ${ctx.requestId})`,
+        claim?.storeIn(tx, reply),
+      ]));
+      return reply;
+    });
+    const body = { amount: 4 };
+    const outcomes = await Promise.allSettled(['one', 'two', 'three'].map((id, i) => handler(contextFor(a.tenantId, id, `pipelined-${i + 1}`, body))));
+    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+    const lost = outcomes[1];
+    assert.ok(lost?.status === 'rejected' && lost.reason instanceof AppError && lost.reason.code === 'IDEMPOTENCY_KEY_IN_USE', String(lost?.status === 'rejected' ? lost.reason : ''));
+    // The taken-over request's write was rolled back with its number: no gap.
+    const writes = await t.sql<{ encf: string; by: string }[]>`select encf, by from batch_writes where tenant_id = ${a.tenantId} order by encf`;
+    assert.deepEqual(writes.map((w) => [w.encf, w.by]), [['E310000000001', 'one'], ['E310000000002', 'three']]);
+    const keys = await t.sql<{ key: string; state: string }[]>`select key, state from idempotency_keys where tenant_id = ${a.tenantId} order by key`;
+    assert.deepEqual(keys.map((k) => [k.key, k.state]), [['pipelined-1', 'done'], ['pipelined-2', 'running'], ['pipelined-3', 'done']]);
   });
 
   test('a request that outlasts its lease loses the key to the retry: only the retry\'s writes commit, the first answers IN_USE', async () => {
