@@ -350,7 +350,8 @@ describe('errors and headers', () => {
 
 test('a request whose body is too slow gets a raw 408 under its own request id, logged once', async () => {
   const lines: string[] = [];
-  const slowConfig = loadConfig({ PORT: '0', ECF_MASTER_KEY: TEST_MASTER_KEY, HTTP_REQUEST_TIMEOUT_MS: '1000' });
+  // Node answers a body that stalls only once the headers timeout has passed too, so both are short.
+  const slowConfig = loadConfig({ PORT: '0', ECF_MASTER_KEY: TEST_MASTER_KEY, HTTP_REQUEST_TIMEOUT_MS: '1000', HTTP_HEADERS_TIMEOUT_MS: '1000' });
   const router = new Router();
   router.add({ method: 'POST', path: '/things', auth: 'none', body: 'json', doc: { operationId: 'x', summary: 'x', tags: [], responses: {} }, handler: async () => ({ status: 201, body: {} }) });
   const slow = createHttpServer({ config: slowConfig, log: createLogger('info', (l) => lines.push(l)), router, authenticator: { authenticate: async () => { throw new AppError('UNAUTHORIZED'); } }, rateLimits: new RateLimits(slowConfig.rateLimits) });
