@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { ROOT } from './lib/processes.ts';
 import { machine, table, type Cell, type Headline } from './lib/report.ts';
 
-const BENCHMARKS = ['http-core', 'emit', 'queue', 'webhooks', 'memory', 'pdf', 'export'] as const;
+const BENCHMARKS = ['http-core', 'emit', 'pipeline', 'queue', 'webhooks', 'memory', 'pdf', 'export'] as const;
 
 const asked = process.argv.slice(2);
 const unknown = asked.filter((a) => !(BENCHMARKS as readonly string[]).includes(a));

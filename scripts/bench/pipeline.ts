@@ -1,0 +1,152 @@
+// Pipeline: a document's whole life, not just its emit. N type-31 documents are emitted by
+// concurrent clients; the service validates, numbers, builds the XML, signs it, submits it to
+// the DGII simulator (its own process, no processing delay), polls the verdict, records each
+// transition and delivers the tenant's webhooks to a receiver process. Timed until
+// every document is final and every webhook delivered. The floor it is compared with is the
+// signature itself: one core's RSA-2048 signatures per second, measured in the same run.
+import { ecfFor } from '../../test/helpers/documents.ts';
+import { makeTestCertificate } from '../../test/helpers/certificates.ts';
+import { createDatabase } from './lib/database.ts';
+import { cpuMsOf, sleep, startPeer, startService, type PeerProcess, type ServiceProcess } from './lib/processes.ts';
+import { print, round, setting, verdict } from './lib/report.ts';
+import { registerTenant, setWebhook, type Tenant } from './lib/tenants.ts';
+
+const DOCUMENTS = setting('BENCH_PIPELINE_DOCUMENTS', 600);
+const CLIENTS = setting('BENCH_PIPELINE_CLIENTS', 32);
+const WARMUP_DOCUMENTS = setting('BENCH_PIPELINE_WARMUP', 100);
+const TIMEOUT_SEC = setting('BENCH_PIPELINE_TIMEOUT_SEC', 600);
+const CPU_TARGET_MS = 1.5;
+const FLOOR_SHARE_TARGET = 0.25;
+
+/** One core's RSA-2048 signatures per second, in a process of its own (peers/rsa-sign.ts). */
+async function signaturesPerSecond(seconds: number): Promise<number> {
+  const peer = await startPeer('rsa-sign', { BENCH_SIGN_SEC: String(seconds) }, (seconds + 30) * 1000);
+  await peer.stop();
+  return Number(peer.ready.signaturesPerSecond);
+}
+
+/** Deliveries the webhooks benchmark's receiver (peers/receiver.ts) has answered so far. */
+async function delivered(receiver: PeerProcess): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${String(receiver.ready.port)}/stats`);
+  return ((await res.json()) as { count: number }).count;
+}
+
+/** Emits `n` documents of the tenant from `clients` concurrent clients; throws on any non-202. */
+async function emitAll(service: ServiceProcess, tenant: Tenant, n: number, clients: number, label: string): Promise<void> {
+  const body = JSON.stringify(ecfFor(tenant.rnc, 31));
+  let next = 0;
+  const client = async (): Promise<void> => {
+    while (next < n) {
+      const i = next++;
+      const res = await fetch(`${service.url}/TesteCF/documentos-ecf`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': tenant.apiKey, 'idempotency-key': `${label}-${i}` },
+        body,
+      });
+      const text = await res.text();
+      if (res.status !== 202) throw new Error(`emit answered ${res.status}: ${text}`);
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, client));
+}
+
+const db = await createDatabase('pipeline');
+const peers: PeerProcess[] = [];
+const services: ServiceProcess[] = [];
+try {
+  const simulator = await startPeer('dgii-simulator');
+  peers.push(simulator);
+  const receiver = await startPeer('receiver');
+  peers.push(receiver);
+  const simUrl = String(simulator.ready.url);
+
+  const service = await startService({
+    DATABASE_URL: db.url,
+    // development, as production only talks TLS to DGII; nothing else of the pipeline differs.
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'info',
+    TAX_AUTHORITY: 'dgii',
+    DGII_BASE_URL_TESTECF: `${simUrl}/testecf`,
+    DGII_FC_BASE_URL_TESTECF: `${simUrl}/fc/testecf`,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    EXCHANGE_ALLOW_PRIVATE_NETWORKS: 'true',
+    DGII_POLL_INTERVAL_MS: '50',
+    DGII_POLL_MAX_INTERVAL_MS: '200',
+    QUEUE_POLL_INTERVAL_MS: '50',
+    WEBHOOK_POLL_INTERVAL_MS: '50',
+  });
+  services.push(service);
+  const tenant = await registerTenant(service.url);
+  const certificate = makeTestCertificate(tenant.rnc);
+  const upload = await fetch(`${service.url}/api/certificates`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${tenant.accessToken}` },
+    body: JSON.stringify({ p12: certificate.p12.toString('base64'), password: certificate.password }),
+  });
+  if (upload.status !== 201) throw new Error(`certificate upload answered ${upload.status}: ${await upload.text()}`);
+  await setWebhook(service.url, tenant, `http://127.0.0.1:${String(receiver.ready.port)}/hook`);
+
+  const { sql } = await db.open(2);
+  const settled = async (): Promise<{ open: number; pendingDeliveries: number; estados: Record<string, number> }> => {
+    const rows = await sql<{ estado: string; n: number }[]>`select estado, count(*)::int as n from documents group by estado`;
+    const [pending] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_deliveries where status = 'pending'`;
+    const estados = Object.fromEntries(rows.map((r) => [r.estado, r.n]));
+    const open = (estados.recibido ?? 0) + (estados.en_proceso ?? 0);
+    return { open, pendingDeliveries: pending?.n ?? 0, estados };
+  };
+  const untilSettled = async (): Promise<Record<string, number>> => {
+    const deadline = Date.now() + TIMEOUT_SEC * 1000;
+    for (;;) {
+      const s = await settled();
+      if (s.open === 0 && s.pendingDeliveries === 0) return s.estados;
+      if (Date.now() > deadline) throw new Error(`not settled after ${TIMEOUT_SEC} s: ${JSON.stringify(s)}`);
+      await sleep(20);
+    }
+  };
+
+  // Warm-up: JIT, pools, the DGII token, the certificate's key.
+  await emitAll(service, tenant, WARMUP_DOCUMENTS, CLIENTS, 'warmup');
+  await untilSettled();
+
+  const cpuBefore = await cpuMsOf(service.pid);
+  const simCpuBefore = await cpuMsOf(simulator.pid);
+  const deliveriesBefore = await delivered(receiver);
+  const started = performance.now();
+  await emitAll(service, tenant, DOCUMENTS, CLIENTS, 'run');
+  const estados = await untilSettled();
+  const seconds = (performance.now() - started) / 1000;
+  const cpuMsPerDocument = round(((await cpuMsOf(service.pid)) - cpuBefore) / DOCUMENTS, 2);
+  const simCpuMsPerDocument = round(((await cpuMsOf(simulator.pid)) - simCpuBefore) / DOCUMENTS, 2);
+  const deliveries = (await delivered(receiver)) - deliveriesBefore;
+  const accepted = (estados.aceptado ?? 0) - WARMUP_DOCUMENTS;
+  await Promise.all(services.splice(0).map((s) => s.stop()));
+
+  const floor = await signaturesPerSecond(3);
+  const documentsPerSecond = round(DOCUMENTS / seconds, 1);
+  const share = round(documentsPerSecond / floor, 3);
+  const met = cpuMsPerDocument <= CPU_TARGET_MS && share >= FLOOR_SHARE_TARGET && accepted === DOCUMENTS;
+  print({
+    bench: 'pipeline',
+    title: 'Pipeline: emit → sign → DGII → verdict → webhooks, against one core\'s RSA-2048 signatures',
+    notes: [
+      `${DOCUMENTS} type-31 documents emitted by ${CLIENTS} concurrent clients (after ${WARMUP_DOCUMENTS} of warm-up), each with its own Idempotency-Key; timed until none is recibido or en_proceso and no webhook delivery is pending`,
+      'service: one process, NODE_ENV=development (production only talks TLS to DGII), LOG_LEVEL=info (access log to /dev/null), TAX_AUTHORITY=dgii pointed at the DGII simulator in its own process with --processing-ms 0; polls at 50 ms',
+      'webhooks: delivered to the webhooks benchmark\'s receiver (its own process, answering 204)',
+      'floor: one core\'s RSA-2048 SHA-256 signatures per second (node:crypto sign, the operation an e-CF\'s XMLDSig costs), measured after the run in a process of its own',
+      `CPU ms/document: the service process's user+system CPU over the measured documents; the simulator's own CPU is shown apart (${simCpuMsPerDocument} ms/document)`,
+      `outcome: ${JSON.stringify(estados)} (warm-up included); ${deliveries} webhook deliveries during the run`,
+      `targets: CPU ≤ ${CPU_TARGET_MS} ms/document, documents/s ≥ ${FLOOR_SHARE_TARGET} × signatures/s, every document aceptado`,
+    ],
+    columns: ['documents', 'seconds', 'documents/s', 'CPU ms/document', 'signatures/s (1 core)', 'documents/s ÷ signatures/s', 'targets'],
+    rows: [[DOCUMENTS, round(seconds, 2), documentsPerSecond, cpuMsPerDocument, round(floor, 0), share, verdict(met)]],
+    data: { documents: DOCUMENTS, clients: CLIENTS, seconds, documentsPerSecond, cpuMsPerDocument, simCpuMsPerDocument, signaturesPerSecond: floor, share, estados, deliveries, met },
+    headlines: [
+      { figure: 'pipeline CPU per document', value: `${cpuMsPerDocument} ms`, target: `≤ ${CPU_TARGET_MS} ms`, met: cpuMsPerDocument <= CPU_TARGET_MS },
+      { figure: 'pipeline documents/s ÷ RSA-2048 signatures/s', value: `${share} (${documentsPerSecond} vs ${round(floor, 0)})`, target: `≥ ${FLOOR_SHARE_TARGET}`, met: share >= FLOOR_SHARE_TARGET },
+    ],
+  });
+} finally {
+  await Promise.all(services.map((s) => s.stop()));
+  await Promise.all(peers.map((p) => p.stop()));
+  await db.drop();
+}
