@@ -12,6 +12,7 @@ const jobs = Number(process.env.JOBS ?? 20000);
 const concurrency = Number(process.env.CONCURRENCY ?? 50);
 const pool = Number(process.env.POOL ?? 10);
 const batched = process.env.MODE === 'batched';
+const localQueueSize = Number(process.env.LOCAL_QUEUE_SIZE ?? concurrency + 1);
 const silent = new Logger(() => () => {});
 
 const utils = await makeWorkerUtils({ connectionString, logger: silent });
@@ -34,7 +35,7 @@ const runner = await run({
   noHandleSignals: true,
   logger: silent,
   taskList: { noop: async () => { if (++ran === jobs) allRan(); } },
-  ...(batched ? { preset: { worker: { localQueue: { size: concurrency + 1 }, completeJobBatchDelay: 0 } } } : {}),
+  ...(batched ? { preset: { worker: { localQueue: { size: localQueueSize }, completeJobBatchDelay: 0 } } } : {}),
 });
 await finished;
 for (;;) {
