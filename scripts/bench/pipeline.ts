@@ -104,9 +104,18 @@ try {
     }
   };
 
+  /** Per table: sequential scans and the rows they read, index scans (PostgreSQL's statistics). */
+  const tableStats = async (): Promise<Map<string, { seqScan: number; seqRead: number; idxScan: number }>> => {
+    await sleep(1500); // backends report their statistics at most once a second
+    const rows = await sql<{ relname: string; seqScan: number; seqTupRead: number; idxScan: number }[]>`
+      select relname, seq_scan::int as seq_scan, seq_tup_read::int as seq_tup_read, coalesce(idx_scan, 0)::int as idx_scan from pg_stat_user_tables`;
+    return new Map(rows.map((r) => [r.relname, { seqScan: r.seqScan, seqRead: r.seqTupRead, idxScan: r.idxScan }]));
+  };
+
   // Warm-up: JIT, pools, the DGII token, the certificate's key.
   await emitAll(service, tenant, WARMUP_DOCUMENTS, CLIENTS, 'warmup');
   await untilSettled();
+  const statsBefore = await tableStats();
 
   const cpuBefore = await cpuMsOf(service.pid);
   const simCpuBefore = await cpuMsOf(simulator.pid);
@@ -119,6 +128,11 @@ try {
   const simCpuMsPerDocument = round(((await cpuMsOf(simulator.pid)) - simCpuBefore) / DOCUMENTS, 2);
   const deliveries = (await delivered(receiver)) - deliveriesBefore;
   const accepted = (estados.aceptado ?? 0) - WARMUP_DOCUMENTS;
+  const statsAfter = await tableStats();
+  const seqScans = [...statsAfter].map(([table, after]) => {
+    const before = statsBefore.get(table) ?? { seqScan: 0, seqRead: 0, idxScan: 0 };
+    return { table, seqScans: after.seqScan - before.seqScan, rowsRead: after.seqRead - before.seqRead };
+  }).filter((t) => t.seqScans > 0).sort((a, b) => b.rowsRead - a.rowsRead);
   await Promise.all(services.splice(0).map((s) => s.stop()));
 
   const floor = await signaturesPerSecond(3);
@@ -135,11 +149,12 @@ try {
       'floor: one core\'s RSA-2048 SHA-256 signatures per second (node:crypto sign, the operation an e-CF\'s XMLDSig costs), measured after the run in a process of its own',
       `CPU ms/document: the service process's user+system CPU over the measured documents; the simulator's own CPU is shown apart (${simCpuMsPerDocument} ms/document)`,
       `outcome: ${JSON.stringify(estados)} (warm-up included); ${deliveries} webhook deliveries during the run`,
+      `sequential scans during the run (table: scans, rows read): ${seqScans.length === 0 ? 'none' : seqScans.map((t) => `${t.table}: ${t.seqScans}, ${t.rowsRead}`).join('; ')}`,
       `targets: CPU ≤ ${CPU_TARGET_MS} ms/document, documents/s ≥ ${FLOOR_SHARE_TARGET} × signatures/s, every document aceptado`,
     ],
     columns: ['documents', 'seconds', 'documents/s', 'CPU ms/document', 'signatures/s (1 core)', 'documents/s ÷ signatures/s', 'targets'],
     rows: [[DOCUMENTS, round(seconds, 2), documentsPerSecond, cpuMsPerDocument, round(floor, 0), share, verdict(met)]],
-    data: { documents: DOCUMENTS, clients: CLIENTS, seconds, documentsPerSecond, cpuMsPerDocument, simCpuMsPerDocument, signaturesPerSecond: floor, share, estados, deliveries, met },
+    data: { documents: DOCUMENTS, clients: CLIENTS, seconds, seqScans, documentsPerSecond, cpuMsPerDocument, simCpuMsPerDocument, signaturesPerSecond: floor, share, estados, deliveries, met },
     headlines: [
       { figure: 'pipeline CPU per document', value: `${cpuMsPerDocument} ms`, target: `≤ ${CPU_TARGET_MS} ms`, met: cpuMsPerDocument <= CPU_TARGET_MS },
       { figure: 'pipeline documents/s ÷ RSA-2048 signatures/s', value: `${share} (${documentsPerSecond} vs ${round(floor, 0)})`, target: `≥ ${FLOOR_SHARE_TARGET}`, met: share >= FLOOR_SHARE_TARGET },
