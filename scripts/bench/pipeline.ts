@@ -87,21 +87,25 @@ try {
   await setWebhook(service.url, tenant, `http://127.0.0.1:${String(receiver.ready.port)}/hook`);
 
   const { sql } = await db.open(2);
-  const settled = async (): Promise<{ open: number; pendingDeliveries: number; estados: Record<string, number> }> => {
-    const rows = await sql<{ estado: string; n: number }[]>`select estado, count(*)::int as n from documents group by estado`;
-    const [pending] = await sql<{ n: number }[]>`select count(*)::int as n from webhook_deliveries where status = 'pending'`;
-    const estados = Object.fromEntries(rows.map((r) => [r.estado, r.n]));
-    const open = (estados.recibido ?? 0) + (estados.en_proceso ?? 0);
-    return { open, pendingDeliveries: pending?.n ?? 0, estados };
+  // The benchmark's own polls ask through the indexes the service's in-flight and delivery
+  // queries use (a partial index of open documents, the tenant's deliveries by status), and are
+  // counted, so the sequential scans reported are the service's.
+  let polls = 0;
+  const settledNow = async (): Promise<boolean> => {
+    polls++;
+    const [row] = await sql<{ open: boolean; pending: boolean }[]>`
+      select exists (select 1 from documents where estado in ('recibido', 'en_proceso')) as open,
+             exists (select 1 from webhook_deliveries where tenant_id = ${tenant.tenantId} and status = 'pending') as pending`;
+    return row?.open === false && row.pending === false;
   };
   const untilSettled = async (): Promise<Record<string, number>> => {
     const deadline = Date.now() + TIMEOUT_SEC * 1000;
-    for (;;) {
-      const s = await settled();
-      if (s.open === 0 && s.pendingDeliveries === 0) return s.estados;
-      if (Date.now() > deadline) throw new Error(`not settled after ${TIMEOUT_SEC} s: ${JSON.stringify(s)}`);
-      await sleep(20);
+    while (!(await settledNow())) {
+      if (Date.now() > deadline) throw new Error(`not settled after ${TIMEOUT_SEC} s`);
+      await sleep(50);
     }
+    const rows = await sql<{ estado: string; n: number }[]>`select estado, count(*)::int as n from documents group by estado`;
+    return Object.fromEntries(rows.map((r) => [r.estado, r.n]));
   };
 
   /** Per table: sequential scans and the rows they read, index scans (PostgreSQL's statistics). */
@@ -116,6 +120,7 @@ try {
   await emitAll(service, tenant, WARMUP_DOCUMENTS, CLIENTS, 'warmup');
   await untilSettled();
   const statsBefore = await tableStats();
+  const pollsBefore = polls;
 
   const cpuBefore = await cpuMsOf(service.pid);
   const simCpuBefore = await cpuMsOf(simulator.pid);
@@ -129,6 +134,7 @@ try {
   const deliveries = (await delivered(receiver)) - deliveriesBefore;
   const accepted = (estados.aceptado ?? 0) - WARMUP_DOCUMENTS;
   const statsAfter = await tableStats();
+  const ownPolls = polls - pollsBefore;
   const seqScans = [...statsAfter].map(([table, after]) => {
     const before = statsBefore.get(table) ?? { seqScan: 0, seqRead: 0, idxScan: 0 };
     return { table, seqScans: after.seqScan - before.seqScan, rowsRead: after.seqRead - before.seqRead };
@@ -149,7 +155,7 @@ try {
       'floor: one core\'s RSA-2048 SHA-256 signatures per second (node:crypto sign, the operation an e-CF\'s XMLDSig costs), measured after the run in a process of its own',
       `CPU ms/document: the service process's user+system CPU over the measured documents; the simulator's own CPU is shown apart (${simCpuMsPerDocument} ms/document)`,
       `outcome: ${JSON.stringify(estados)} (warm-up included); ${deliveries} webhook deliveries during the run`,
-      `sequential scans during the run (table: scans, rows read): ${seqScans.length === 0 ? 'none' : seqScans.map((t) => `${t.table}: ${t.seqScans}, ${t.rowsRead}`).join('; ')}`,
+      `sequential scans during the run (table: scans, rows read; the benchmark polled ${ownPolls} times and counted the states once): ${seqScans.length === 0 ? 'none' : seqScans.map((t) => `${t.table}: ${t.seqScans}, ${t.rowsRead}`).join('; ')}`,
       `targets: CPU ≤ ${CPU_TARGET_MS} ms/document, documents/s ≥ ${FLOOR_SHARE_TARGET} × signatures/s, every document aceptado`,
     ],
     columns: ['documents', 'seconds', 'documents/s', 'CPU ms/document', 'signatures/s (1 core)', 'documents/s ÷ signatures/s', 'targets'],
