@@ -1,5 +1,6 @@
 import { S, envelope } from '../http/openapi.ts';
 import { envOf, tenantOf, uuidParam } from '../http/params.ts';
+import { DATE_BOUNDS, DATE_PATTERN } from '../http/paging.ts';
 import { Query } from '../http/query.ts';
 import { ok } from '../http/reply.ts';
 import type { Route } from '../http/types.ts';
@@ -51,8 +52,8 @@ export function documentReportRoutes(reports: DocumentReports): Route[] {
         operationId: 'getStatistics', tags: ['Documents'], summary: 'Counts by estado for today, this month and a range; documents per day; troubled deliveries',
         description: `By issue date (FechaEmision) in Dominican time. The range defaults to the last 30 days up to today and may cover at most ${MAX_RANGE_DAYS} days. acceptanceRate is (aceptado + aceptado_condicional) over the documents with a verdict (those plus rechazado), null when none has one. deliveries counts the tenant's webhook deliveries across environments: failing (pending after a failed attempt, being retried) and abandoned (created since desde, given up after every retry).`,
         query: {
-          desde: { description: 'First issue date of the range (inclusive), dd-MM-yyyy or yyyy-MM-dd.', schema: S.string() },
-          hasta: { description: 'Last issue date of the range (inclusive); today by default.', schema: S.string() },
+          desde: { description: `First issue date of the range (inclusive), dd-MM-yyyy or yyyy-MM-dd, ${DATE_BOUNDS}.`, schema: S.string({ pattern: DATE_PATTERN }) },
+          hasta: { description: `Last issue date of the range (inclusive); today by default; ${DATE_BOUNDS}.`, schema: S.string({ pattern: DATE_PATTERN }) },
         },
         responses: {
           '200': { description: 'The overview.', schema: envelope(S.ref('Statistics')) },
