@@ -222,6 +222,15 @@ export class SequenceService {
    * documents feature) has checked that every document in the span is in `error`. The span must
    * lie in one registered range, or, outside every range, consist of such documents only.
    */
+  /**
+   * The type's lock, the one an annulment's reservation takes first: a resubmission takes it
+   * before it looks at its document, so an annulment and a resubmission of the same eNCF run
+   * one after the other and the second sees what the first did (issue 28, item 3).
+   */
+  async lockAgainstAnnulments(tx: Queryable, key: SequenceKey): Promise<void> {
+    await lockTypeAlert(tx, key.tenantId, key.environment, key.tipo);
+  }
+
   async reserveAnnulment(tx: Queryable, key: SequenceKey, span: Span, rncEmisor: string): Promise<AnnulmentRow> {
     await lockTypeAlert(tx, key.tenantId, key.environment, key.tipo);
     const ranges = await lockRanges(tx, key.tenantId, key.environment, key.tipo);
