@@ -44,6 +44,15 @@ export interface RangeNumber {
 export type { AnnulmentRow } from './queries.ts';
 
 
+/**
+ * Why a range expiring on `fechaVencimiento` (yyyy-MM-dd) cannot be registered on `today` (the
+ * Dominican day), or null: DGII's authorisation of its numbers has already ended, so an emit
+ * could only be rejected. A range is usable through its expiry day.
+ */
+export function expiryPassed(fechaVencimiento: string, today: string): string | null {
+  return isExpired(fechaVencimiento, today) ? `has passed (${toDgiiDate(fechaVencimiento)}); the numbers of an expired range cannot be used` : null;
+}
+
 export class SequenceService {
   private readonly sql: Sql;
   private readonly outbox: EventOutbox;
@@ -68,6 +77,10 @@ export class SequenceService {
       else {
         fechaVencimiento = parseCalendarDate(fecha);
         if (fechaVencimiento === null) errors.push({ path: 'fechaVencimiento', message: 'must be a date, dd-MM-yyyy' });
+        else {
+          const passed = expiryPassed(fechaVencimiento, dominicanToday());
+          if (passed !== null) errors.push({ path: 'fechaVencimiento', message: passed });
+        }
       }
     } else if (tipo !== null && fecha !== undefined) {
       errors.push({ path: 'fechaVencimiento', message: `type ${tipo} sequences carry no expiry date` });
