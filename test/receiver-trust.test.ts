@@ -153,7 +153,7 @@ test('a sender whose certificate chains to the bundle is accepted in every envir
   assert.ok((crls.hits.get('intermediate.crl') ?? 0) >= 1 && (crls.hits.get('root.crl') ?? 0) >= 1, 'the chain\'s CRLs were fetched');
 });
 
-test('revoked, expired and non-signing certificates are refused; an e-CF is judged at its FechaHoraFirma', async () => {
+test('revoked, expired and non-signing certificates are refused; an e-CF is judged at reception, whatever its FechaHoraFirma says', async () => {
   const revokedSeed = await signedSeedAnswer((await senderTo(trusting, 'TesteCF', revoked)).sender);
   assert.equal(revokedSeed.status, 403, revokedSeed.text);
   assert.match(revokedSeed.body.error.message, /revocado/);
@@ -170,10 +170,16 @@ test('revoked, expired and non-signing certificates are refused; an e-CF is judg
     const outcome = arecfOutcome((await sender.send('recepcion', ecf(cert, tenant.rnc).xml, token)).text);
     assert.deepEqual([outcome.estado, outcome.motivo], ['1', '2'], cert.certificate.serialNumber);
   }
-  // Signed while the certificate was valid: accepted.
+  // A FechaHoraFirma from when the certificate was still valid is the sender's claim (issue 28,
+  // item 11): the expired certificate is refused all the same, and nothing is stored.
   const backdated = ecf(expired, tenant.rnc, new Date(Date.now() - 3 * DAY));
-  assert.equal(arecfOutcome((await sender.send('recepcion', backdated.xml, token)).text).estado, '0');
-  assert.deepEqual((await received(trusting, tenant.apiKey)).map((d) => [d.encf, d.signerTrusted]), [[backdated.encf, true]]);
+  const outcome = arecfOutcome((await sender.send('recepcion', backdated.xml, token)).text);
+  assert.deepEqual([outcome.estado, outcome.motivo], ['1', '2']);
+  assert.deepEqual(await received(trusting, tenant.apiKey), []);
+  // The same date on a certificate valid now is fine.
+  const fine = ecf(good, tenant.rnc, new Date(Date.now() - 3 * DAY));
+  assert.equal(arecfOutcome((await sender.send('recepcion', fine.xml, token)).text).estado, '0');
+  assert.deepEqual((await received(trusting, tenant.apiKey)).map((d) => [d.encf, d.signerTrusted]), [[fine.encf, true]]);
 });
 
 test('when a CRL cannot be had, eCF refuses with CERTIFICATE_REVOCATION_UNKNOWN and TesteCF accepts the signer marked untrusted', async () => {
