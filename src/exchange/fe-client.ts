@@ -14,6 +14,8 @@ import { egress, type EgressAnswer, ExchangeError } from './egress.ts';
 export interface FeCredential {
   privateKey: KeyObject;
   certificate: X509Certificate;
+  /** Intermediates for KeyInfo after the leaf. */
+  chain?: readonly X509Certificate[];
 }
 
 export interface FeClientOptions {
@@ -64,7 +66,7 @@ export class FeClient {
     if (seed.status !== 200) throw failure(seed, 'requesting a seed');
     let signed: string;
     try {
-      signed = signSeedXml(seed.text, credential.privateKey, credential.certificate);
+      signed = signSeedXml(seed.text, credential.privateKey, credential.certificate, credential.chain);
     } catch (err) {
       if (err instanceof NotASeedError) throw new ExchangeError(`the receiver's answer to the seed request is ${err.message}`, false);
       throw new ExchangeError(`the receiver's seed could not be signed: ${errorMessage(err)}`, false);

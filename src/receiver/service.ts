@@ -161,5 +161,5 @@ function acknowledge(credential: SigningCredential, ids: AcknowledgedIds, motivo
     ...(motivo === null ? {} : { codigoMotivoNoRecibido: motivo }),
     fechaHoraAcuseRecibo: now,
   });
-  return signXml(xml, credential.privateKey, credential.certificate);
+  return signXml(xml, credential.privateKey, credential.certificate, credential.chain);
 }

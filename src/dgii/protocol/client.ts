@@ -34,6 +34,8 @@ import { errorMessage } from '../../errors.ts';
 export interface DgiiCredentials {
   privateKey: KeyObject;
   certificate: X509Certificate;
+  /** Intermediates for KeyInfo after the leaf. */
+  chain?: readonly X509Certificate[];
 }
 
 export interface DgiiClientOptions {
@@ -125,7 +127,7 @@ export class DgiiClient {
     const seed = await this.requestSeed(environment, signal);
     let signed: string;
     try {
-      signed = signSeedXml(seed, credentials.privateKey, credentials.certificate);
+      signed = signSeedXml(seed, credentials.privateKey, credentials.certificate, credentials.chain);
     } catch (err) {
       // Never signed. DGII's URL is the operator's configuration and a proxy's error page is plausible, so
       // this is retried like any odd answer, and the submission ends in error once its attempts are spent.

@@ -77,8 +77,8 @@ export function seedProblem(xml: string): string | null {
  * Signs `xml` with the tenant's key only when it is exactly a seed; otherwise throws
  * NotASeedError and nothing is signed. Signing errors (key, parse) propagate as signXml's.
  */
-export function signSeedXml(xml: string, key: KeyObject, certificate: X509Certificate): string {
+export function signSeedXml(xml: string, key: KeyObject, certificate: X509Certificate, chain: readonly X509Certificate[] = []): string {
   const problem = seedProblem(xml);
   if (problem !== null) throw new NotASeedError(`not DGII's seed document (SemillaModel with valor and fecha only): ${problem}; nothing was signed`);
-  return signXml(xml, key, certificate);
+  return signXml(xml, key, certificate, chain);
 }
