@@ -133,7 +133,7 @@ describe('Idempotency-Key', () => {
     const body = ecfFor(a.rnc);
     // What a crash leaves: a running claim with this request's fingerprint and no response.
     const { requestFingerprint } = await import('../src/idempotency/canonical.ts');
-    const fingerprint = requestFingerprint('POST', '/{env}/documentos-ecf', JSON.parse(JSON.stringify(body)), Buffer.alloc(0));
+    const fingerprint = requestFingerprint('POST', '/TesteCF/documentos-ecf', JSON.parse(JSON.stringify(body)), Buffer.alloc(0));
     await t.sql`
       insert into idempotency_keys (tenant_id, environment, key, fingerprint, state, locked_until, expires_at)
       values (${a.tenantId}, 'TesteCF', 'crashed', ${fingerprint}, 'running', now() + interval '1 second', now() + interval '1 day')`;
@@ -346,15 +346,73 @@ describe('Idempotency-Key', () => {
   });
 });
 
+describe('Idempotency-Key and the path', () => {
+  test('the same key on another document\'s …/reenviar is 409 IDEMPOTENCY_KEY_CONFLICT, and that document is still acted on with its own key', async () => {
+    const a = await newTenant(t.url);
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await emit(undefined, a.apiKey, ecfFor(a.rnc));
+      assert.equal(res.status, 202, res.text);
+      ids.push(res.body.data.internalTrackId as string);
+    }
+    // As if both had failed for good (the workers are off in this file).
+    await t.sql`update documents set estado = 'error' where tenant_id = ${a.tenantId}`;
+    const resend = (id: string | undefined, key: string | undefined) =>
+      call(t.url, 'POST', `/TesteCF/documentos-ecf/${id ?? ''}/reenviar`, { headers: { 'x-api-key': a.apiKey, ...(key === undefined ? {} : { 'idempotency-key': key }) } });
+    const first = await resend(ids[0], 'reenviar-k');
+    assert.equal(first.status, 202, first.text);
+    assert.equal(first.body.data.internalTrackId, ids[0]);
+    const other = await resend(ids[1], 'reenviar-k');
+    assert.equal(other.status, 409, other.text);
+    assert.equal(other.body.error.code, 'IDEMPOTENCY_KEY_CONFLICT');
+    assert.equal(other.headers.get('idempotent-replayed'), null);
+    const [still] = await t.sql<{ estado: string }[]>`select estado from documents where id = ${ids[1] ?? ''}`;
+    assert.equal(still?.estado, 'error', 'the second document was not touched');
+    // The first path still replays; the second document with a key of its own runs.
+    assert.equal((await resend(ids[0], 'reenviar-k')).headers.get('idempotent-replayed'), 'true');
+    const own = await resend(ids[1], 'reenviar-k2');
+    assert.equal(own.status, 202, own.text);
+    assert.equal(own.body.data.internalTrackId, ids[1]);
+  });
+
+  test('a key stored by the formula before the path counted still replays its own request', async () => {
+    const a = await newTenant(t.url);
+    const { legacyRequestFingerprint } = await import('../src/idempotency/canonical.ts');
+    const store = new IdempotencyStore(t.sql, { ttlMs: 60_000, leaseMs: 60_000 }, createLogger('silent'));
+    let ran = 0;
+    const handler = store.wrap(async () => {
+      ran++;
+      return { status: 201, body: { ran } };
+    });
+    const body = { amount: 3 };
+    const fingerprint = legacyRequestFingerprint('POST', '/{env}/things', body, Buffer.alloc(0));
+    await t.sql`
+      insert into idempotency_keys (tenant_id, environment, key, fingerprint, state, response_status, response_headers, response_body, expires_at)
+      values (${a.tenantId}, 'TesteCF', 'before-upgrade', ${fingerprint}, 'done', 201, '{}'::jsonb, '{"success":true,"data":{"ran":0}}', now() + interval '1 day')`;
+    const replayed = await handler(contextFor(a.tenantId, 'r1', 'before-upgrade', body));
+    assert.equal(replayed.status, 201);
+    assert.equal(ran, 0, 'replayed, not run again');
+    await assert.rejects(handler(contextFor(a.tenantId, 'r2', 'before-upgrade', { amount: 4 })), (err: unknown) => err instanceof AppError && err.code === 'IDEMPOTENCY_KEY_CONFLICT');
+  });
+});
+
 describe('canonicalJson', () => {
-  test('requestFingerprint is the SHA-256 of "METHOD route\\n" and the canonical body, or the raw bytes without one', async () => {
-    const { requestFingerprint } = await import('../src/idempotency/canonical.ts');
+  test('requestFingerprint is "v2:" and the SHA-256 of "METHOD full path\\n" and the canonical body, or the raw bytes without one', async () => {
+    const { legacyRequestFingerprint, requestFingerprint, resourcePath } = await import('../src/idempotency/canonical.ts');
     const { createHash } = await import('node:crypto');
     const body = JSON.parse('{"b":1,"a":{"ñ":"x","c":[2,1]}}') as unknown;
-    const expected = createHash('sha256').update('POST /{env}/documentos-ecf\n').update('{"a":{"c":[2,1],"ñ":"x"},"b":1}').digest('hex');
-    assert.equal(requestFingerprint('POST', '/{ENV}/documentos-ecf', body, Buffer.alloc(0)), expected);
+    // The path is the resource's: literal segments lower-cased, parameters filled in and percent-encoded.
+    const path = resourcePath('/{env}/Documentos-Recibidos/{id}/aprobacion', { env: 'TesteCF', id: 'a/b' });
+    assert.equal(path, '/TesteCF/documentos-recibidos/a%2Fb/aprobacion');
+    const expected = createHash('sha256').update(`POST ${path}\n`).update('{"a":{"c":[2,1],"ñ":"x"},"b":1}').digest('hex');
+    assert.equal(requestFingerprint('POST', path, body, Buffer.alloc(0)), `v2:${expected}`);
     const raw = Buffer.from([0xff, 0x00, 0x41]);
-    assert.equal(requestFingerprint('PUT', '/api/x', undefined, raw), createHash('sha256').update('PUT /api/x\n').update(raw).digest('hex'));
+    assert.equal(requestFingerprint('PUT', '/api/x', undefined, raw), `v2:${createHash('sha256').update('PUT /api/x\n').update(raw).digest('hex')}`);
+    // Two documents' paths differ, so their fingerprints do.
+    assert.notEqual(requestFingerprint('POST', resourcePath('/{env}/x/{id}', { env: 'TesteCF', id: '1' }), body, Buffer.alloc(0)), requestFingerprint('POST', resourcePath('/{env}/x/{id}', { env: 'TesteCF', id: '2' }), body, Buffer.alloc(0)));
+    // The formula keys stored before the path counted were made with, kept to compare them by.
+    const legacy = createHash('sha256').update('POST /{env}/documentos-ecf\n').update('{"a":{"c":[2,1],"ñ":"x"},"b":1}').digest('hex');
+    assert.equal(legacyRequestFingerprint('POST', '/{ENV}/documentos-ecf', body, Buffer.alloc(0)), legacy);
   });
 
   test('canonicalJson sorts keys at every level and writes the exact text stored fingerprints were made from', () => {

@@ -31,6 +31,7 @@ let noSigning: Issued;
 let crlDown: Issued;
 let forged: Issued;
 let forgedBuyer: Issued;
+let crlDownBuyer: Issued;
 
 before(async () => {
   crls = await startCrlServer();
@@ -48,6 +49,7 @@ before(async () => {
   crlDown = pki.issue(sender, intermediate, { crlUrl: `${crls.url}/down.crl` });
   forged = pki.issue(sender, null, { ownKey: true });
   forgedBuyer = pki.issue(buyer, null, { ownKey: true });
+  crlDownBuyer = pki.issue(buyer, intermediate, { crlUrl: `${crls.url}/down.crl` });
   pki.revoke(revoked, intermediate);
   crls.files.set('intermediate.crl', pki.crl(intermediate));
   crls.files.set('root.crl', pki.crl(root));
@@ -153,7 +155,7 @@ test('a sender whose certificate chains to the bundle is accepted in every envir
   assert.ok((crls.hits.get('intermediate.crl') ?? 0) >= 1 && (crls.hits.get('root.crl') ?? 0) >= 1, 'the chain\'s CRLs were fetched');
 });
 
-test('revoked, expired and non-signing certificates are refused; an e-CF is judged at its FechaHoraFirma', async () => {
+test('revoked, expired and non-signing certificates are refused; an e-CF is judged at reception, whatever its FechaHoraFirma says', async () => {
   const revokedSeed = await signedSeedAnswer((await senderTo(trusting, 'TesteCF', revoked)).sender);
   assert.equal(revokedSeed.status, 403, revokedSeed.text);
   assert.match(revokedSeed.body.error.message, /revocado/);
@@ -170,10 +172,16 @@ test('revoked, expired and non-signing certificates are refused; an e-CF is judg
     const outcome = arecfOutcome((await sender.send('recepcion', ecf(cert, tenant.rnc).xml, token)).text);
     assert.deepEqual([outcome.estado, outcome.motivo], ['1', '2'], cert.certificate.serialNumber);
   }
-  // Signed while the certificate was valid: accepted.
+  // A FechaHoraFirma from when the certificate was still valid is the sender's claim (issue 28,
+  // item 11): the expired certificate is refused all the same, and nothing is stored.
   const backdated = ecf(expired, tenant.rnc, new Date(Date.now() - 3 * DAY));
-  assert.equal(arecfOutcome((await sender.send('recepcion', backdated.xml, token)).text).estado, '0');
-  assert.deepEqual((await received(trusting, tenant.apiKey)).map((d) => [d.encf, d.signerTrusted]), [[backdated.encf, true]]);
+  const outcome = arecfOutcome((await sender.send('recepcion', backdated.xml, token)).text);
+  assert.deepEqual([outcome.estado, outcome.motivo], ['1', '2']);
+  assert.deepEqual(await received(trusting, tenant.apiKey), []);
+  // The same date on a certificate valid now is fine.
+  const fine = ecf(good, tenant.rnc, new Date(Date.now() - 3 * DAY));
+  assert.equal(arecfOutcome((await sender.send('recepcion', fine.xml, token)).text).estado, '0');
+  assert.deepEqual((await received(trusting, tenant.apiKey)).map((d) => [d.encf, d.signerTrusted]), [[fine.encf, true]]);
 });
 
 test('when a CRL cannot be had, eCF refuses with CERTIFICATE_REVOCATION_UNKNOWN and TesteCF accepts the signer marked untrusted', async () => {
@@ -220,4 +228,39 @@ test('without a trust bundle, TesteCF accepts a self-signed sender and marks its
   const res = await buyer.send('aprobacioncomercial', signedAcecf(forgedBuyer, issued.fields), await buyer.token());
   assert.equal(res.status, 200, res.text);
   assert.deepEqual(await approvalTrust(open, issued.documentId), ['untrusted']);
+});
+
+test('an ACECF accepted untrusted shows signerTrusted false on the emisor\'s document and event; a trusted one replaces it, an untrusted one never replaces a trusted one', async () => {
+  const issued = await issuedToBuyer(trusting);
+  const headers = { 'x-api-key': issued.tenant.apiKey };
+  const base = receiverBase('TesteCF', issued.tenant.rnc);
+  const approvalOf = async () => (await call(trusting.url, 'GET', `/TesteCF/documentos-ecf/${issued.documentId}`, { headers })).body.data.aprobacionComercial;
+  const events = async () => (await trusting.sql<{ body: string }[]>`select body from events where tenant_id = ${issued.tenant.tenantId} and kind = 'ecf.commercial_approval' order by created_at`)
+    .map((r) => (JSON.parse(r.body) as { aprobacionComercial: Record<string, unknown> }).aprobacionComercial);
+
+  // Its CRL cannot be had: TesteCF accepts the buyer's signer, untrusted.
+  const unproven = new FeSender(trusting.url, base, crlDownBuyer, [intermediate.certificate]);
+  const rejection = withIssuers(signedAcecf(crlDownBuyer, { ...issued.fields, estado: 2, detalleMotivoRechazo: 'Rechazada' }), [intermediate.certificate]);
+  const first = await unproven.send('aprobacioncomercial', rejection, await unproven.token());
+  assert.equal(first.status, 200, first.text);
+  assert.deepEqual(await approvalOf(), { estado: 'rechazado', motivo: 'Rechazada', fecha: (await approvalOf()).fecha, signerTrusted: false });
+  assert.deepEqual((await events()).map((e) => [e.estado, e.signerTrusted]), [['rechazado', false]]);
+
+  // The real buyer's approval, signed by a certificate that chains and is not revoked, takes its place.
+  const buyer = new FeSender(trusting.url, base, goodBuyer, [intermediate.certificate]);
+  const token = await buyer.token();
+  const real = await buyer.send('aprobacioncomercial', withIssuers(signedAcecf(goodBuyer, issued.fields), [intermediate.certificate]), token);
+  assert.equal(real.status, 200, real.text);
+  assert.deepEqual(await approvalTrust(trusting, issued.documentId), ['trusted']);
+  assert.equal((await approvalOf()).estado, 'aprobado');
+  assert.equal((await approvalOf()).signerTrusted, true);
+  assert.deepEqual((await events()).map((e) => [e.estado, e.signerTrusted]), [['rechazado', false], ['aprobado', true]]);
+
+  // An untrusted one cannot take the slot back, nor another trusted one.
+  const again = await unproven.send('aprobacioncomercial', rejection, await unproven.token());
+  assert.equal(again.status, 400, again.text);
+  const other = await buyer.send('aprobacioncomercial', withIssuers(signedAcecf(goodBuyer, { ...issued.fields, estado: 2, detalleMotivoRechazo: 'Otra' }), [intermediate.certificate]), token);
+  assert.equal(other.status, 400, other.text);
+  assert.equal((await approvalOf()).estado, 'aprobado');
+  assert.equal((await events()).length, 2);
 });

@@ -63,6 +63,8 @@ describe('ranges', () => {
       [{ tipo: 32, desde: 'E320000000001', hasta: 'E320000000010', fechaVencimiento: future }, 'fechaVencimiento'],
       [{ tipo: 99, desde: E31(1), hasta: E31(10) }, 'tipo'],
       [{ tipo: 31, desde: E31(1), hasta: E31(10), fechaVencimiento: '31-02-2030' }, 'fechaVencimiento'],
+      // Already expired (issue 28, item 14): DGII's authorisation of these numbers has ended.
+      [{ tipo: 31, desde: E31(1), hasta: E31(10), fechaVencimiento: toDgiiDate(addDays(dominicanToday(), -1)) }, 'fechaVencimiento'],
     ] as const) {
       const res = await register(a, body);
       assert.equal(res.status, 422, res.text);

@@ -6,6 +6,8 @@ import { OID } from './oids.ts';
 export interface SigningCredential {
   privateKey: KeyObject;
   certificate: X509Certificate;
+  /** The leaf's intermediates from its PKCS#12, for KeyInfo after the leaf; absent or empty when it had none. */
+  chain?: readonly X509Certificate[];
 }
 
 export interface CertificateProblem {

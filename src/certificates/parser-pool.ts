@@ -24,7 +24,7 @@ export interface WorkerInput {
 }
 
 export type WorkerAnswer =
-  | { ok: true; privateKeyDer: Buffer; certificateDer: Buffer }
+  | { ok: true; privateKeyDer: Buffer; certificateDer: Buffer; intermediatesDer: Buffer[] }
   | { ok: false; code: Pkcs12ErrorCode; message: string };
 
 /** What a parser thread posts: once `ready` when loaded, then one `answer` per input. */
@@ -128,7 +128,9 @@ export class ParserPool {
       else this.perOwner.delete(owner);
     }
     // Structured cloning turns Buffers into plain Uint8Arrays.
-    return answer.ok ? { ok: true, privateKeyDer: Buffer.from(answer.privateKeyDer), certificateDer: Buffer.from(answer.certificateDer) } : answer;
+    return answer.ok
+      ? { ok: true, privateKeyDer: Buffer.from(answer.privateKeyDer), certificateDer: Buffer.from(answer.certificateDer), intermediatesDer: answer.intermediatesDer.map((d) => Buffer.from(d)) }
+      : answer;
   }
 
   stats(): ParserPoolStats {

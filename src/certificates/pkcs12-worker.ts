@@ -7,11 +7,12 @@ import type { WorkerAnswer, WorkerInput, WorkerMessage } from './parser-pool.ts'
 
 function answer(input: WorkerInput): WorkerAnswer {
   try {
-    const { privateKey, certificate } = parsePkcs12(Buffer.from(input.file), input.password);
+    const { privateKey, certificate, intermediates } = parsePkcs12(Buffer.from(input.file), input.password);
     return {
       ok: true,
       privateKeyDer: privateKey.export({ type: 'pkcs8', format: 'der' }),
       certificateDer: certificate.raw,
+      intermediatesDer: intermediates.map((c) => c.raw),
     };
   } catch (err) {
     // parsePkcs12 throws nothing else; the fallback keeps a broken invariant from leaking details.

@@ -20,6 +20,8 @@ export interface Pkcs12Contents {
   certificate: X509Certificate;
   /** The other certificates, issuers first in order of the chain, then any unrelated ones. */
   chain: X509Certificate[];
+  /** The leaf's issuers in order, roots (self-issued) left out: what KeyInfo carries after the leaf. */
+  intermediates: X509Certificate[];
 }
 
 // Signing credentials are a few kilobytes; anything far larger is not one.
@@ -79,6 +81,21 @@ function pairScore(key: KeyEntry, cert: CertEntry): number {
   return (matchesKey(cert.cert, key.key) ? 8 : 0) + (sameId ? 4 : 0) + (sameName ? 2 : 0) + (cert.cert.ca ? 0 : 1);
 }
 
+/** Issuers other than the XMLDSig verifier would read (xmldsig-profile's cap, the leaf included). */
+export const MAX_INTERMEDIATES = 5;
+
+/** The leading issuers of `chain` (orderChain's), up to the first self-issued one (a root: the verifier has it). */
+function intermediatesOf(leaf: X509Certificate, chain: readonly X509Certificate[]): X509Certificate[] {
+  const out: X509Certificate[] = [];
+  for (let current = leaf, i = 0; i < chain.length && out.length < MAX_INTERMEDIATES; i++) {
+    const next = chain[i] as X509Certificate;
+    if (!current.checkIssued(next) || next.checkIssued(next)) break;
+    out.push(next);
+    current = next;
+  }
+  return out;
+}
+
 function orderChain(leaf: X509Certificate, others: X509Certificate[]): X509Certificate[] {
   const pool = others.filter((c, i) => c.fingerprint256 !== leaf.fingerprint256 &&
     others.findIndex((o) => o.fingerprint256 === c.fingerprint256) === i);
@@ -127,7 +144,8 @@ function parse(file: Buffer, password: string): Pkcs12Contents {
   }
   if (best === undefined) throw new Pkcs12Error('NO_CERTIFICATE');
   const others = out.certs.filter((c) => c !== best.cert).map((c) => c.cert);
-  return { privateKey: best.key.key, certificate: best.cert.cert, chain: orderChain(best.cert.cert, others) };
+  const chain = orderChain(best.cert.cert, others);
+  return { privateKey: best.key.key, certificate: best.cert.cert, chain, intermediates: intermediatesOf(best.cert.cert, chain) };
 }
 
 /**

@@ -19,6 +19,8 @@ export interface CertificateRow {
 export interface SealedCertificateRow extends CertificateRow {
   keySealed: Buffer;
   certificateSealed: Buffer;
+  /** Null for certificates stored before intermediates were kept (0019). */
+  chainSealed: Buffer | null;
 }
 
 export type NewCertificate = Omit<SealedCertificateRow, 'createdAt' | 'active'>;
@@ -38,9 +40,9 @@ export async function deactivateAll(sql: Queryable, tenantId: number): Promise<v
 /** Inserts the certificate as the tenant's active one (the caller deactivated the others). */
 export async function insertActiveCertificate(sql: Queryable, c: NewCertificate): Promise<CertificateRow> {
   const [row] = await sql<CertificateRow[]>`
-    insert into certificates (id, tenant_id, subject, issuer, serial_number, holder_id, valid_from, valid_to, fingerprint256, key_sealed, certificate_sealed, active)
+    insert into certificates (id, tenant_id, subject, issuer, serial_number, holder_id, valid_from, valid_to, fingerprint256, key_sealed, certificate_sealed, chain_sealed, active)
     values (${c.id}, ${c.tenantId}, ${c.subject}, ${c.issuer}, ${c.serialNumber}, ${c.holderId}, ${c.validFrom}, ${c.validTo},
-            ${c.fingerprint256}, ${c.keySealed}, ${c.certificateSealed}, true)
+            ${c.fingerprint256}, ${c.keySealed}, ${c.certificateSealed}, ${c.chainSealed}, true)
     returning ${sql.unsafe(COLUMNS)}`;
   return row as CertificateRow;
 }
@@ -66,7 +68,7 @@ export async function activateNewest(sql: Queryable, tenantId: number): Promise<
 
 export async function findActiveSealed(sql: Queryable, tenantId: number): Promise<SealedCertificateRow | undefined> {
   const [row] = await sql<SealedCertificateRow[]>`
-    select ${sql.unsafe(COLUMNS)}, key_sealed, certificate_sealed
+    select ${sql.unsafe(COLUMNS)}, key_sealed, certificate_sealed, chain_sealed
     from certificates where tenant_id = ${tenantId} and active`;
   return row;
 }

@@ -56,7 +56,7 @@ interface Cached extends SigningCredential {
   validTo: Date;
 }
 
-type Part = 'key' | 'certificate';
+type Part = 'key' | 'certificate' | 'chain';
 
 function sealContext(tenantId: number, id: string, part: Part): string {
   return `certificates/${tenantId}/${id}/${part}`;
@@ -109,6 +109,7 @@ export class CertificateStore {
         ...summary,
         keySealed: seal(this.key, parsed.privateKeyDer, sealContext(tenantId, id, 'key')),
         certificateSealed: seal(this.key, parsed.certificateDer, sealContext(tenantId, id, 'certificate')),
+        chainSealed: seal(this.key, Buffer.from(JSON.stringify(parsed.intermediatesDer.map((d) => d.toString('base64')))), sealContext(tenantId, id, 'chain')),
       });
     });
     this.invalidate(tenantId);
@@ -141,18 +142,20 @@ export class CertificateStore {
       const row = await findActiveSealed(this.sql, tenantId);
       // Absence is not cached: a certificate uploaded on another instance counts at once.
       if (row === undefined) return null;
-      entry = { ...this.unseal(tenantId, row.id, row.keySealed, row.certificateSealed), validFrom: row.validFrom, validTo: row.validTo };
+      entry = { ...this.unseal(tenantId, row.id, row.keySealed, row.certificateSealed, row.chainSealed), validFrom: row.validFrom, validTo: row.validTo };
       if (generation === this.generation) this.cache.set(cacheKey, entry);
     }
     if (entry.validFrom > now || entry.validTo <= now) return null;
-    return { privateKey: entry.privateKey, certificate: entry.certificate };
+    return { privateKey: entry.privateKey, certificate: entry.certificate, chain: entry.chain ?? [] };
   }
 
-  private unseal(tenantId: number, id: string, keySealed: Buffer, certificateSealed: Buffer): SigningCredential {
+  private unseal(tenantId: number, id: string, keySealed: Buffer, certificateSealed: Buffer, chainSealed: Buffer | null): SigningCredential {
     try {
+      const chain = chainSealed === null ? [] : (JSON.parse(open(this.key, chainSealed, sealContext(tenantId, id, 'chain')).toString('utf8')) as string[]);
       return {
         privateKey: createPrivateKey({ key: open(this.key, keySealed, sealContext(tenantId, id, 'key')), format: 'der', type: 'pkcs8' }),
         certificate: new X509Certificate(open(this.key, certificateSealed, sealContext(tenantId, id, 'certificate'))),
+        chain: chain.map((der) => new X509Certificate(Buffer.from(der, 'base64'))),
       };
     } catch (err) {
       throw new Error(`certificate ${id} could not be decrypted (was ECF_MASTER_KEY changed?)`, { cause: err });

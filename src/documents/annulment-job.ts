@@ -60,7 +60,7 @@ export function annulmentJob(deps: AnnulmentJobDeps): JobDefinition<'annulment.s
       lines: [{ tipo: a.tipo, secuencias: [{ desde: formatEncf(a.tipo, a.desde), hasta: formatEncf(a.tipo, a.hasta) }] }],
       fechaHoraAnulacion: now,
     });
-    return sequences.storeAnnulmentXml(a.id, signXml(xml, credential.privateKey, credential.certificate), formatFechaHoraFirma(now));
+    return sequences.storeAnnulmentXml(a.id, signXml(xml, credential.privateKey, credential.certificate, credential.chain), formatFechaHoraFirma(now));
   }
 
   return {

@@ -32,7 +32,7 @@ export function annulmentRoutes(deps: AnnulmentRouteDeps): Route[] {
         responses: {
           '202': { description: 'Queued for submission.', schema: envelope(S.ref('EmittedDocument')), headers: REPLAYED },
           '404': ERR('NOT_FOUND'),
-          '409': ERR('CONFLICT: the document is not in error; ENCF_ANNULLED: an annulment holds its eNCF; IDEMPOTENCY_KEY_CONFLICT or IDEMPOTENCY_KEY_IN_USE.'),
+          '409': ERR('CONFLICT: the document is not in error; ENCF_ANNULLED: an annulment holds its eNCF (also when POST /{env}/anulaciones of it ran at the same moment: the two are exclusive, the first one wins); IDEMPOTENCY_KEY_CONFLICT (the key was used on another path or with another body) or IDEMPOTENCY_KEY_IN_USE.'),
         },
       },
       handler: idempotency.wrap(async (ctx, claim) => {
@@ -70,7 +70,7 @@ export function annulmentRoutes(deps: AnnulmentRouteDeps): Route[] {
         requestBody: { schema: S.ref('AnnulmentBody') },
         responses: {
           '202': { description: 'Accepted; follow it with GET.', schema: envelope(S.ref('Annulment')), headers: { Location: { description: 'The annulment.', schema: S.string() }, ...REPLAYED } },
-          '409': ERR('CONFLICT: the span holds a document in a state other than error (the message names the first eNCF), or overlaps an annulment that holds its numbers; IDEMPOTENCY_KEY_CONFLICT or IDEMPOTENCY_KEY_IN_USE.'),
+          '409': ERR('CONFLICT: the span holds a document in a state other than error (the message names the first eNCF; also one a POST …/reenviar at the same moment moved out of error: the two are exclusive, the first one wins), or overlaps an annulment that holds its numbers; IDEMPOTENCY_KEY_CONFLICT or IDEMPOTENCY_KEY_IN_USE.'),
           '422': ERR('VALIDATION_ERROR: tipo unknown, desde/hasta not eNCFs of the type, desde after hasta, or the span is not within one registered range.'),
         },
       },

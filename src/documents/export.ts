@@ -14,14 +14,21 @@ const BOM = '\uFEFF';
 const HEADER = ['eNCF', 'Tipo', 'FechaEmision', 'RNCComprador', 'RazonSocialComprador', 'MontoTotal', 'TotalITBIS', 'Estado', 'CodigoSeguridad', 'Referencia'];
 
 /**
- * One CSV cell. Text that a spreadsheet would run as a formula (starting with = + - @, or a
- * tab or carriage return that hides one) gets a leading apostrophe (OWASP's advice): a
- * buyer's name is written by whoever issued the invoice, not by the reader of the export.
+ * What a text cell must not start with: = + - @ (and their full-width forms ＝ ＋ － ＠, which
+ * some spreadsheets read as the ASCII ones), or any whitespace (space, tab, CR, LF, NBSP and
+ * the other Unicode spaces) that a spreadsheet trims before finding a formula behind it.
+ */
+const FORMULA_START = /^[=+\-@\uFF1D\uFF0B\uFF0D\uFF20\s]/u;
+
+/**
+ * One CSV cell. Text that a spreadsheet could run as a formula (FORMULA_START) gets a leading
+ * apostrophe (OWASP's advice): a buyer's name is written by whoever issued the invoice, not by
+ * the reader of the export.
  */
 export function csvCell(value: string | number | null | undefined, numeric = false): string {
   if (value === null || value === undefined) return '';
   let text = String(value);
-  if (!numeric && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  if (!numeric && FORMULA_START.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -1,5 +1,6 @@
 import { S, envelope } from '../http/openapi.ts';
 import { envOf, tenantOf, uuidParam } from '../http/params.ts';
+import { DATE_BOUNDS, DATE_PATTERN } from '../http/paging.ts';
 import { Query } from '../http/query.ts';
 import { ok } from '../http/reply.ts';
 import type { Route } from '../http/types.ts';
@@ -19,7 +20,7 @@ export function documentReportRoutes(reports: DocumentReports): Route[] {
       method: 'GET', path: '/{env}/documentos-ecf/export', auth: 'apiKeyOrBearer',
       doc: {
         operationId: 'exportDocuments', tags: ['Documents'], summary: 'Export the filtered documents as CSV or a ZIP of signed XMLs',
-        description: 'Takes the filters of the list (not its paging) and streams every matching document, newest first, read from the database 200 at a time as the client takes them (keyset pages, no connection held in between): memory stays constant whatever the count. `format=csv`: UTF-8 with a BOM (so Excel shows accents), comma-separated, CRLF; one row per document with eNCF, Tipo, FechaEmision (dd-MM-yyyy), RNCComprador, RazonSocialComprador, MontoTotal, TotalITBIS, Estado, CodigoSeguridad, Referencia. A text cell starting with = + - @ (or a tab or carriage return) is prefixed with an apostrophe so that a spreadsheet never runs it as a formula. `format=zip`: the signed XML of every matching signed document, named {RNCEmisor}{eNCF}.xml (ZIP64 beyond 65,535 entries or 4 GiB). An error after the first byte cuts the connection (the answer is chunked, so the cut is visible).',
+        description: 'Takes the filters of the list (not its paging) and streams every matching document, newest first, read from the database 200 at a time as the client takes them (keyset pages, no connection held in between): memory stays constant whatever the count. `format=csv`: UTF-8 with a BOM (so Excel shows accents), comma-separated, CRLF; one row per document with eNCF, Tipo, FechaEmision (dd-MM-yyyy), RNCComprador, RazonSocialComprador, MontoTotal, TotalITBIS, Estado, CodigoSeguridad, Referencia. A text cell starting with = + - @, their full-width forms ＝ ＋ － ＠, or any whitespace (tab, CR, LF, NBSP, …) is prefixed with an apostrophe so that a spreadsheet never runs it as a formula. `format=zip`: the signed XML of every matching signed document, named {RNCEmisor}{eNCF}.xml (ZIP64 beyond 65,535 entries or 4 GiB). An error after the first byte cuts the connection (the answer is chunked, so the cut is visible).',
         query: { format: { description: 'csv or zip.', schema: S.string({ enum: [...EXPORT_FORMATS] }) }, ...LIST_FILTER_DOCS },
         responses: {
           '200': {
@@ -51,8 +52,8 @@ export function documentReportRoutes(reports: DocumentReports): Route[] {
         operationId: 'getStatistics', tags: ['Documents'], summary: 'Counts by estado for today, this month and a range; documents per day; troubled deliveries',
         description: `By issue date (FechaEmision) in Dominican time. The range defaults to the last 30 days up to today and may cover at most ${MAX_RANGE_DAYS} days. acceptanceRate is (aceptado + aceptado_condicional) over the documents with a verdict (those plus rechazado), null when none has one. deliveries counts the tenant's webhook deliveries across environments: failing (pending after a failed attempt, being retried) and abandoned (created since desde, given up after every retry).`,
         query: {
-          desde: { description: 'First issue date of the range (inclusive), dd-MM-yyyy or yyyy-MM-dd.', schema: S.string() },
-          hasta: { description: 'Last issue date of the range (inclusive); today by default.', schema: S.string() },
+          desde: { description: `First issue date of the range (inclusive), dd-MM-yyyy or yyyy-MM-dd, ${DATE_BOUNDS}.`, schema: S.string({ pattern: DATE_PATTERN }) },
+          hasta: { description: `Last issue date of the range (inclusive); today by default; ${DATE_BOUNDS}.`, schema: S.string({ pattern: DATE_PATTERN }) },
         },
         responses: {
           '200': { description: 'The overview.', schema: envelope(S.ref('Statistics')) },

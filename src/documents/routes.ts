@@ -30,14 +30,14 @@ export function documentRoutes(deps: DocumentRouteDeps): Route[] {
       method: 'POST', path: '/{env}/documentos-ecf', auth: 'apiKeyOrBearer', rateScope: 'emit', body: 'json',
       doc: {
         operationId: 'emitDocument', tags: ['Documents'], summary: 'Emit an e-CF',
-        description: 'Validates the document, assigns its eNCF when omitted, stores it as `recibido` and submits it to the tax authority in the background; follow it with GET or the ecf.status_update webhook. With an Idempotency-Key (1–255 printable ASCII characters) a retry with the same body within IDEMPOTENCY_TTL_HOURS (24 h by default) gets the original answer with Idempotent-Replayed: true; the same key with another body is 409 IDEMPOTENCY_KEY_CONFLICT.',
+        description: 'Validates the document, assigns its eNCF when omitted, stores it as `recibido` and submits it to the tax authority in the background; follow it with GET or the ecf.status_update webhook. With an Idempotency-Key (1–255 printable ASCII characters) a retry with the same body within IDEMPOTENCY_TTL_HOURS (24 h by default) gets the original answer with Idempotent-Replayed: true; the same key with another body, or on another path, is 409 IDEMPOTENCY_KEY_CONFLICT.',
         headers: { 'Idempotency-Key': { description: 'Makes retries safe; scoped per tenant and environment.', schema: S.string({ minLength: 1, maxLength: 255 }) } },
         requestBody: { schema: S.ref('EcfBody') },
         responses: {
           '202': { description: 'Accepted for submission.', schema: envelope(S.ref('EmittedDocument')), headers: { Location: { description: 'The document.', schema: S.string() }, ...REPLAYED } },
           '400': ERR('INVALID_JSON, or VALIDATION_ERROR for a malformed Idempotency-Key.'),
           '409': {
-            ...ERR('ENCF_ALREADY_USED (replayed like any stored answer); CONFLICT when the type\'s eNCF sequence is exhausted; IDEMPOTENCY_KEY_CONFLICT (the key was used with another body); or IDEMPOTENCY_KEY_IN_USE with Retry-After: a request with the key is still running, or this request outlasted its hold on the key and a retry took it over, in which case nothing of it was stored and retrying returns the other request\'s answer.'),
+            ...ERR('ENCF_ALREADY_USED (replayed like any stored answer); CONFLICT when the type\'s eNCF sequence is exhausted; IDEMPOTENCY_KEY_CONFLICT (the key was used with another body or path); or IDEMPOTENCY_KEY_IN_USE with Retry-After: a request with the key is still running, or this request outlasted its hold on the key and a retry took it over, in which case nothing of it was stored and retrying returns the other request\'s answer.'),
             headers: { ...RETRY_AFTER, ...REPLAYED },
           },
           '422': { ...ERR('VALIDATION_ERROR listing every problem of the document.'), headers: REPLAYED },

@@ -45,6 +45,8 @@ export interface DocumentRow {
   aprobacionMotivo: string | null;
   /** FechaHoraAprobacionComercial as the buyer wrote it (dd-MM-yyyy HH:mm:ss). */
   aprobacionFecha: string | null;
+  /** Whether the approval's signer chains to a trusted CA; null without an approval. */
+  aprobacionSignerTrusted: boolean | null;
 }
 
 /** A new document's row before the database numbered it (seq): what its emit answers with. */
@@ -70,7 +72,7 @@ export function createdRow(d: NewDocument): CreatedDocument {
     trackId: null, dgiiCode: null, dgiiMessage: null, securityCode: null, timbreUrl: null, fechaHoraFirma: null, eventSeq: FIRST_EVENT_SEQ,
     referencia: d.referencia ?? null, metadata: d.metadata === undefined || d.metadata === null ? null : asStoredJsonb(d.metadata), createdAt: d.createdAt, updatedAt: d.createdAt,
     receptorEstado: null, receptorMotivo: null, receptorDetalle: null, receptorUpdatedAt: null, receptorReceivedAt: null,
-    aprobacionEstado: null, aprobacionMotivo: null, aprobacionFecha: null,
+    aprobacionEstado: null, aprobacionMotivo: null, aprobacionFecha: null, aprobacionSignerTrusted: null,
   };
 }
 

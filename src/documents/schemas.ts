@@ -31,6 +31,7 @@ const APROBACION: Schema = {
     estado: S.string({ enum: ['aprobado', 'rechazado'] }),
     motivo: S.nullable(S.string({ description: 'DetalleMotivoRechazo, with a rejection.' })),
     fecha: S.nullable(S.string({ description: 'FechaHoraAprobacionComercial as the buyer wrote it (dd-MM-yyyy HH:mm:ss).' })),
+    signerTrusted: { ...S.bool(), description: 'True when the certificate that signed the ACECF chains to a certification authority of RECEIVER_TRUSTED_CA_FILE and no CRL lists it; false when it was accepted without that proof (TesteCF and CerteCF without a trust bundle, or a CRL that could not be had there): the buyer named in it is then unproven. A trusted approval that arrives later replaces an untrusted one (a new ecf.commercial_approval event).' },
   })),
   description: 'The buyer\'s commercial approval (its ACECF, received at this tenant\'s receiver); null until it arrives.',
 };

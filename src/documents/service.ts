@@ -89,8 +89,12 @@ export class DocumentService {
    */
   async resubmit(tenantId: number, environment: Environment, id: string, inTransaction: (tx: Queryable, view: ReturnType<typeof emittedView>) => Promise<void>): Promise<ReturnType<typeof emittedView>> {
     const view = await this.sql.begin(async (tx) => {
-      const doc = await findDocument(tx, tenantId, environment, id);
-      if (doc === undefined) throw notFound('Document');
+      const found = await findDocument(tx, tenantId, environment, id);
+      if (found === undefined) throw notFound('Document');
+      // Exclusive with POST /{env}/anulaciones: the type's lock first, then the document read
+      // again, so an annulment committed meanwhile is seen, and one that comes after sees this.
+      await this.sequences.lockAgainstAnnulments(tx, { tenantId, environment, tipo: found.tipo });
+      const doc = (await findDocument(tx, tenantId, environment, id)) ?? found;
       if (doc.estado !== 'error') throw new AppError('CONFLICT', `Only a document in error can be resubmitted; this one is ${doc.estado}`);
       if (await this.sequences.isAnnulled(tx, { tenantId, environment, tipo: doc.tipo }, doc.encf)) {
         throw new AppError('ENCF_ANNULLED', `The eNCF ${doc.encf} is in an annulment; it cannot be sent again`);

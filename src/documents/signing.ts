@@ -27,7 +27,7 @@ export function signDocument(doc: DocumentRow, credential: SigningCredential, no
   const { tipo } = doc;
   if (!isEcfTipo(tipo)) throw new RangeError(`unknown e-CF type ${tipo}`);
   const fechaHoraFirma = formatFechaHoraFirma(now);
-  const sign = (xml: string): string => signXml(xml, credential.privateKey, credential.certificate);
+  const sign = (xml: string): string => signXml(xml, credential.privateKey, credential.certificate, credential.chain);
   const signedXml = sign(buildEcfXml(tipo, doc.ecf, fechaHoraFirma));
   const securityCode = securityCodeOf(signedXml);
   // The timbre carries the amount and date as the XML writes them.

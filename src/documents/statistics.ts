@@ -70,6 +70,7 @@ export function statisticsRange(desde: string | undefined, hasta: string | undef
   const end = hasta ?? today;
   const start = desde ?? addDays(end, -29);
   const days = (Date.parse(end) - Date.parse(start)) / DAY_MS + 1;
+  if (!Number.isFinite(days)) throw validationError([{ path: 'query.desde', message: 'must be a date' }]);
   if (days < 1) throw validationError([{ path: 'query.desde', message: 'must not be after hasta' }]);
   if (days > MAX_RANGE_DAYS) throw validationError([{ path: 'query.hasta', message: `the range may cover at most ${MAX_RANGE_DAYS} days` }]);
   return { desde: start, hasta: end };
@@ -89,7 +90,8 @@ export async function readStatistics(
   const [rows, trouble] = await Promise.all([countByDayAndEstado(sql, tenantId, environment, from, to), deliveries(tenantId, range.desde)]);
   const perDay: Statistics['range']['perDay'] = [];
   const index = new Map<string, Statistics['range']['perDay'][number]>();
-  for (let d = range.desde; d <= range.hasta; d = addDays(d, 1)) {
+  // Counted, not only compared: the loop ends after MAX_RANGE_DAYS whatever the strings say.
+  for (let d = range.desde, n = 0; d <= range.hasta && n < MAX_RANGE_DAYS; d = addDays(d, 1), n++) {
     const day = { date: d, total: 0, byEstado: zero() };
     perDay.push(day);
     index.set(d, day);

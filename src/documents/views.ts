@@ -35,7 +35,7 @@ export function documentSummary(row: DocumentRow) {
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     receptor: receptorView(row),
-    aprobacionComercial: row.aprobacionEstado === null ? null : { estado: row.aprobacionEstado, motivo: row.aprobacionMotivo, fecha: row.aprobacionFecha },
+    aprobacionComercial: row.aprobacionEstado === null ? null : { estado: row.aprobacionEstado, motivo: row.aprobacionMotivo, fecha: row.aprobacionFecha, signerTrusted: row.aprobacionSignerTrusted === true },
   };
 }
 

@@ -2,7 +2,7 @@ import type { KeyObject, X509Certificate } from 'node:crypto';
 import { encodeMultipartFile } from '../dgii/protocol/multipart.ts';
 import type { DirectoryEntry } from '../dgii/protocol/exchange-answers.ts';
 import { errorMessage } from '../errors.ts';
-import { signXml } from '../xml/index.ts';
+import { NotASeedError, signSeedXml } from '../ecf/xml/seed-check.ts';
 import { egress, type EgressAnswer, ExchangeError } from './egress.ts';
 
 // The emisor's side of DGII's emisor-receptor standard, spoken to another taxpayer's receiver
@@ -14,6 +14,8 @@ import { egress, type EgressAnswer, ExchangeError } from './egress.ts';
 export interface FeCredential {
   privateKey: KeyObject;
   certificate: X509Certificate;
+  /** Intermediates for KeyInfo after the leaf. */
+  chain?: readonly X509Certificate[];
 }
 
 export interface FeClientOptions {
@@ -64,8 +66,9 @@ export class FeClient {
     if (seed.status !== 200) throw failure(seed, 'requesting a seed');
     let signed: string;
     try {
-      signed = signXml(seed.text, credential.privateKey, credential.certificate);
+      signed = signSeedXml(seed.text, credential.privateKey, credential.certificate, credential.chain);
     } catch (err) {
+      if (err instanceof NotASeedError) throw new ExchangeError(`the receiver's answer to the seed request is ${err.message}`, false);
       throw new ExchangeError(`the receiver's seed could not be signed: ${errorMessage(err)}`, false);
     }
     const upload = encodeMultipartFile({ field: 'xml', filename: 'semilla.xml', content: signed });

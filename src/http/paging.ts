@@ -1,5 +1,6 @@
 import { S, envelope, type ParamDoc, type ResponseDoc } from './openapi.ts';
 import type { Query } from './query.ts';
+import { EARLIEST_DATE } from '../lib/dates.ts';
 
 // Keyset pagination shared by every list endpoint: newest first on an insertion sequence,
 // `pageSize` 1–500 (default 50), an opaque `cursor` naming the last row of the previous page.
@@ -9,9 +10,13 @@ export const PAGE_QUERY_DOCS: Record<'pageSize' | 'cursor', ParamDoc> = {
   cursor: { description: 'nextCursor of the previous page.', schema: S.string() },
 };
 
+/** The bound Query.date applies (src/lib/dates.ts), said once for every date parameter's doc. */
+export const DATE_BOUNDS = `from ${EARLIEST_DATE} to one year after today (else 422)`;
+export const DATE_PATTERN = '^(\\d{2}-\\d{2}-\\d{4}|\\d{4}-\\d{2}-\\d{2})$';
+
 export const DATE_RANGE_QUERY_DOCS: Record<'desde' | 'hasta', ParamDoc> = {
-  desde: { description: 'Issue date from (inclusive), dd-MM-yyyy or yyyy-MM-dd.', schema: S.string() },
-  hasta: { description: 'Issue date to (inclusive), dd-MM-yyyy or yyyy-MM-dd.', schema: S.string() },
+  desde: { description: `Issue date from (inclusive), dd-MM-yyyy or yyyy-MM-dd, ${DATE_BOUNDS}.`, schema: S.string({ pattern: DATE_PATTERN }) },
+  hasta: { description: `Issue date to (inclusive), dd-MM-yyyy or yyyy-MM-dd, ${DATE_BOUNDS}.`, schema: S.string({ pattern: DATE_PATTERN }) },
 };
 
 /** The 200 answer of a list endpoint whose items are `itemSchema`. */

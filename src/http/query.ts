@@ -1,5 +1,5 @@
 import { validationError, type FieldError } from '../errors.ts';
-import { parseCalendarDate } from '../lib/dates.ts';
+import { dateOutOfBounds, parseCalendarDate } from '../lib/dates.ts';
 
 // Reads query parameters, collecting every problem; unknown parameters are refused so
 // that a misspelt filter is reported instead of silently matching everything.
@@ -45,13 +45,21 @@ export class Query {
     return Number(v);
   }
 
-  /** A calendar date as dd-MM-yyyy or yyyy-MM-dd, answered as yyyy-MM-dd. */
+  /** A calendar date as dd-MM-yyyy or yyyy-MM-dd within EARLIEST_DATE … latestDate(), answered as yyyy-MM-dd. */
   date(name: string): string | undefined {
     const v = this.string(name);
     if (v === undefined) return undefined;
     const parsed = parseCalendarDate(v);
-    if (parsed === null) this.errors.push({ path: `query.${name}`, message: 'must be a date as dd-MM-yyyy or yyyy-MM-dd' });
-    return parsed ?? undefined;
+    if (parsed === null) {
+      this.errors.push({ path: `query.${name}`, message: 'must be a date as dd-MM-yyyy or yyyy-MM-dd' });
+      return undefined;
+    }
+    const outside = dateOutOfBounds(parsed);
+    if (outside !== null) {
+      this.errors.push({ path: `query.${name}`, message: outside });
+      return undefined;
+    }
+    return parsed;
   }
 
   /** An opaque cursor made by encodeCursor; anything else is a 422. */

@@ -89,9 +89,48 @@ export function canonicalJson(value: unknown): string {
   return copy === REORDERED ? writtenOut(value) : (JSON.stringify(copy) ?? 'null');
 }
 
-/** What makes two requests "the same": method, route pattern and the canonical body. */
-export function requestFingerprint(method: string, route: string, body: unknown, raw: Buffer): string {
-  const head = `${method} ${route.toLowerCase()}\n`;
+/**
+ * The resource a request names: its route with the path parameters filled in (percent-encoded,
+ * so a value cannot forge a separator), literal segments lower-cased as the router compares them.
+ * `/{env}/documentos-recibidos/{id}/aprobacion` with id X is `/TesteCF/documentos-recibidos/X/aprobacion`.
+ */
+export function resourcePath(routePath: string, params: Readonly<Record<string, string>>): string {
+  return routePath
+    .split('/')
+    .map((segment) => {
+      const name = /^\{([A-Za-z][A-Za-z0-9]*)\}$/.exec(segment)?.[1];
+      return name === undefined ? segment.toLowerCase() : encodeURIComponent(params[name] ?? '');
+    })
+    .join('/');
+}
+
+/** Fingerprints made since the path counts carry this prefix; a bare digest is the older formula's. */
+const FINGERPRINT_PREFIX = 'v2:';
+
+/**
+ * What makes two requests "the same": method, the full path of the resource (resourcePath)
+ * and the canonical body: the same key on another document's …/aprobacion or …/reenviar is
+ * another request (409 IDEMPOTENCY_KEY_CONFLICT), not a replay of the first.
+ */
+export function requestFingerprint(method: string, path: string, body: unknown, raw: Buffer): string {
+  return FINGERPRINT_PREFIX + digest(`${method} ${path}\n`, body, raw);
+}
+
+/**
+ * The formula before the path counted: method and route pattern only. Keys stored by it (for at
+ * most IDEMPOTENCY_TTL_HOURS after an upgrade) are still compared by it, so a retry that spans
+ * the upgrade replays instead of being refused and sent again under a new key.
+ */
+export function legacyRequestFingerprint(method: string, route: string, body: unknown, raw: Buffer): string {
+  return digest(`${method} ${route.toLowerCase()}\n`, body, raw);
+}
+
+/** Whether a stored fingerprint was made by legacyRequestFingerprint. */
+export function isLegacyFingerprint(stored: string): boolean {
+  return !stored.startsWith(FINGERPRINT_PREFIX);
+}
+
+function digest(head: string, body: unknown, raw: Buffer): string {
   // One call, no Hash object, for a JSON body (every emit); the same digest as hashing the parts in turn.
   if (body !== undefined) return hash('sha256', head + canonicalJson(body), 'hex');
   return createHash('sha256').update(head).update(raw).digest('hex');

@@ -4,13 +4,14 @@ import { AppError, errorEnvelope } from '../errors.ts';
 import { tenantOf } from '../http/params.ts';
 import { header, type Handler, type Reply, type RequestContext } from '../http/types.ts';
 import type { Logger } from '../log.ts';
-import { requestFingerprint } from './canonical.ts';
+import { isLegacyFingerprint, legacyRequestFingerprint, requestFingerprint, resourcePath } from './canonical.ts';
 import { claimKeys, findKey, isClaimTakenOver, MAX_ANSWERS, purgeExpiredKeys, releaseKey, storeResponses, type Answer, type Claim, type KeyScope, type StoredResponse } from './queries.ts';
 import { BatchLoader, loaderPerOwner } from '../lib/batch-loader.ts';
 
 // Idempotency-Key handling, as docs/api.md ("Idempotency") states it:
 // - keys are 1–255 printable ASCII characters, scoped per tenant and environment;
 // - the first request claims the key atomically and holds a lease while it runs;
+// - the fingerprint is method, the resource's full path and the canonical body (canonical.ts);
 // - same key, same fingerprint → the stored status, headers and body, with
 //   Idempotent-Replayed: true; different fingerprint → 409 IDEMPOTENCY_KEY_CONFLICT;
 //   still running → 409 IDEMPOTENCY_KEY_IN_USE with Retry-After;
@@ -142,21 +143,23 @@ export class IdempotencyStore {
         });
       }
       const scope: KeyScope = { tenantId: tenantOf(ctx), environment: ctx.env ?? '-', key };
-      const fingerprint = requestFingerprint(ctx.method, ctx.routePath, ctx.body, ctx.rawBody);
+      const fingerprint = requestFingerprint(ctx.method, resourcePath(ctx.routePath, ctx.params), ctx.body, ctx.rawBody);
+      const sameRequest = (stored: string): boolean =>
+        stored === fingerprint || (isLegacyFingerprint(stored) && stored === legacyRequestFingerprint(ctx.method, ctx.routePath, ctx.body, ctx.rawBody));
       const owner = randomUUID();
-      const existing = await this.acquire(scope, owner, fingerprint);
+      const existing = await this.acquire(scope, owner, fingerprint, sameRequest);
       if (existing !== null) return existing;
       return this.runOwned(ctx, scope, owner, handler);
     };
   }
 
   /** null when `owner` now holds the key; otherwise the replay to send (or it throws 409). */
-  private async acquire(scope: KeyScope, owner: string, fingerprint: string): Promise<Reply | null> {
+  private async acquire(scope: KeyScope, owner: string, fingerprint: string, sameRequest: (stored: string) => boolean): Promise<Reply | null> {
     for (let i = 0; i < 3; i++) {
       if ((await this.claims.get({ scope, owner, fingerprint })) === true) return null;
       const row = await findKey(this.sql, scope);
       if (row === undefined) continue; // released between the two statements: claim again
-      if (row.fingerprint !== fingerprint) throw new AppError('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with a different request; use a new key');
+      if (!sameRequest(row.fingerprint)) throw new AppError('IDEMPOTENCY_KEY_CONFLICT', 'This Idempotency-Key was already used with a different request; use a new key');
       if (row.state === 'running' || row.responseStatus === null) throw inUse();
       return replay({ status: row.responseStatus, headers: row.responseHeaders ?? {}, body: row.responseBody });
     }

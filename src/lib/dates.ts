@@ -8,3 +8,21 @@ export function parseCalendarDate(text: string): string | null {
   const valid = date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(m) - 1 && date.getUTCDate() === Number(d);
   return valid ? `${y}-${m}-${d}` : null;
 }
+
+/**
+ * The dates a request may name (a filter, a range): from 2000-01-01 (before e-CF existed) to one
+ * year after today (UTC). Wider is a 422; the bound keeps every loop and query over dates finite.
+ */
+export const EARLIEST_DATE = '2000-01-01';
+
+/** yyyy-MM-dd one year after `now`'s UTC day. */
+export function latestDate(now = Date.now()): string {
+  const d = new Date(now);
+  return new Date(Date.UTC(d.getUTCFullYear() + 1, d.getUTCMonth(), d.getUTCDate())).toISOString().slice(0, 10);
+}
+
+/** Why the yyyy-MM-dd `iso` is outside EARLIEST_DATE … latestDate(now), or null. */
+export function dateOutOfBounds(iso: string, now = Date.now()): string | null {
+  const latest = latestDate(now);
+  return iso < EARLIEST_DATE || iso > latest ? `must be between ${EARLIEST_DATE} and ${latest}` : null;
+}

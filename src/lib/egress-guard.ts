@@ -71,6 +71,16 @@ export class ForbiddenDestinationError extends Error {
   readonly code = 'EFORBIDDEN_DESTINATION';
 }
 
+/**
+ * Why a host *name* is forbidden before any lookup, or null: `localhost` and every name under
+ * `.localhost` are loopback by definition (RFC 6761), however they are spelt: any case, with a
+ * trailing dot (`LOCALHOST.`), which some resolvers answer and others do not.
+ */
+export function reservedNameReason(hostname: string): string | null {
+  const name = hostname.toLowerCase().replace(/\.+$/, '');
+  return name === 'localhost' || name.endsWith('.localhost') ? `${hostname} resolves to a loopback address by definition (a localhost name, RFC 6761)` : null;
+}
+
 /** Resolves a host name to all its addresses: dns.lookup, or another resolver in tests. */
 export type Resolver = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
@@ -81,6 +91,8 @@ export type Resolver = (hostname: string, options: LookupAllOptions, callback: (
  */
 export function guardedLookup(allowPrivate: boolean, resolve: Resolver = dnsLookup): LookupFunction {
   return (hostname, options, callback) => {
+    const reserved = allowPrivate ? null : reservedNameReason(hostname);
+    if (reserved !== null) return callback(new ForbiddenDestinationError(`refused destination: ${reserved}`), '', 0);
     resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err !== null) return callback(err, '', 0);
       if (addresses.length === 0) return callback(new Error(`${hostname} has no address`), '', 0);
@@ -111,6 +123,8 @@ export function literalHostReason(hostname: string): string | null {
 export async function hostReason(hostname: string, resolve: Resolver = dnsLookup): Promise<string | null> {
   const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   if (isIP(host) !== 0) return forbiddenReason(host);
+  const reserved = reservedNameReason(host);
+  if (reserved !== null) return reserved;
   const addresses = await new Promise<LookupAddress[]>((done) => {
     const timer = setTimeout(() => done([]), 5000);
     resolve(host, { all: true }, (err, found) => {

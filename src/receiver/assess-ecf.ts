@@ -8,10 +8,11 @@
 // signer's RNC (serialNumber, else CN, as describeCertificate reads it) must be RNCEmisor, and
 // so must the holder of the certificate the sender authenticated with; otherwise motivo 2.
 // And the signer's certificate must be one a trusted CA vouches for (signer-trust.ts), judged
-// at the document's FechaHoraFirma: also motivo 2.
+// at reception: also motivo 2. FechaHoraFirma is the sender's own claim, so a certificate that
+// has expired cannot be revived by writing an earlier date into the document.
 import type { X509Certificate } from 'node:crypto';
 import { certificateProblem, describeCertificate } from '../certificates/check.ts';
-import { ecfXmlToObject, parseDgiiDateTime, securityCode, validateEcfXml, type MotivoNoRecibido } from '../ecf/xml/index.ts';
+import { ecfXmlToObject, securityCode, validateEcfXml, type MotivoNoRecibido } from '../ecf/xml/index.ts';
 import type { EcfObject } from '../ecf/types.ts';
 import { parseXml, textAt, verifyXml, XmlError, type XmlDocument, type XmlElement } from '../xml/index.ts';
 import type { SignerTrust, SignerVerdict } from './signer-trust.ts';
@@ -87,14 +88,8 @@ function identityProblem(rncEmisor: string, signerId: string | null, senderHolde
   return null;
 }
 
-/** The signer's verdict, from its certificate, the others KeyInfo offers and the signing time. */
-export type JudgeSigner = (leaf: X509Certificate, offered: readonly X509Certificate[], signedAt: Date) => Promise<SignerVerdict>;
-
-/** FechaHoraFirma when it is readable and not in the future, else now. */
-function signingTime(root: XmlElement, now: Date): Date {
-  const written = parseDgiiDateTime(leaf(root, ['FechaHoraFirma']));
-  return written === null || written > now ? now : written;
-}
+/** The signer's verdict, from its certificate, the others KeyInfo offers and the time it is judged at (reception). */
+export type JudgeSigner = (leaf: X509Certificate, offered: readonly X509Certificate[], at: Date) => Promise<SignerVerdict>;
 
 /**
  * Every input maps to one of the three outcomes; the only throw is the AppError of a signer
@@ -119,10 +114,10 @@ export async function assessEcf(data: Buffer, tenantRnc: string, senderHolderId:
     return { kind: 'unreadable', message: 'El documento no es un e-CF (<ECF>) con RNCEmisor y eNCF legibles; no se puede emitir acuse de recibo' };
   }
   if (!verified.valid) return { kind: 'refused', ids, motivo: 2, detail: verified.reason };
-  const signedAt = signingTime(doc.root, now);
-  const problem = certificateProblem(verified.certificate, signedAt) ?? identityProblem(ids.rncEmisor, describeCertificate(verified.certificate).holderId, senderHolderId);
+  // Judged now, not at FechaHoraFirma: that date is whatever the sender wrote.
+  const problem = certificateProblem(verified.certificate, now) ?? identityProblem(ids.rncEmisor, describeCertificate(verified.certificate).holderId, senderHolderId);
   if (problem !== null) return { kind: 'refused', ids, motivo: 2, detail: problem };
-  const verdict = await judge(verified.certificate, verified.chain, signedAt);
+  const verdict = await judge(verified.certificate, verified.chain, now);
   if (verdict.kind === 'error') throw verdict.error;
   if (verdict.kind === 'refused') return { kind: 'refused', ids, motivo: 2, detail: `El certificado del firmante no es de confianza: ${verdict.reason}` };
 

@@ -94,7 +94,7 @@ export class BuyerApprovals {
       ...(decision.motivo === null ? {} : { detalleMotivoRechazo: decision.motivo }),
       fechaHoraAprobacion: now,
     });
-    const xml = signXml(unsigned, credential.privateKey, credential.certificate);
+    const xml = signXml(unsigned, credential.privateKey, credential.certificate, credential.chain);
     const id = randomUUID();
     const view = await sql.begin(async (tx) => {
       const stored = await insertSentApproval(tx, { id, tenantId, receivedDocumentId: received.id, estado: decision.estado, motivo: decision.motivo, xml });

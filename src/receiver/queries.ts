@@ -92,12 +92,19 @@ export interface NewApproval {
   signerTrust: SignerTrust;
 }
 
-/** Stores the approval; the XML of the one already stored when the document has one. */
+/**
+ * Stores the approval; the XML of the one already stored when the document has one. One per
+ * document, except that an approval whose signer is trusted replaces one whose signer is not
+ * (a forged approval accepted unverified in a test environment must not hold the slot).
+ */
 export async function insertApproval(sql: Queryable, a: NewApproval): Promise<{ inserted: true } | { inserted: false; existingXml: string }> {
   const rows = await sql`
     insert into commercial_approvals (id, tenant_id, document_id, rnc_comprador, estado, detalle_motivo_rechazo, fecha_hora_aprobacion, xml, signer_trust)
     values (${a.id}, ${a.tenantId}, ${a.documentId}, ${a.rncComprador}, ${a.estado}, ${a.detalleMotivoRechazo}, ${a.fechaHoraAprobacion}, ${a.xml}, ${a.signerTrust})
-    on conflict (document_id) do nothing
+    on conflict (document_id) do update set
+      rnc_comprador = excluded.rnc_comprador, estado = excluded.estado, detalle_motivo_rechazo = excluded.detalle_motivo_rechazo,
+      fecha_hora_aprobacion = excluded.fecha_hora_aprobacion, xml = excluded.xml, signer_trust = excluded.signer_trust, received_at = now()
+    where excluded.signer_trust = 'trusted' and commercial_approvals.signer_trust <> 'trusted'
     returning 1`;
   if (rows.count > 0) return { inserted: true };
   const [existing] = await sql<{ xml: string }[]>`select xml from commercial_approvals where document_id = ${a.documentId}`;
@@ -106,9 +113,10 @@ export async function insertApproval(sql: Queryable, a: NewApproval): Promise<{ 
 
 /** Shows the buyer's commercial approval on the issued document it concerns. */
 /** Returns the document's event number this change takes (its events share one sequence). */
-export async function markIssuedApproval(sql: Queryable, documentId: string, a: { estado: 'aprobado' | 'rechazado'; motivo: string | null; fecha: string }): Promise<number> {
+export async function markIssuedApproval(sql: Queryable, documentId: string, a: { estado: 'aprobado' | 'rechazado'; motivo: string | null; fecha: string; signerTrusted: boolean }): Promise<number> {
   const [row] = await sql<{ eventSeq: number }[]>`
-    update documents set aprobacion_estado = ${a.estado}, aprobacion_motivo = ${a.motivo}, aprobacion_fecha = ${a.fecha}, updated_at = now(),
+    update documents set aprobacion_estado = ${a.estado}, aprobacion_motivo = ${a.motivo}, aprobacion_fecha = ${a.fecha},
+      aprobacion_signer_trusted = ${a.signerTrusted}, updated_at = now(),
       event_seq = event_seq + 1
     where id = ${documentId}
     returning event_seq`;

@@ -119,7 +119,7 @@ export class ReceiverService {
         signerTrust,
       });
       if (inserted.inserted) {
-        const shown = { estado: approval.estado === 1 ? 'aprobado' : 'rechazado', motivo: approval.detalleMotivoRechazo, fecha: approval.fechaHoraAprobacion } as const;
+        const shown = { estado: approval.estado === 1 ? 'aprobado' : 'rechazado', motivo: approval.detalleMotivoRechazo, fecha: approval.fechaHoraAprobacion, signerTrusted: signerTrust === 'trusted' } as const;
         const sequence = await markIssuedApproval(tx, issued.id, shown);
         await this.outbox.record(tx, tenant.id, 'ecf.commercial_approval', {
           internalTrackId: issued.id, encf: approval.encf, environment, rncComprador: approval.rncComprador, aprobacionComercial: shown, timestamp: new Date().toISOString(),
@@ -161,5 +161,5 @@ function acknowledge(credential: SigningCredential, ids: AcknowledgedIds, motivo
     ...(motivo === null ? {} : { codigoMotivoNoRecibido: motivo }),
     fechaHoraAcuseRecibo: now,
   });
-  return signXml(xml, credential.privateKey, credential.certificate);
+  return signXml(xml, credential.privateKey, credential.certificate, credential.chain);
 }

@@ -44,6 +44,15 @@ export interface RangeNumber {
 export type { AnnulmentRow } from './queries.ts';
 
 
+/**
+ * Why a range expiring on `fechaVencimiento` (yyyy-MM-dd) cannot be registered on `today` (the
+ * Dominican day), or null: DGII's authorisation of its numbers has already ended, so an emit
+ * could only be rejected. A range is usable through its expiry day.
+ */
+export function expiryPassed(fechaVencimiento: string, today: string): string | null {
+  return isExpired(fechaVencimiento, today) ? `has passed (${toDgiiDate(fechaVencimiento)}); the numbers of an expired range cannot be used` : null;
+}
+
 export class SequenceService {
   private readonly sql: Sql;
   private readonly outbox: EventOutbox;
@@ -68,6 +77,10 @@ export class SequenceService {
       else {
         fechaVencimiento = parseCalendarDate(fecha);
         if (fechaVencimiento === null) errors.push({ path: 'fechaVencimiento', message: 'must be a date, dd-MM-yyyy' });
+        else {
+          const passed = expiryPassed(fechaVencimiento, dominicanToday());
+          if (passed !== null) errors.push({ path: 'fechaVencimiento', message: passed });
+        }
       }
     } else if (tipo !== null && fecha !== undefined) {
       errors.push({ path: 'fechaVencimiento', message: `type ${tipo} sequences carry no expiry date` });
@@ -222,6 +235,15 @@ export class SequenceService {
    * documents feature) has checked that every document in the span is in `error`. The span must
    * lie in one registered range, or, outside every range, consist of such documents only.
    */
+  /**
+   * The type's lock, the one an annulment's reservation takes first: a resubmission takes it
+   * before it looks at its document, so an annulment and a resubmission of the same eNCF run
+   * one after the other and the second sees what the first did (issue 28, item 3).
+   */
+  async lockAgainstAnnulments(tx: Queryable, key: SequenceKey): Promise<void> {
+    await lockTypeAlert(tx, key.tenantId, key.environment, key.tipo);
+  }
+
   async reserveAnnulment(tx: Queryable, key: SequenceKey, span: Span, rncEmisor: string): Promise<AnnulmentRow> {
     await lockTypeAlert(tx, key.tenantId, key.environment, key.tipo);
     const ranges = await lockRanges(tx, key.tenantId, key.environment, key.tipo);

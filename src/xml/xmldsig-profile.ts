@@ -17,7 +17,7 @@ export const XMLDSIG = {
 /** Smallest RSA modulus accepted for signing or verifying. */
 export const MIN_RSA_BITS = 2048;
 
-export function signatureFragment(digestValue: string, signatureValue: string, certificateBase64: string): string {
+export function signatureFragment(digestValue: string, signatureValue: string, certificateBase64: string, chainBase64: readonly string[] = []): string {
   const signature = el(
     'Signature',
     { xmlns: XMLDSIG.namespace },
@@ -34,7 +34,8 @@ export function signatureFragment(digestValue: string, signatureValue: string, c
       ),
     ),
     el('SignatureValue', signatureValue),
-    el('KeyInfo', el('X509Data', el('X509Certificate', certificateBase64))),
+    // The signer's certificate first, then its intermediates (readSignature reads them so).
+    el('KeyInfo', el('X509Data', el('X509Certificate', certificateBase64), ...chainBase64.map((c) => el('X509Certificate', c)))),
   );
   return serializeXml(signature, { declaration: false });
 }

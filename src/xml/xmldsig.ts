@@ -8,7 +8,7 @@ import { parseXml } from './parse.ts';
 import { childElement, elementChildren } from './tree.ts';
 import type { XmlDocument, XmlLimits } from './types.ts';
 import { DEFAULT_XML_LIMITS } from './types.ts';
-import { countSignatures, MIN_RSA_BITS, readSignature, SignatureProfileError, signatureFragment, XMLDSIG } from './xmldsig-profile.ts';
+import { countSignatures, MAX_KEYINFO_CERTIFICATES, MIN_RSA_BITS, readSignature, SignatureProfileError, signatureFragment, XMLDSIG } from './xmldsig-profile.ts';
 import { errorMessage } from '../errors.ts';
 
 export { XMLDSIG, MIN_RSA_BITS } from './xmldsig-profile.ts';
@@ -44,13 +44,16 @@ function appendToRoot(doc: XmlDocument, fragment: string): string {
 
 /**
  * Signs a document: the Signature is appended as the root's last child and the result starts with a UTF-8
- * XML declaration. Throws XmlError for unparseable input, an existing Signature, or an unsuitable key.
+ * XML declaration. KeyInfo carries `certificate`, then `chain` (its intermediates, issuers in order),
+ * so a verifier that trusts only the root can build the path. Throws XmlError for unparseable
+ * input, an existing Signature, an unsuitable key, or a chain longer than a verifier reads.
  */
-export function signXml(xml: string, key: KeyObject, certificate: X509Certificate): string {
+export function signXml(xml: string, key: KeyObject, certificate: X509Certificate, chain: readonly X509Certificate[] = []): string {
   if (key.type !== 'private' || rsaBits(key) < MIN_RSA_BITS) {
     throw new XmlError(XML_ERROR.SIGNING_KEY, `the signing key must be an RSA private key of at least ${MIN_RSA_BITS} bits`);
   }
   if (!certificate.checkPrivateKey(key)) throw new XmlError(XML_ERROR.SIGNING_KEY, 'the certificate does not belong to the signing key');
+  if (chain.length + 1 > MAX_KEYINFO_CERTIFICATES) throw new XmlError(XML_ERROR.SIGNING_KEY, `KeyInfo may carry at most ${MAX_KEYINFO_CERTIFICATES} certificates`);
   const doc = parseXml(xml);
   if (childElement(doc.root, 'Signature') !== undefined || countSignatures(doc) > 0) {
     throw new XmlError(XML_ERROR.ALREADY_SIGNED, 'the document already has a Signature');
@@ -59,7 +62,8 @@ export function signXml(xml: string, key: KeyObject, certificate: X509Certificat
   // Nothing is removed by the enveloped transform yet, so the document as it stands is what the Reference covers.
   const digest = sha256Base64(canonicalizeDocument(doc));
   const certificateBase64 = certificate.raw.toString('base64');
-  const unsigned = appendToRoot(doc, signatureFragment(digest, '', certificateBase64));
+  const chainBase64 = chain.map((c) => c.raw.toString('base64'));
+  const unsigned = appendToRoot(doc, signatureFragment(digest, '', certificateBase64, chainBase64));
   // SignedInfo is canonicalised in its final context (ancestors' namespaces, xml:* attributes), so read it back.
   const placed = parseXml(unsigned, {
     maxBytes: Buffer.byteLength(unsigned, 'utf8'),
@@ -71,7 +75,7 @@ export function signXml(xml: string, key: KeyObject, certificate: X509Certificat
     key,
     padding: constants.RSA_PKCS1_PADDING,
   });
-  return appendToRoot(doc, signatureFragment(digest, signature.toString('base64'), certificateBase64));
+  return appendToRoot(doc, signatureFragment(digest, signature.toString('base64'), certificateBase64, chainBase64));
 }
 
 /**

@@ -118,6 +118,14 @@ export class TestPki {
     return readFileSync(join(this.dir, `${out}.der`));
   }
 
+  /** `cert` with its key as a PKCS#12 file, with `others` (its chain, in any order) as extra certificates. */
+  p12(cert: Issued, others: readonly Issued[], password: string): Buffer {
+    const out = `${cert.name}-${++this.count}.p12`;
+    const extra = others.length === 0 ? [] : ['-certfile', this.bundle(others, `${out}.chain.pem`)];
+    this.openssl(['pkcs12', '-export', '-inkey', this.keyOf(cert), '-in', cert.certificatePath, ...extra, '-passout', `pass:${password}`, '-out', out]);
+    return readFileSync(join(this.dir, out));
+  }
+
   /** A PEM bundle file of these certificates. */
   bundle(certs: readonly Issued[], name = 'bundle.pem'): string {
     const file = join(this.dir, name);

@@ -1,6 +1,7 @@
 import type { KeyObject, X509Certificate } from 'node:crypto';
 import type { Environment } from '../../environments.ts';
-import { signXml, XML_ERROR, XmlError } from '../../xml/index.ts';
+import { NotASeedError, signSeedXml } from '../../ecf/xml/seed-check.ts';
+import { XML_ERROR, XmlError } from '../../xml/index.ts';
 import { PermanentAuthorityError, TransientAuthorityError } from '../authority.ts';
 import {
   errorText,
@@ -33,6 +34,8 @@ import { errorMessage } from '../../errors.ts';
 export interface DgiiCredentials {
   privateKey: KeyObject;
   certificate: X509Certificate;
+  /** Intermediates for KeyInfo after the leaf. */
+  chain?: readonly X509Certificate[];
 }
 
 export interface DgiiClientOptions {
@@ -124,8 +127,11 @@ export class DgiiClient {
     const seed = await this.requestSeed(environment, signal);
     let signed: string;
     try {
-      signed = signXml(seed, credentials.privateKey, credentials.certificate);
+      signed = signSeedXml(seed, credentials.privateKey, credentials.certificate, credentials.chain);
     } catch (err) {
+      // Never signed. DGII's URL is the operator's configuration and a proxy's error page is plausible, so
+      // this is retried like any odd answer, and the submission ends in error once its attempts are spent.
+      if (err instanceof NotASeedError) throw new TransientAuthorityError(`DGII sent a seed that could not be signed: ${err.message}`);
       if (err instanceof XmlError && err.code === XML_ERROR.SIGNING_KEY) throw new PermanentAuthorityError(`The certificate cannot sign: ${err.message}`);
       throw new TransientAuthorityError(`DGII sent a seed that could not be signed: ${errorMessage(err)}`, { cause: err });
     }
