@@ -44,6 +44,7 @@ export interface Config {
     keepAliveTimeoutMs: number;
     maxHeaderSize: number;
     shutdownGraceMs: number;
+    deadlineMs: number;
   };
   auth: {
     issuer: string;
@@ -246,6 +247,7 @@ function read(env: Env): { config: Config; r: Reader } {
       keepAliveTimeoutMs: r.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000, 'Idle time before a keep-alive connection is closed.'),
       maxHeaderSize: r.int('HTTP_MAX_HEADER_SIZE', 16 * 1024, 1024, 1024 * 1024, 'Largest accepted request header block, in bytes.'),
       shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 15_000, 0, 600_000, 'On SIGTERM, time allowed for in-flight work before connections are cut.'),
+      deadlineMs: r.int('HTTP_DEADLINE_MS', 10_000, 1000, 600_000, 'Time a request\'s authentication and handler may take once its body has arrived; past it the answer is 503 with Retry-After (a database that stopped answering). Routes that wait on another service (certificate parsing, a sender\'s CRLs, a test webhook) add that service\'s own timeout.'),
     },
     auth: {
       issuer: r.string('JWT_ISSUER', 'ecf-service', 'The iss claim of issued tokens.'),

@@ -84,6 +84,11 @@ export interface Route {
   body?: BodyKind;
   /** Overrides the configured body size limit for this route. */
   bodyLimit?: number;
+  /**
+   * Added to HTTP_DEADLINE_MS for this route: the timeout of another service its handler waits
+   * on (certificate parsing, a sender's CRLs, a test webhook's attempt).
+   */
+  extraDeadlineMs?: number;
   handler: Handler;
   doc: OperationDoc;
 }

@@ -19,6 +19,8 @@ import { uploadedXml } from './upload.ts';
 export interface ReceiverRouteDeps {
   receiver: ReceiverService;
   auth: SenderAuth;
+  /** Added to the request deadline: the sender's CRLs may be downloaded on the way (RECEIVER_CRL_TIMEOUT_MS each). */
+  crlWaitMs: number;
 }
 
 const BASE = '/{env}/receptor/{rnc}/fe';
@@ -43,6 +45,7 @@ const GROUP = {
 
 export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
   const { receiver, auth } = deps;
+  const group = { ...GROUP, extraDeadlineMs: deps.crlWaitMs };
   const tenantOf = (ctx: RequestContext) => receiver.tenant(ctx.params.rnc ?? '');
   // The token's row is kept: whose certificate earned it is checked against the e-CF's emisor.
   const sender = async (ctx: RequestContext) => {
@@ -53,7 +56,7 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
   };
   return [
     {
-      ...GROUP, method: 'GET', path: `${BASE}/autenticacion/api/semilla`,
+      ...group, method: 'GET', path: `${BASE}/autenticacion/api/semilla`,
       doc: {
         operationId: 'receiverSeed', tags: TAGS, summary: 'A seed to sign (receiver authentication, step 1)',
         description: 'DGII\'s seed document for this receiver: sign it (enveloped XMLDSig, DGII profile) with your certificate and send it to validacioncertificado within 5 minutes. Each seed is good for one attempt.',
@@ -62,7 +65,7 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
       handler: async (ctx) => ({ status: 200, raw: { data: await auth.seed(await tenantOf(ctx), envOf(ctx)), contentType: XML_CONTENT } }),
     },
     {
-      ...GROUP, method: 'POST', path: `${BASE}/autenticacion/api/validacioncertificado`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.signedSeed,
+      ...group, method: 'POST', path: `${BASE}/autenticacion/api/validacioncertificado`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.signedSeed,
       doc: {
         operationId: 'receiverValidateCertificate', tags: TAGS, summary: 'Exchange a signed seed for a token (step 2)',
         description: 'The seed must have been issued by this receiver for this environment, unused and unexpired; the signature must verify with a certificate (in the signature) that is valid now, RSA of at least 2048 bits. With RECEIVER_TRUSTED_CA_FILE that certificate must chain (through any intermediates in X509Data) to one of its CAs, with a signing KeyUsage and not revoked; without it, eCF refuses every sender and TesteCF/CerteCF accept any. The token is valid for one hour, for this receiver and environment only.',
@@ -84,7 +87,7 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
       },
     },
     {
-      ...GROUP, method: 'POST', path: `${BASE}/recepcion/api/ecf`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.ecf,
+      ...group, method: 'POST', path: `${BASE}/recepcion/api/ecf`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.ecf,
       doc: {
         operationId: 'receiverReceiveEcf', tags: TAGS, summary: 'Receive an e-CF from another taxpayer',
         description: 'Answers an ARECF signed with this tenant\'s certificate: Estado 0 (recibido; stored, listed under documentos-recibidos, ecf.received event) or Estado 1 (no recibido) with CodigoMotivoNoRecibido 1 specification (XSD), 2 signature (or the signer\'s certificate: not valid at FechaHoraFirma, not of RNCEmisor, not chained to a trusted CA or revoked; or a token obtained with a certificate not of RNCEmisor), 3 duplicate (same RNCEmisor and eNCF already received), 4 RNCComprador is not this tenant. Checked in the order 2, 1, 4, 3.',
@@ -108,7 +111,7 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
       },
     },
     {
-      ...GROUP, method: 'POST', path: `${BASE}/aprobacioncomercial/api/ecf`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.acecf,
+      ...group, method: 'POST', path: `${BASE}/aprobacioncomercial/api/ecf`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.acecf,
       doc: {
         operationId: 'receiverCommercialApproval', tags: TAGS, summary: 'Receive a commercial approval (ACECF) of an e-CF this tenant issued',
         description: 'The buyer of an e-CF this tenant issued approves (Estado 1) or rejects (Estado 2) it. The ACECF must be signed, valid against DGII\'s schema, name this tenant as RNCEmisor and match the issued e-CF (eNCF, RNCComprador, FechaEmision, MontoTotal). One per e-CF; sending the same one again is answered as the first.',
