@@ -314,7 +314,7 @@ function read(env: Env): { config: Config; r: Reader } {
       receiverPerMinute: r.int('RATE_LIMIT_RECEIVER_PER_MINUTE', 600, 1, 1_000_000, 'Receiver group /fe/*, per tenant.'),
       receiverPerIpPerMinute: r.int('RATE_LIMIT_RECEIVER_PER_IP_PER_MINUTE', 120, 1, 1_000_000, 'Receiver group /fe/*, per client IP, taken before the tenant\'s bucket (unknown RNCs included); a request with a valid sender token gets it back, so seeds, certificate validations and refused tokens are what counts.'),
       signInPerAccountPerMinute: r.int('RATE_LIMIT_SIGNIN_PER_ACCOUNT_PER_MINUTE', 10, 1, 1_000_000, 'Sign-ins per account (the email, lower-cased and trimmed, whatever the IP, known or not); a successful sign-in does not count.'),
-      ipv6WidenAfter: r.int('RATE_LIMIT_IPV6_WIDEN_AFTER', 4, 1, 65_536, 'Per-IP limits key IPv6 clients by /64; once this many /64s of one /48 are refused within a minute, the whole /48 shares one bucket (until it goes 10 minutes without a refusal).'),
+      ipv6WidenAfter: r.int('RATE_LIMIT_IPV6_WIDEN_AFTER', 4, 1, 65_536, 'Per-IP limits key IPv6 clients by /64; once this many /64s of one /48 are refused within a minute, or four times as many ask at all, the whole /48 shares one bucket (until it goes 10 minutes without a refusal).'),
       maxKeys: r.int('RATE_LIMIT_MAX_KEYS', 100_000, 100, 10_000_000, 'Most buckets each rate-limit scope keeps in memory per instance; on reaching it the least recently used half is dropped.'),
     },
     receiver: readReceiver(r),
