@@ -116,8 +116,12 @@ export class ParserPool {
     const own = this.perOwner.get(owner) ?? 0;
     if (own >= this.maxPerOwner) throw ownerBusy(own);
     // Parsing plus waiting: `size` may parse and `maxQueue` more wait, whether or not their thread has started yet.
+    // A tenant with nothing outstanding may still wait beyond that, in a reserve as large again:
+    // tenants that fill the queue cannot turn away one that has had no turn yet (each takes at
+    // most maxPerOwner, and the queue serves them round-robin).
     const outstanding = this.slots.filter((s) => s.state === 'busy').length + this.queue.size;
-    if (outstanding >= this.size + this.maxQueue) throw busy();
+    const limit = this.size + this.maxQueue;
+    if (outstanding >= limit && (own > 0 || outstanding >= limit + this.maxQueue)) throw busy();
     this.perOwner.set(owner, own + 1);
     let answer: WorkerAnswer;
     try {
