@@ -119,6 +119,7 @@ export interface Config {
     publicAuthPerMinute: number;
     receiverPerMinute: number;
     receiverPerIpPerMinute: number;
+    receiverAnonymousPerMinute: number;
     signInPerAccountPerMinute: number;
     ipv6WidenAfter: number;
     maxKeys: number;
@@ -311,7 +312,8 @@ function read(env: Env): { config: Config; r: Reader } {
       emitPerMinute: r.int('RATE_LIMIT_EMIT_PER_MINUTE', 30, 1, 1_000_000, 'POST documentos-ecf, per tenant.'),
       sensitivePerMinute: r.int('RATE_LIMIT_SENSITIVE_PER_MINUTE', 10, 1, 1_000_000, 'Certificate upload, password change, webhook test; per tenant.'),
       publicAuthPerMinute: r.int('RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE', 20, 1, 1_000_000, 'Login, register, refresh; per client IP.'),
-      receiverPerMinute: r.int('RATE_LIMIT_RECEIVER_PER_MINUTE', 600, 1, 1_000_000, 'Receiver group /fe/*, per tenant.'),
+      receiverPerMinute: r.int('RATE_LIMIT_RECEIVER_PER_MINUTE', 600, 1, 1_000_000, 'Receiver group /fe/*, per tenant: e-CF and approvals sent with a valid sender token (taken once the token is checked, so requests without one never spend it).'),
+      receiverAnonymousPerMinute: r.int('RATE_LIMIT_RECEIVER_ANONYMOUS_PER_MINUTE', 300, 1, 1_000_000, 'Receiver group /fe/*, per tenant: requests no valid token vouches for (seeds, certificate validations, uploads with a missing or refused token), a budget apart from the senders\' one.'),
       receiverPerIpPerMinute: r.int('RATE_LIMIT_RECEIVER_PER_IP_PER_MINUTE', 120, 1, 1_000_000, 'Receiver group /fe/*, per client IP, taken before the tenant\'s bucket (unknown RNCs included); a request with a valid sender token gets it back, so seeds, certificate validations and refused tokens are what counts.'),
       signInPerAccountPerMinute: r.int('RATE_LIMIT_SIGNIN_PER_ACCOUNT_PER_MINUTE', 10, 1, 1_000_000, 'Sign-ins per account (the email, lower-cased and trimmed, whatever the IP, known or not); a successful sign-in does not count.'),
       ipv6WidenAfter: r.int('RATE_LIMIT_IPV6_WIDEN_AFTER', 4, 1, 65_536, 'Per-IP limits key IPv6 clients by /64; once this many /64s of one /48 are refused within a minute, or four times as many ask at all, the whole /48 shares one bucket (until it goes 10 minutes without a refusal).'),

@@ -267,6 +267,9 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
         q >= 0 ? url.slice(q + 1) : '',
         {
           signal,
+          takeLimit: (scope, key) => {
+            rate.headers = combineRateHeaders(rate.headers, rateLimits.consume(scope, key));
+          },
           refundIpLimit: () => {
             if (rate.ipTaken !== null) rateLimits.refund(rate.ipTaken);
             rate.ipTaken = null;
