@@ -170,9 +170,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...annulmentRoutes({ documents, annulments, sequences, idempotency }),
       ...certificateRoutes({ certificates }),
       ...dashboardRoutes({ assets: new DashboardAssets(log), registrationEnabled: config.registrationEnabled }),
-      ...webhookRoutes({ settings: webhookSettings, webhooks }),
+      ...webhookRoutes({ settings: webhookSettings, webhooks, attemptTimeoutMs: config.webhooks.timeoutMs }),
       ...metricsRoutes({ metrics, token: config.metricsToken }),
-      ...receiverRoutes({ receiver: new ReceiverService(db.sql, outbox, certificates, log, signerTrust), auth: new SenderAuth(db.sql, signerTrust) }),
+      ...receiverRoutes({ receiver: new ReceiverService(db.sql, outbox, certificates, log, signerTrust), auth: new SenderAuth(db.sql, signerTrust), crlWaitMs: 2 * config.receiver.crlTimeoutMs }),
       ...receivedDocumentRoutes(new ReceivedDocuments(db.sql)),
       ...approvalRoutes({ approvals: new BuyerApprovals({ sql: db.sql, certificates, onQueued: () => runtime.nudge() }), idempotency }),
     ];

@@ -44,6 +44,7 @@ export interface Config {
     keepAliveTimeoutMs: number;
     maxHeaderSize: number;
     shutdownGraceMs: number;
+    deadlineMs: number;
   };
   auth: {
     issuer: string;
@@ -118,6 +119,7 @@ export interface Config {
     publicAuthPerMinute: number;
     receiverPerMinute: number;
     receiverPerIpPerMinute: number;
+    receiverAnonymousPerMinute: number;
     signInPerAccountPerMinute: number;
     ipv6WidenAfter: number;
     maxKeys: number;
@@ -246,6 +248,7 @@ function read(env: Env): { config: Config; r: Reader } {
       keepAliveTimeoutMs: r.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000, 'Idle time before a keep-alive connection is closed.'),
       maxHeaderSize: r.int('HTTP_MAX_HEADER_SIZE', 16 * 1024, 1024, 1024 * 1024, 'Largest accepted request header block, in bytes.'),
       shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 15_000, 0, 600_000, 'On SIGTERM, time allowed for in-flight work before connections are cut.'),
+      deadlineMs: r.int('HTTP_DEADLINE_MS', 10_000, 1000, 600_000, 'Time a request\'s authentication and handler may take once its body has arrived; past it the answer is 503 with Retry-After (a database that stopped answering). Routes that wait on another service (certificate parsing, a sender\'s CRLs, a test webhook) add that service\'s own timeout.'),
     },
     auth: {
       issuer: r.string('JWT_ISSUER', 'ecf-service', 'The iss claim of issued tokens.'),
@@ -309,10 +312,11 @@ function read(env: Env): { config: Config; r: Reader } {
       emitPerMinute: r.int('RATE_LIMIT_EMIT_PER_MINUTE', 30, 1, 1_000_000, 'POST documentos-ecf, per tenant.'),
       sensitivePerMinute: r.int('RATE_LIMIT_SENSITIVE_PER_MINUTE', 10, 1, 1_000_000, 'Certificate upload, password change, webhook test; per tenant.'),
       publicAuthPerMinute: r.int('RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE', 20, 1, 1_000_000, 'Login, register, refresh; per client IP.'),
-      receiverPerMinute: r.int('RATE_LIMIT_RECEIVER_PER_MINUTE', 600, 1, 1_000_000, 'Receiver group /fe/*, per tenant.'),
+      receiverPerMinute: r.int('RATE_LIMIT_RECEIVER_PER_MINUTE', 600, 1, 1_000_000, 'Receiver group /fe/*, per tenant: e-CF and approvals sent with a valid sender token (taken once the token is checked, so requests without one never spend it).'),
+      receiverAnonymousPerMinute: r.int('RATE_LIMIT_RECEIVER_ANONYMOUS_PER_MINUTE', 300, 1, 1_000_000, 'Receiver group /fe/*, per tenant: requests no valid token vouches for (seeds, certificate validations, uploads with a missing or refused token), a budget apart from the senders\' one.'),
       receiverPerIpPerMinute: r.int('RATE_LIMIT_RECEIVER_PER_IP_PER_MINUTE', 120, 1, 1_000_000, 'Receiver group /fe/*, per client IP, taken before the tenant\'s bucket (unknown RNCs included); a request with a valid sender token gets it back, so seeds, certificate validations and refused tokens are what counts.'),
       signInPerAccountPerMinute: r.int('RATE_LIMIT_SIGNIN_PER_ACCOUNT_PER_MINUTE', 10, 1, 1_000_000, 'Sign-ins per account (the email, lower-cased and trimmed, whatever the IP, known or not); a successful sign-in does not count.'),
-      ipv6WidenAfter: r.int('RATE_LIMIT_IPV6_WIDEN_AFTER', 4, 1, 65_536, 'Per-IP limits key IPv6 clients by /64; once this many /64s of one /48 are refused within a minute, the whole /48 shares one bucket (until it goes 10 minutes without a refusal).'),
+      ipv6WidenAfter: r.int('RATE_LIMIT_IPV6_WIDEN_AFTER', 4, 1, 65_536, 'Per-IP limits key IPv6 clients by /64; once this many /64s of one /48 are refused within a minute, or four times as many ask at all, the whole /48 shares one bucket (until it goes 10 minutes without a refusal).'),
       maxKeys: r.int('RATE_LIMIT_MAX_KEYS', 100_000, 100, 10_000_000, 'Most buckets each rate-limit scope keeps in memory per instance; on reaching it the least recently used half is dropped.'),
     },
     receiver: readReceiver(r),

@@ -330,6 +330,21 @@ describe('certificate parser threads', () => {
     }
   });
 
+  test('tenants that fill the parser queue cannot turn away a tenant with nothing waiting', async () => {
+    const pool = new ParserPool({ size: 1, maxQueue: 4, maxPerOwner: 2 });
+    try {
+      const good = makeTestCertificate('131880681');
+      const filling = ['1', '2', '3'].flatMap((owner) => [0, 1].map(() => pool.parse(good.p12, good.password, owner)));
+      const settled = Promise.allSettled(filling);
+      const newcomer = await pool.parse(good.p12, good.password, '4');
+      assert.equal(newcomer.ok, true, 'a tenant whose first file it is gets a turn');
+      const outcomes = await settled;
+      assert.equal(outcomes.filter((o) => o.status === 'rejected').length, 1, 'the one over the shared queue was a filling tenant\'s second file');
+    } finally {
+      await pool.close();
+    }
+  });
+
   test('an upload takes its tenant\'s turn in the parser queue', async () => {
     const owners: string[] = [];
     const store = new CertificateStore(t.sql, certificateKey(), (file, password, owner) => {

@@ -372,3 +372,25 @@ test('a request whose body is too slow gets a raw 408 under its own request id, 
     await slow.close();
   }
 });
+
+test('a handler that outlasts HTTP_DEADLINE_MS is answered 503 with Retry-After and told to stop; a route waiting on another service gets its extra time', async () => {
+  const deadlineConfig = loadConfig({ PORT: '0', ECF_MASTER_KEY: TEST_MASTER_KEY, HTTP_DEADLINE_MS: '1000' });
+  const router = new Router();
+  const doc = { operationId: 'x', summary: 'x', tags: [], responses: {} };
+  let stopped = false;
+  router.add({ method: 'GET', path: '/stuck', auth: 'none', doc, handler: (ctx) => new Promise(() => ctx.signal.addEventListener('abort', () => { stopped = true; })) });
+  router.add({ method: 'GET', path: '/slow-peer', auth: 'none', doc, extraDeadlineMs: 2000, handler: async () => { await new Promise((r) => setTimeout(r, 1500)); return { status: 200, body: { ok: true } }; } });
+  const server = createHttpServer({ config: deadlineConfig, log: createLogger('silent'), router, authenticator: { authenticate: async () => { throw new AppError('UNAUTHORIZED'); } }, rateLimits: new RateLimits(deadlineConfig.rateLimits) });
+  const { port } = await server.listen();
+  try {
+    const stuck = await fetch(`http://127.0.0.1:${port}/stuck`);
+    assert.equal(stuck.status, 503);
+    assert.equal(stuck.headers.get('retry-after'), '5');
+    assert.equal(((await stuck.json()) as { error: { code: string } }).error.code, 'SERVICE_UNAVAILABLE');
+    assert.equal(stopped, true, 'the handler\'s signal was aborted');
+    const slow = await fetch(`http://127.0.0.1:${port}/slow-peer`);
+    assert.equal(slow.status, 200);
+  } finally {
+    await server.close();
+  }
+});

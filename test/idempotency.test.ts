@@ -35,7 +35,7 @@ function contextFor(tenantId: number, requestId: string, key: string, body: unkn
     requestId, method: 'POST', path: '/TesteCF/things', routePath: '/{env}/things', params: {}, query: new URLSearchParams(),
     headers: { 'idempotency-key': key, 'content-type': 'application/json' }, clientIp: '127.0.0.1', peerIp: '127.0.0.1', env: 'TesteCF',
     principal: { tenantId, userId: null, sessionId: null, apiKeyId: null }, body, rawBody: raw,
-    signal: new AbortController().signal, log: createLogger('silent'), refundIpLimit: () => {},
+    signal: new AbortController().signal, log: createLogger('silent'), refundIpLimit: () => {}, takeLimit: () => {},
   } as RequestContext;
 }
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { loadConfig } from '../src/config.ts';
 import { ipBuckets, ipRateKey } from '../src/ratelimit/client-key.ts';
 import { RateLimits } from '../src/ratelimit/limiter.ts';
+import { SEEN_FACTOR } from '../src/ratelimit/ipv6-widening.ts';
 import { TokenBucketLimiter } from '../src/ratelimit/token-bucket.ts';
 import { call, newTenant } from './helpers/http.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
@@ -104,6 +105,25 @@ describe('client keys of per-IP limits', () => {
     // Ten windows after that last refusal, its /64s are their own clients again.
     assert.equal(allowed('2001:db8:aa:7::1', 19 * 60_000 + 1), true);
     assert.equal(allowed('2001:db8:aa:8::1', 19 * 60_000 + 1), true);
+  });
+
+  test('a /48 whose /64s each stay under their limit is widened once many of them ask within a window', () => {
+    const limits = new RateLimits({ ...loadConfig({}).rateLimits, publicAuthPerMinute: 2, ipv6WidenAfter: 2 });
+    const allowed = (ip: string, now: number) => {
+      try {
+        limits.consumeIp('publicAuth', ip, now);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    // Each /64 asks once, under its limit of 2: refusals alone would never widen this /48.
+    const seenLimit = 2 * SEEN_FACTOR;
+    for (let net = 1; net <= seenLimit; net++) assert.equal(allowed(`2001:db8:cc:${net.toString(16)}::1`, 0), true, `/64 number ${net}`);
+    assert.equal(allowed(`2001:db8:cc:${(seenLimit + 1).toString(16)}::1`, 0), true, 'the /48 bucket, fresh: one');
+    assert.equal(allowed(`2001:db8:cc:${(seenLimit + 2).toString(16)}::1`, 0), true, 'two');
+    assert.equal(allowed(`2001:db8:cc:${(seenLimit + 3).toString(16)}::1`, 0), false, 'one more /64 of the /48 shares the spent bucket');
+    assert.equal(allowed('2001:db8:dd:1::1', 0), true, 'another /48 is untouched');
   });
 });
 

@@ -154,20 +154,20 @@ test('bodies over each route\'s cap are refused with 413', async () => {
   assert.equal(await postLarge(`${base}/aprobacioncomercial/api/ecf`, 1024), 400);
 });
 
-test('the receiver scope limits each tenant\'s receiver on its own, and answers 429 beyond it', async () => {
-  const limited = await startTestService({ database: t.database, env: { RATE_LIMIT_RECEIVER_PER_MINUTE: '5', RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE: '1000', RATE_LIMIT_SENSITIVE_PER_MINUTE: '1000' } });
+test('the receiver\'s anonymous scope limits each tenant\'s receiver on its own, and answers 429 beyond it', async () => {
+  const limited = await startTestService({ database: t.database, env: { RATE_LIMIT_RECEIVER_ANONYMOUS_PER_MINUTE: '5', RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE: '1000', RATE_LIMIT_SENSITIVE_PER_MINUTE: '1000' } });
   try {
     const other = await newTenantWithCertificate(limited.url);
     const path = (r: string) => `${receiverBase('TesteCF', r)}/autenticacion/api/semilla`;
     for (let i = 0; i < 5; i++) {
       const res = await call(limited.url, 'GET', path(rnc));
       assert.equal(res.status, 200);
-      assert.match(res.headers.get('ratelimit-policy') ?? '', /"receiver";q=5;w=60/);
+      assert.match(res.headers.get('ratelimit-policy') ?? '', /"receiverAnonymous";q=5;w=60/);
     }
     const refused = await call(limited.url, 'GET', path(rnc));
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.headers.get('retry-after')) >= 1);
-    // Every /fe/* path shares the tenant's bucket, whatever the case of the path.
+    // Every /fe/* request no valid token vouches for shares the tenant's bucket, whatever the case of the path.
     assert.equal((await call(limited.url, 'POST', `${receiverBase('TesteCF', rnc)}/RECEPCION/api/ecf`)).status, 429);
     assert.equal((await call(limited.url, 'GET', path(other.rnc))).status, 200);
   } finally {

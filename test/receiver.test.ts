@@ -259,11 +259,12 @@ test('receiver paths match in any case, and an unknown RNC is 404', async () => 
   assert.equal((await call(t.url, 'GET', `/NoEnv/receptor/${tenant.rnc}/fe/autenticacion/api/semilla`)).status, 404);
 });
 
-test('the OpenAPI document describes the receiver group under the Receptor tag and the receiver scope', async () => {
+test('the OpenAPI document describes the receiver group under the Receptor tag and its two budgets', async () => {
   const doc = (await call(t.url, 'GET', '/openapi.json')).body;
   const recepcion = doc.paths['/{env}/receptor/{rnc}/fe/recepcion/api/ecf'].post;
   assert.deepEqual(recepcion.tags, ['Receptor']);
-  assert.equal(recepcion['x-rate-limit-scope'], 'receiver');
+  assert.match(recepcion.description, /receiverAnonymous/);
+  assert.equal(doc.paths['/{env}/receptor/{rnc}/fe/autenticacion/api/semilla'].get['x-rate-limit-scope'], 'receiverAnonymous');
   assert.ok(recepcion.responses['409'] !== undefined);
   assert.equal(doc.paths['/{env}/documentos-recibidos'].get.tags[0], 'Receptor');
   assert.ok(doc.components.schemas.ReceivedDocumentSummary !== undefined);

@@ -32,6 +32,15 @@ describe('per-account sign-in limit', () => {
     assert.equal((await signIn(t.url, b.email, b.password)).status, 200, 'another account is untouched');
   });
 
+  test('failures from elsewhere never keep the owner out of an address it signed in from: no lockout by email', async () => {
+    const a = await newTenant(t.url); // signs in from the test's own address (no X-Forwarded-For: 127.0.0.1)
+    for (let i = 0; i < 3; i++) assert.equal((await signIn(t.url, a.email, 'not the password')).status, 401);
+    assert.equal((await signIn(t.url, a.email, 'not the password')).status, 429, 'elsewhere, the account\'s budget is spent');
+    const home = await call(t.url, 'POST', '/TesteCF/customer/authentication', { json: { email: a.email, password: a.password } });
+    assert.equal(home.status, 200, 'its known-good address still signs in');
+    assert.equal((await signIn(t.url, a.email, a.password)).status, 429, 'an address it never signed in from waits like the attacker');
+  });
+
   test('an email no user has is limited alike, so a 429 tells nothing about it', async () => {
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await signIn(t.url, 'nobody-at-all@example.com', 'a guess at it')).status);

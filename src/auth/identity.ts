@@ -3,6 +3,8 @@ import type { Queryable, Sql } from '../db/connect.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { TtlCache } from '../lib/ttl-cache.ts';
+import { ipRateKey } from '../ratelimit/client-key.ts';
 import type { RateLimits } from '../ratelimit/limiter.ts';
 import { ENVIRONMENTS, type Environment } from '../environments.ts';
 import { generateApiKey, maskApiKey } from './api-keys.ts';
@@ -29,6 +31,16 @@ export interface ApiKeyView {
 export interface NewKeyScope {
   environments: readonly Environment[];
   readOnly: boolean;
+}
+
+/** How long an address an account signed in from stays known-good for it. */
+const KNOWN_GOOD_TTL_MS = 30 * 86_400_000;
+/** (account, address) pairs remembered per instance; older ones are forgotten first. */
+const KNOWN_GOOD_MAX = 200_000;
+
+/** The fixed-size digest an email is known by in memory (buckets, known-good addresses, the hashing queue). */
+function accountKey(email: string): string {
+  return createHash('sha256').update(email).digest('base64url');
 }
 
 export const DEFAULT_KEY_ENVIRONMENTS: readonly Environment[] = ['TesteCF', 'CerteCF'];
@@ -61,6 +73,8 @@ export class IdentityService {
   private readonly authenticator: Authenticator;
   private readonly log: Logger;
   private readonly limits: RateLimits | null;
+  /** `${account} ${address}` of recent right passwords: the owner's usual places (this instance's memory). */
+  private readonly knownGood = new TtlCache<true>(KNOWN_GOOD_TTL_MS, KNOWN_GOOD_MAX);
 
   constructor(
     sql: Sql,
@@ -81,8 +95,8 @@ export class IdentityService {
 
   /** Creates a tenant with its first user and API key, in one transaction. */
   async createTenant(input: { name: string; rnc: string; email: string; password: string; userName?: string; environments?: readonly Environment[] }): Promise<NewTenant> {
-    const passwordHash = await this.hasher.hash(input.password);
     const email = input.email.toLowerCase();
+    const passwordHash = await this.hasher.hash(input.password, { tenant: 'registration', account: accountKey(email) });
     try {
       return await this.sql.begin(async (tx) => {
         const tenant = await insertTenant(tx, { name: input.name, rnc: input.rnc });
@@ -110,25 +124,31 @@ export class IdentityService {
    * guesses spread over many addresses are limited all the same; it is taken before the
    * lookup and alike for unknown emails, so a 429 tells nothing either. A right password
    * gives its token back: only failures count, and a user who signs in often is not
-   * refused. The price: whoever fails often enough on an email keeps its owner out too,
-   * for as long as they keep failing.
+   * refused. An attempt from an address the account signed in from with its right password
+   * within 30 days (its /64 for IPv6) takes no token: whoever fails on an email from
+   * elsewhere delays only attempts from elsewhere (429 with Retry-After), never its owner at
+   * their usual place. The hash itself waits its tenant's turn (PasswordHasher).
    */
-  async login(email: string, password: string, expectTenant: number | null): Promise<TokenSet> {
+  async login(email: string, password: string, expectTenant: number | null, clientIp: string | null = null): Promise<TokenSet> {
     const normalised = email.trim().toLowerCase();
     // A digest, not the email: a bucket key of fixed size whatever was sent, and no addresses held in memory.
-    const account = createHash('sha256').update(normalised).digest('base64url');
-    const taken = this.limits?.consumeAccount('signInAccount', account) ?? null;
+    const account = accountKey(normalised);
+    const place = clientIp === null ? null : `${account} ${ipRateKey(clientIp)}`;
+    const knownGood = place !== null && this.knownGood.get(place) !== undefined;
+    const taken = knownGood ? null : (this.limits?.consumeAccount('signInAccount', account) ?? null);
     const user = await findUserByEmail(this.sql, normalised);
+    const owner = { tenant: `t${user?.tenantId ?? 0}`, account };
     const ok = user === undefined
       ? await this.hasher.verifyAgainstDummy(password)
-      : await this.hasher.verify(password, user.passwordHash);
+      : await this.hasher.verify(password, user.passwordHash, owner);
     if (user === undefined || !ok) throw new AppError('INVALID_CREDENTIALS', 'Email or password is wrong');
     if (taken !== null) this.limits?.refund(taken);
+    if (place !== null) this.knownGood.set(place, true);
     if (expectTenant !== null && expectTenant !== user.tenantId) {
       throw new AppError('FORBIDDEN', 'The API key and the user belong to different tenants');
     }
     if (this.hasher.needsRehash(user.passwordHash)) {
-      await updatePasswordHash(this.sql, user.id, await this.hasher.hash(password), false);
+      await updatePasswordHash(this.sql, user.id, await this.hasher.hash(password, owner), false);
     }
     return this.tokens.startSession(user);
   }
@@ -152,10 +172,11 @@ export class IdentityService {
   /** Changes the password, revokes every session of the user, and opens a fresh one. */
   async changePassword(userId: number, current: string, next: string): Promise<TokenSet> {
     const user = await findUser(this.sql, userId);
-    if (user === undefined || !(await this.hasher.verify(current, user.passwordHash))) {
+    const owner = { tenant: `t${user?.tenantId ?? 0}`, account: `user ${userId}` };
+    if (user === undefined || !(await this.hasher.verify(current, user.passwordHash, owner))) {
       throw new AppError('INVALID_CREDENTIALS', 'The current password is wrong');
     }
-    const hash = await this.hasher.hash(next);
+    const hash = await this.hasher.hash(next, owner);
     const { revoked, tokens } = await this.sql.begin(async (tx) => {
       await updatePasswordHash(tx, user.id, hash, true);
       const revoked = await revokeUserSessions(tx, user.id, 'password changed');

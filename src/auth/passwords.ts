@@ -2,14 +2,16 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../errors.ts';
-import { Semaphore } from '../lib/semaphore.ts';
+import { FairGate } from '../lib/fair-gate.ts';
 import { TokenBucketLimiter } from '../ratelimit/token-bucket.ts';
 import { HashTimings } from './hash-timing.ts';
 
 // scrypt hashes stored as $scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<hash> (base64), so
 // that parameters can be raised later: a login with an older hash rehashes it.
-// Each hash needs 128·N·r bytes (128 MiB at OWASP's N=2^17, r=8), so a semaphore caps
-// how many run at once and sheds load with 503 once its queue is full.
+// Each hash needs 128·N·r bytes (128 MiB at OWASP's N=2^17, r=8), so a gate caps how many
+// run at once and sheds load with 503 once its queue is full. The hashes waiting are served
+// round-robin by tenant, and each account may have only a few waiting: wrong passwords sent
+// in bulk for a few known accounts delay their own tenant's sign-ins, not everyone's.
 //
 // Sign-ins with an email no user has must take as long as real ones, or response times
 // would tell which emails exist; yet if each cost a real hash in the same queue, a flood of
@@ -45,9 +47,24 @@ function format(params: Params, salt: Buffer, key: Buffer): string {
 
 const UNKNOWN_LANE = 1;
 const MINUTE_MS = 60_000;
+/** Hashes one tenant may have waiting (its accounts together). */
+const MAX_QUEUED_PER_TENANT = 8;
+/** Hashes one account may have waiting; more are shed at once (503), the account's own loss. */
+const MAX_QUEUED_PER_ACCOUNT = 2;
+
+/** Who a hash is for: its tenant (the turn it waits in) and account (its own cap). */
+export interface HashOwner {
+  tenant: string;
+  account: string;
+}
+
+/** Registrations share one turn: they have no tenant yet. */
+const NEW_ACCOUNT: HashOwner = { tenant: 'registration', account: 'registration' };
 
 export class PasswordHasher {
-  private readonly gate: Semaphore;
+  private readonly gate: FairGate;
+  /** Hashes each account has waiting or running. */
+  private readonly perAccount = new Map<string, number>();
   /**
    * What unknown emails are hashed against: random salt and random bytes, so checking costs
    * one scrypt like a real user's and building it costs none.
@@ -62,31 +79,40 @@ export class PasswordHasher {
 
   constructor(logN: number, maxConcurrent: number, maxQueue: number, unknownPerMinute = 30) {
     this.logN = logN;
-    this.gate = new Semaphore(maxConcurrent, maxQueue);
+    this.gate = new FairGate(maxConcurrent, maxQueue, MAX_QUEUED_PER_TENANT);
     this.current = { logN, r: R, p: P };
     this.dummy = { params: this.current, salt: randomBytes(16), expected: randomBytes(KEY_LENGTH) };
     this.unknownBudget = new TokenBucketLimiter(unknownPerMinute, MINUTE_MS, 10);
   }
 
-  private guarded<T>(task: () => Promise<T>): Promise<T> {
-    if (!this.gate.canEnter()) {
+  private async guarded<T>(owner: HashOwner, task: () => Promise<T>): Promise<T> {
+    const held = this.perAccount.get(owner.account) ?? 0;
+    if (held > MAX_QUEUED_PER_ACCOUNT || !this.gate.canEnter(owner.tenant)) {
       throw new AppError('SERVICE_UNAVAILABLE', 'Too many sign-ins in progress; retry shortly', { headers: { 'retry-after': '1' } });
     }
-    return this.gate.run(task);
+    this.perAccount.set(owner.account, held + 1);
+    try {
+      return await this.gate.run(owner.tenant, task);
+    } finally {
+      const left = (this.perAccount.get(owner.account) ?? 1) - 1;
+      if (left === 0) this.perAccount.delete(owner.account);
+      else this.perAccount.set(owner.account, left);
+    }
   }
 
-  async hash(password: string): Promise<string> {
+  /** A new hash (registration, a password change) for `owner`. */
+  async hash(password: string, owner: HashOwner = NEW_ACCOUNT): Promise<string> {
     const salt = randomBytes(16);
-    const key = await this.guarded(() => derive(password, salt, this.current, KEY_LENGTH));
+    const key = await this.guarded(owner, () => derive(password, salt, this.current, KEY_LENGTH));
     return format(this.current, salt, key);
   }
 
   /** Constant-time check; a malformed stored hash never matches. */
-  async verify(password: string, stored: string): Promise<boolean> {
+  async verify(password: string, stored: string, owner: HashOwner): Promise<boolean> {
     const parsed = parse(stored);
     if (parsed === null) return false;
     const started = performance.now();
-    const actual = await this.guarded(() => derive(password, parsed.salt, parsed.params, parsed.expected.length));
+    const actual = await this.guarded(owner, () => derive(password, parsed.salt, parsed.params, parsed.expected.length));
     // Waiting included: it is part of what a sign-in of a known account takes.
     if (sameParams(parsed.params, this.current)) this.timings.record(performance.now() - started);
     return timingSafeEqual(actual, parsed.expected);

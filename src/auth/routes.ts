@@ -132,7 +132,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
           v.done();
         }
         const expectTenant = await optionalKeyTenant(ctx, authenticator);
-        return ok(await identity.login(credentials.email, credentials.password, expectTenant));
+        return ok(await identity.login(credentials.email, credentials.password, expectTenant, ctx.clientIp));
       },
     },
     {

@@ -78,6 +78,9 @@ interface Slot {
 }
 
 const tooLong = () => new AppError('SERVICE_UNAVAILABLE', 'Reading the certificate file took too long; try again later');
+/** How long one file may take to parse before its worker is ended. */
+export const PARSE_TIMEOUT_MS = 20_000;
+
 const ownerBusy = (n: number) => new AppError('RATE_LIMITED', `This account already has ${n} certificate files being read; wait for them to finish`, { headers: { 'retry-after': '5' } });
 const busy = () => new AppError('SERVICE_UNAVAILABLE', 'Too many certificate uploads are being processed; try again shortly', { headers: { 'retry-after': '5' } });
 
@@ -98,7 +101,7 @@ export class ParserPool {
     this.size = options.size ?? 2;
     this.maxQueue = options.maxQueue ?? 20;
     this.maxPerOwner = options.maxPerOwner ?? 4;
-    this.timeoutMs = options.timeoutMs ?? 20_000;
+    this.timeoutMs = options.timeoutMs ?? PARSE_TIMEOUT_MS;
     this.idleMs = options.idleMs ?? 60_000;
   }
 
@@ -113,8 +116,12 @@ export class ParserPool {
     const own = this.perOwner.get(owner) ?? 0;
     if (own >= this.maxPerOwner) throw ownerBusy(own);
     // Parsing plus waiting: `size` may parse and `maxQueue` more wait, whether or not their thread has started yet.
+    // A tenant with nothing outstanding may still wait beyond that, in a reserve as large again:
+    // tenants that fill the queue cannot turn away one that has had no turn yet (each takes at
+    // most maxPerOwner, and the queue serves them round-robin).
     const outstanding = this.slots.filter((s) => s.state === 'busy').length + this.queue.size;
-    if (outstanding >= this.size + this.maxQueue) throw busy();
+    const limit = this.size + this.maxQueue;
+    if (outstanding >= limit && (own > 0 || outstanding >= limit + this.maxQueue)) throw busy();
     this.perOwner.set(owner, own + 1);
     let answer: WorkerAnswer;
     try {

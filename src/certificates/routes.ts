@@ -4,6 +4,7 @@ import { tenantOf, uuidParam } from '../http/params.ts';
 import { created, ok } from '../http/reply.ts';
 import type { Route } from '../http/types.ts';
 import { Input } from '../lib/input.ts';
+import { PARSE_TIMEOUT_MS } from './parser-pool.ts';
 import type { CertificateStore } from './store.ts';
 
 export interface CertificateRouteDeps {
@@ -28,7 +29,7 @@ export function certificateRoutes(deps: CertificateRouteDeps): Route[] {
   const { certificates } = deps;
   return [
     {
-      method: 'POST', path: '/api/certificates', auth: 'bearer', rateScope: 'sensitive', body: 'json', bodyLimit: UPLOAD_BODY_LIMIT,
+      method: 'POST', path: '/api/certificates', auth: 'bearer', rateScope: 'sensitive', body: 'json', bodyLimit: UPLOAD_BODY_LIMIT, extraDeadlineMs: PARSE_TIMEOUT_MS,
       doc: {
         operationId: 'uploadCertificate', tags: ['Certificates'], summary: 'Upload the signing certificate (PKCS#12)',
         description: 'Checks that the file opens with the password, holds a private key matching its certificate, that the key is RSA of at least 2048 bits and that the certificate is valid now. The key and certificate are stored encrypted (AES-256-GCM); the new certificate becomes the one that signs the tenant\'s documents. DGII binds its token to the holder named in the subject (serialNumber, else CN; shown as holderId), which must be the tenant\'s RNC: a certificate of another holder is accepted here, but DGII (and the simulator) refuse the documents it signs. Files protected with RC2/RC4 (old exporters, OpenSSL -legacy) are refused with instructions to re-export them.',

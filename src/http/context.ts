@@ -1,5 +1,6 @@
 import type { Environment } from '../environments.ts';
 import type { Logger } from '../log.ts';
+import type { TenantRateScope } from '../ratelimit/scopes.ts';
 import type { Principal } from './principal.ts';
 import type { Headers, RequestContext } from './types.ts';
 
@@ -9,6 +10,8 @@ export interface ContextHooks {
   signal(): AbortSignal;
   /** Gives back the request's per-IP token (see RequestContext.refundIpLimit). */
   refundIpLimit(): void;
+  /** See RequestContext.takeLimit. */
+  takeLimit(scope: TenantRateScope, key: string): void;
 }
 
 /**
@@ -66,6 +69,10 @@ export class Context implements RequestContext {
 
   refundIpLimit(): void {
     this.#hooks.refundIpLimit();
+  }
+
+  takeLimit(scope: TenantRateScope, key: string): void {
+    this.#hooks.takeLimit(scope, key);
   }
 }
 

@@ -88,7 +88,7 @@ function commonErrors(route: Route): Record<string, ResponseDoc> {
     out['429'] = { ...errorResponse('RATE_LIMITED: wait for Retry-After seconds.'), headers: { 'Retry-After': { description: 'Seconds to wait.', schema: S.int() }, ...RATE_HEADERS } };
   }
   out['500'] = errorResponse('INTERNAL: unexpected error (details are in the server log under the X-Request-Id).');
-  out['503'] = errorResponse('SERVICE_UNAVAILABLE: the database is unreachable; retry later.');
+  out['503'] = errorResponse('SERVICE_UNAVAILABLE: the database is unreachable, or did not answer within the request deadline (HTTP_DEADLINE_MS); retry after Retry-After seconds (with the same Idempotency-Key, where the route takes one).');
   return out;
 }
 

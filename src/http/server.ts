@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.ts';
 import { assertInScope, type Principal } from './principal.ts';
 import { isDatabaseUnavailable, isUnstorableText } from '../db/errors.ts';
+import { DeadlineExceeded, within } from '../lib/deadline.ts';
 import { AppError, ERROR_CODES, errorEnvelope, type ErrorCode } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { combineRateHeaders, type RateLimits, type Taken } from '../ratelimit/limiter.ts';
@@ -90,6 +91,10 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
       log.warn('database unavailable', { requestId, err });
       return new AppError('SERVICE_UNAVAILABLE', undefined, { headers: { 'retry-after': '5' } });
     }
+    if (err instanceof DeadlineExceeded) {
+      log.warn('request deadline passed', { requestId, err });
+      return new AppError('SERVICE_UNAVAILABLE', 'El servicio no pudo completar la solicitud a tiempo (la base de datos no respondió); reintente en unos segundos. Una solicitud con Idempotency-Key puede repetirse con la misma clave.', { headers: { 'retry-after': '5' } });
+    }
     if (isUnstorableText(err)) {
       // An error line all the same: some input path lacks the check that should refuse this.
       log.error('text the database cannot store reached a query; the input path should refuse it', { requestId, err });
@@ -164,9 +169,12 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     }
     const scope = rateScopeOf(route);
     if (scope !== null && isIpScope(scope)) limit(scope, route, ctx, rate);
+    // A database that stops answering (a partition without a reset) would hold the request
+    // until TCP gives up: authentication and the handler each get the route's deadline.
+    const deadlineMs = config.http.deadlineMs + (route.extraDeadlineMs ?? 0);
     if (route.auth !== 'none') {
       const principal = authenticator.authenticate(route.auth, ctx.headers);
-      ctx.principal = principal instanceof Promise ? await principal : principal;
+      ctx.principal = principal instanceof Promise ? await within(principal, deadlineMs) : principal;
       assertInScope(ctx.principal, route.method, ctx.env);
     }
     if (scope !== null && RATE_SCOPES[scope].key === 'tenant') limit(scope, route, ctx, rate);
@@ -175,7 +183,7 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
       ctx.rawBody = await readBody(req, route.bodyLimit ?? config.http.bodyLimitBytes);
       ctx.body = decodeBody(bodyKind, ctx.rawBody, ctx.headers);
     }
-    const reply = await route.handler(ctx);
+    const reply = await within(route.handler(ctx), deadlineMs);
     if (!req.complete) await settle(req, res);
     if (reply.stream !== undefined) await sendStream(res, ctx.requestId, { ...reply, stream: reply.stream }, rate.headers);
     else sendReply(res, ctx.requestId, reply, rate.headers);
@@ -232,6 +240,7 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
       if (clientGone) controller.abort();
       return controller.signal;
     };
+    const stopWork = (): void => controller?.abort();
     // One listener for both ends: a response emits 'close' after it finished too (a tick later),
     // and one listener per request is cheaper than two.
     res.on('close', () => {
@@ -258,6 +267,9 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
         q >= 0 ? url.slice(q + 1) : '',
         {
           signal,
+          takeLimit: (scope, key) => {
+            rate.headers = combineRateHeaders(rate.headers, rateLimits.consume(scope, key));
+          },
           refundIpLimit: () => {
             if (rate.ipTaken !== null) rateLimits.refund(rate.ipTaken);
             rate.ipTaken = null;
@@ -268,6 +280,8 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     } catch (err) {
       // The client left mid-body: nobody is there to answer, and its error is no server fault.
       if (err instanceof RequestAborted) return;
+      // Work past its deadline is told to stop where it listens (it cannot be cancelled here).
+      if (err instanceof DeadlineExceeded) stopWork();
       if (res.headersSent) {
         log.error('error after the response started', { requestId, err });
         cutByServer = true;

@@ -1,7 +1,7 @@
 import type { Environment } from '../environments.ts';
 import type { Logger } from '../log.ts';
 import type { Principal } from './principal.ts';
-import type { IpRateScope, RouteRateScope } from '../ratelimit/scopes.ts';
+import type { IpRateScope, RouteRateScope, TenantRateScope } from '../ratelimit/scopes.ts';
 import type { OperationDoc } from './openapi.ts';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -46,6 +46,11 @@ export interface RequestContext {
    * proved who sends it (a valid token), so it counts against its tenant only.
    */
   readonly refundIpLimit: () => void;
+  /**
+   * Takes a token from a tenant-keyed scope the handler chooses once it knows who sends the
+   * request (RATE_LIMITED beyond it), its RateLimit fields joining the answer's.
+   */
+  readonly takeLimit: (scope: TenantRateScope, key: string) => void;
   readonly log: Logger;
 }
 
@@ -84,6 +89,11 @@ export interface Route {
   body?: BodyKind;
   /** Overrides the configured body size limit for this route. */
   bodyLimit?: number;
+  /**
+   * Added to HTTP_DEADLINE_MS for this route: the timeout of another service its handler waits
+   * on (certificate parsing, a sender's CRLs, a test webhook's attempt).
+   */
+  extraDeadlineMs?: number;
   handler: Handler;
   doc: OperationDoc;
 }

@@ -11,6 +11,7 @@ export const RATE_SCOPES = {
   sensitive: { key: 'tenant', configKey: 'sensitivePerMinute' },
   publicAuth: { key: 'ip', configKey: 'publicAuthPerMinute' },
   receiver: { key: 'tenant', configKey: 'receiverPerMinute' },
+  receiverAnonymous: { key: 'tenant', configKey: 'receiverAnonymousPerMinute' },
   receiverIp: { key: 'ip', configKey: 'receiverPerIpPerMinute' },
   signInAccount: { key: 'account', configKey: 'signInPerAccountPerMinute' },
 } as const satisfies Record<string, { key: 'tenant' | 'ip' | 'account'; configKey: keyof Config['rateLimits'] }>;
@@ -22,6 +23,7 @@ type ScopeKeyed<K extends string> = { [S in RateScope]: (typeof RATE_SCOPES)[S][
 /** Scopes a route may name: the server takes them, keyed on the tenant or the client IP. */
 export type RouteRateScope = ScopeKeyed<'tenant' | 'ip'>;
 export type IpRateScope = ScopeKeyed<'ip'>;
+export type TenantRateScope = ScopeKeyed<'tenant'>;
 export type AccountRateScope = ScopeKeyed<'account'>;
 
 export function isIpScope(scope: RateScope): scope is IpRateScope {

@@ -19,6 +19,8 @@ import { uploadedXml } from './upload.ts';
 export interface ReceiverRouteDeps {
   receiver: ReceiverService;
   auth: SenderAuth;
+  /** Added to the request deadline: the sender's CRLs may be downloaded on the way (RECEIVER_CRL_TIMEOUT_MS each). */
+  crlWaitMs: number;
 }
 
 const BASE = '/{env}/receptor/{rnc}/fe';
@@ -32,28 +34,41 @@ const UNTRUSTED = (what: string) => ERR(`SIGNER_NOT_TRUSTED: ${what}; in eCF wit
 const REVOCATION_UNKNOWN = ERR('CERTIFICATE_REVOCATION_UNKNOWN (eCF only): a CRL the signer\'s chain names could not be fetched or used, so its revocation status is unknown; retry later (Retry-After). In TesteCF and CerteCF such a signer is accepted and marked untrusted.');
 const UPLOAD = (what: string) => ({ schema: S.ref('ReceiverUpload'), contentType: 'multipart/form-data', description: `${what} in the field "xml".` });
 
-// Shared by every /fe/* route: the receiverIp scope, then the receiver scope keyed on the tenant the path names.
+// Every /fe/* route takes the receiverIp scope first. Then two budgets per tenant the path
+// names, so that requests nobody vouches for cannot spend what senders with a valid token
+// need: the authentication steps take `receiverAnonymous` before they run; an upload takes
+// `receiver` once its token proved valid, or `receiverAnonymous` when it did not.
+const rncKey = (ctx: RequestContext) => `rnc:${ctx.params.rnc ?? ''}`;
 const GROUP = {
   auth: 'none',
   ipRateScope: 'receiverIp',
-  rateScope: 'receiver',
-  rateKey: (ctx: RequestContext) => `rnc:${ctx.params.rnc ?? ''}`,
 } as const satisfies Partial<Route>;
+const ANONYMOUS = { ...GROUP, rateScope: 'receiverAnonymous', rateKey: rncKey } as const satisfies Partial<Route>;
+const UPLOAD_LIMITS = ' Limits: receiverIp per client address (given back once the token proves valid), then the tenant\'s `receiver` budget with a valid token, or its `receiverAnonymous` budget without one.';
 
 
 export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
   const { receiver, auth } = deps;
+  const extraDeadlineMs = deps.crlWaitMs;
   const tenantOf = (ctx: RequestContext) => receiver.tenant(ctx.params.rnc ?? '');
   // The token's row is kept: whose certificate earned it is checked against the e-CF's emisor.
   const sender = async (ctx: RequestContext) => {
-    const tenant = await tenantOf(ctx);
-    const token = await auth.authenticate(tenant, envOf(ctx), header(ctx.headers, 'authorization'));
+    let tenant: Awaited<ReturnType<typeof tenantOf>>;
+    let token: Awaited<ReturnType<typeof auth.authenticate>>;
+    try {
+      tenant = await tenantOf(ctx);
+      token = await auth.authenticate(tenant, envOf(ctx), header(ctx.headers, 'authorization'));
+    } catch (err) {
+      ctx.takeLimit('receiverAnonymous', rncKey(ctx));
+      throw err;
+    }
+    ctx.takeLimit('receiver', rncKey(ctx));
     ctx.refundIpLimit();
     return { tenant, holderId: token.holderId };
   };
   return [
     {
-      ...GROUP, method: 'GET', path: `${BASE}/autenticacion/api/semilla`,
+      ...ANONYMOUS, extraDeadlineMs, method: 'GET', path: `${BASE}/autenticacion/api/semilla`,
       doc: {
         operationId: 'receiverSeed', tags: TAGS, summary: 'A seed to sign (receiver authentication, step 1)',
         description: 'DGII\'s seed document for this receiver: sign it (enveloped XMLDSig, DGII profile) with your certificate and send it to validacioncertificado within 5 minutes. Each seed is good for one attempt.',
@@ -62,7 +77,7 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
       handler: async (ctx) => ({ status: 200, raw: { data: await auth.seed(await tenantOf(ctx), envOf(ctx)), contentType: XML_CONTENT } }),
     },
     {
-      ...GROUP, method: 'POST', path: `${BASE}/autenticacion/api/validacioncertificado`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.signedSeed,
+      ...ANONYMOUS, extraDeadlineMs, method: 'POST', path: `${BASE}/autenticacion/api/validacioncertificado`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.signedSeed,
       doc: {
         operationId: 'receiverValidateCertificate', tags: TAGS, summary: 'Exchange a signed seed for a token (step 2)',
         description: 'The seed must have been issued by this receiver for this environment, unused and unexpired; the signature must verify with a certificate (in the signature) that is valid now, RSA of at least 2048 bits. With RECEIVER_TRUSTED_CA_FILE that certificate must chain (through any intermediates in X509Data) to one of its CAs, with a signing KeyUsage and not revoked; without it, eCF refuses every sender and TesteCF/CerteCF accept any. The token is valid for one hour, for this receiver and environment only.',
@@ -84,10 +99,10 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
       },
     },
     {
-      ...GROUP, method: 'POST', path: `${BASE}/recepcion/api/ecf`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.ecf,
+      ...GROUP, extraDeadlineMs, method: 'POST', path: `${BASE}/recepcion/api/ecf`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.ecf,
       doc: {
         operationId: 'receiverReceiveEcf', tags: TAGS, summary: 'Receive an e-CF from another taxpayer',
-        description: 'Answers an ARECF signed with this tenant\'s certificate: Estado 0 (recibido; stored, listed under documentos-recibidos, ecf.received event) or Estado 1 (no recibido) with CodigoMotivoNoRecibido 1 specification (XSD), 2 signature (or the signer\'s certificate: not valid at reception, whatever FechaHoraFirma says, not of RNCEmisor, not chained to a trusted CA or revoked; or a token obtained with a certificate not of RNCEmisor), 3 duplicate (same RNCEmisor and eNCF already received), 4 RNCComprador is not this tenant. Checked in the order 2, 1, 4, 3.',
+        description: 'Answers an ARECF signed with this tenant\'s certificate: Estado 0 (recibido; stored, listed under documentos-recibidos, ecf.received event) or Estado 1 (no recibido) with CodigoMotivoNoRecibido 1 specification (XSD), 2 signature (or the signer\'s certificate: not valid at reception, whatever FechaHoraFirma says, not of RNCEmisor, not chained to a trusted CA or revoked; or a token obtained with a certificate not of RNCEmisor), 3 duplicate (same RNCEmisor and eNCF already received), 4 RNCComprador is not this tenant. Checked in the order 2, 1, 4, 3.' + UPLOAD_LIMITS,
         headers: BEARER,
         requestBody: UPLOAD('The signed e-CF'),
         responses: {
@@ -108,10 +123,10 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
       },
     },
     {
-      ...GROUP, method: 'POST', path: `${BASE}/aprobacioncomercial/api/ecf`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.acecf,
+      ...GROUP, extraDeadlineMs, method: 'POST', path: `${BASE}/aprobacioncomercial/api/ecf`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.acecf,
       doc: {
         operationId: 'receiverCommercialApproval', tags: TAGS, summary: 'Receive a commercial approval (ACECF) of an e-CF this tenant issued',
-        description: 'The buyer of an e-CF this tenant issued approves (Estado 1) or rejects (Estado 2) it. The ACECF must be signed, valid against DGII\'s schema, name this tenant as RNCEmisor and match the issued e-CF (eNCF, RNCComprador, FechaEmision, MontoTotal). One per e-CF; sending the same one again is answered as the first.',
+        description: 'The buyer of an e-CF this tenant issued approves (Estado 1) or rejects (Estado 2) it. The ACECF must be signed, valid against DGII\'s schema, name this tenant as RNCEmisor and match the issued e-CF (eNCF, RNCComprador, FechaEmision, MontoTotal). One per e-CF; sending the same one again is answered as the first.' + UPLOAD_LIMITS,
         headers: BEARER,
         requestBody: UPLOAD('The signed ACECF'),
         responses: {

@@ -12,7 +12,7 @@ import type { WebhookSettings } from './settings.ts';
 const ERR = (description: string) => ({ description, schema: S.ref('ErrorEnvelope') });
 const STATUS_FILTERS = [...DELIVERY_STATUSES, 'failed'] as const;
 
-export function webhookRoutes(deps: { settings: WebhookSettings; webhooks: WebhookService }): Route[] {
+export function webhookRoutes(deps: { settings: WebhookSettings; webhooks: WebhookService; attemptTimeoutMs: number }): Route[] {
   const { settings, webhooks } = deps;
   return [
     {
@@ -45,7 +45,7 @@ export function webhookRoutes(deps: { settings: WebhookSettings; webhooks: Webho
       handler: async (ctx) => ok(await settings.rotate(tenantOf(ctx), ctx.body)),
     },
     {
-      method: 'POST', path: '/api/webhooks/test', auth: 'bearer', rateScope: 'sensitive', body: 'optionalJson',
+      method: 'POST', path: '/api/webhooks/test', auth: 'bearer', rateScope: 'sensitive', body: 'optionalJson', extraDeadlineMs: deps.attemptTimeoutMs,
       doc: {
         operationId: 'sendTestWebhook', tags: ['Webhooks'], summary: 'Send a webhook.test delivery now',
         description: 'Creates a `webhook.test` delivery ({ event, tenantId, timestamp, message }), makes its first attempt at once and answers with the delivery and that attempt; a failed delivery then follows the retry schedule.',

@@ -3,11 +3,15 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 // A TCP proxy between a service and PostgreSQL, so a test can take "the database" away
 // without touching the server other people's tests use: cut() destroys every open
 // connection and stops listening (new connections are refused), restore() listens again
-// on the same port.
+// on the same port. freeze() is a partition without a reset: every connection stays open
+// and nothing crosses in either direction (new ones are accepted and held), until thaw().
 
 export class TcpProxy {
   private server: Server | null = null;
   private readonly pairs = new Set<Socket>();
+  /** The two directions of each connection, unpiped while frozen. */
+  private readonly links: [Socket, Socket][] = [];
+  private frozen = false;
   /** Connections accepted since start. */
   accepted = 0;
   private readonly targetHost: string;
@@ -66,8 +70,22 @@ export class TcpProxy {
         b.destroy();
       });
     }
-    client.pipe(upstream);
-    upstream.pipe(client);
+    this.links.push([client, upstream], [upstream, client]);
+    if (!this.frozen) {
+      client.pipe(upstream);
+      upstream.pipe(client);
+    }
+  }
+
+  /** A partition without a reset: bytes already sent wait in the sockets, nothing crosses. */
+  freeze(): void {
+    this.frozen = true;
+    for (const [from, to] of this.links) from.unpipe(to);
+  }
+
+  thaw(): void {
+    this.frozen = false;
+    for (const [from, to] of this.links) if (!from.destroyed && !to.destroyed) from.pipe(to);
   }
 
   /** Drops every connection and refuses new ones. */
