@@ -6,6 +6,7 @@ import type { ReceiverDirectory } from '../dgii/directory.ts';
 import type { DgiiClient } from '../dgii/protocol/client.ts';
 import { documentFileName } from '../dgii/protocol/paths.ts';
 import { buildAcecfXml } from '../ecf/xml/index.ts';
+import { takesApproval } from '../ecf/exchange-rules.ts';
 import type { Environment } from '../environments.ts';
 import { AppError, errorMessage, notFound, validationError } from '../errors.ts';
 import { ExchangeError } from '../exchange/egress.ts';
@@ -80,6 +81,10 @@ export class BuyerApprovals {
     const decision = readDecision(body);
     const received = await findReceived(sql, tenantId, environment, receivedId);
     if (received === undefined) throw notFound('Received document');
+    // Documents of these types were received before the v1.6 table was applied at the receiver.
+    if (!takesApproval(received.tipo)) {
+      throw new AppError('CONFLICT', `La aprobación comercial no aplica al tipo de e-CF ${received.tipo} (Descripción técnica de facturación electrónica v1.6: no se aprueban los tipos 32, 41, 43, 46 y 47)`);
+    }
     const now = new Date();
     const credential = await certificates.credentials(tenantId, now);
     if (credential === null) throw new AppError('CONFLICT', 'No valid certificate to sign the commercial approval (ACECF): upload one with POST /api/certificates');

@@ -2,6 +2,7 @@ import { randomUUID, type X509Certificate } from 'node:crypto';
 import type { SigningCredential } from '../certificates/check.ts';
 import type { Sql } from '../db/connect.ts';
 import { buildArecfXml, ESTADO_ACUSE, type MotivoNoRecibido } from '../ecf/xml/index.ts';
+import { APPROVAL_NOT_REQUIRED, takesApproval, tipoOfEncf } from '../ecf/exchange-rules.ts';
 import type { Environment } from '../environments.ts';
 import { AppError } from '../errors.ts';
 import type { EventOutbox } from '../events/outbox.ts';
@@ -101,6 +102,9 @@ export class ReceiverService {
     if (approval.rncEmisor !== tenant.rnc) {
       throw new AppError('INVALID_REQUEST', `El RNCEmisor ${approval.rncEmisor} de la aprobación comercial no es el RNC ${tenant.rnc} de este receptor`);
     }
+    // DGII's v1.6 table: no commercial approval about types 32, 41, 43, 46 and 47; DGII's own words.
+    const tipo = tipoOfEncf(approval.encf);
+    if (tipo !== null && !takesApproval(tipo)) throw new AppError('INVALID_REQUEST', `${APPROVAL_NOT_REQUIRED} (${tipo})`);
     const issued = await findIssued(this.sql, tenant.id, environment, approval.encf);
     if (issued === undefined) throw new AppError('INVALID_REQUEST', `El RNC ${tenant.rnc} no ha emitido el e-CF ${approval.encf} en ${environment}`);
     const problem = mismatch(approval, issued);
