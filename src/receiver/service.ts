@@ -8,6 +8,7 @@ import { AppError } from '../errors.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import { TtlCache } from '../lib/ttl-cache.ts';
 import type { Logger } from '../log.ts';
+import { insertJob } from '../queue/queries.ts';
 import { signXml } from '../xml/index.ts';
 import { assessAcecf, mismatch } from './assess-acecf.ts';
 import { assessEcf, type AcknowledgedIds } from './assess-ecf.ts';
@@ -79,8 +80,11 @@ export class ReceiverService {
     const arecf = acknowledge(credential, ids, null, now);
     const stored = await this.sql.begin(async (tx) => {
       const row = await insertReceived(tx, { id: randomUUID(), tenantId: tenant.id, environment, document, arecfXml: arecf });
-      if (row !== undefined) await this.outbox.record(tx, tenant.id, 'ecf.received', receivedEventPayload(row));
-      return row !== undefined;
+      if (row === undefined) return false;
+      await this.outbox.record(tx, tenant.id, 'ecf.received', receivedEventPayload(row));
+      // Asked of DGII in the background (verification.ts): the sender is not kept waiting.
+      await insertJob(tx, { kind: 'receiver.verify', payload: { receivedId: row.id } });
+      return true;
     });
     if (!stored) {
       this.log.info('e-CF not received', { tenant: tenant.id, environment, encf: ids.encf, motivo: 3 });
