@@ -82,18 +82,24 @@ export const aprobacionHandler: Handler = (ctx) => {
   let estado: string | undefined;
   let comprador: string | undefined;
   let encf: string | undefined;
+  let emisor: string | undefined;
   try {
     const root = parseXml(upload.file.data).root;
     if (root.localName !== 'ACECF') return errorReply(400, 'El documento no es una aprobación comercial (ACECF)');
     estado = textAt(root, ['DetalleAprobacionComercial', 'Estado'])?.trim();
     comprador = textAt(root, ['DetalleAprobacionComercial', 'RNCComprador'])?.trim();
     encf = textAt(root, ['DetalleAprobacionComercial', 'eNCF'])?.trim();
+    emisor = textAt(root, ['DetalleAprobacionComercial', 'RNCEmisor'])?.trim();
   } catch {
     return errorReply(400, 'El archivo no es un XML válido');
   }
   if (comprador !== holderId) return errorReply(400, `El RNCComprador ${comprador ?? ''} no corresponde al RNC ${holderId} del token`);
   const tipo = tipoOfEncf(encf ?? '');
   if (tipo !== null && !takesApproval(tipo)) return errorReply(400, APPROVAL_NOT_REQUIRED);
+  // DGII takes approvals only of e-CF it holds, and not of rejected ones.
+  const codigo = codigoOf(ctx, emisor ?? '', encf ?? '', null);
+  if (codigo === 0) return errorReply(400, 'Factura no encontrada para esta Aprobación comercial');
+  if (codigo === 2) return errorReply(400, 'No se encuentra un e-CF válido para esta aprobación comercial');
   ctx.state.counters.approvalsReceived++;
   const approved = estado === '1';
   return jsonReply(200, { codigo: approved ? '01' : '02', estado: approved ? 'Aprobación Comercial Aprobada.' : 'Aprobación Comercial Rechazada.', mensaje: [] });
