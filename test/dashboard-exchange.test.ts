@@ -60,7 +60,14 @@ async function openReceived(): Promise<WatchedPage> {
 }
 
 test('B approves the received e-CF in the dashboard, A\'s document shows it, and a stale second decision shows the 409 and the decision taken', async () => {
+  await waitFor(async () => {
+    const d = (await call(t.url, 'GET', `/TesteCF/documentos-recibidos/${receivedId}`, { headers: { 'x-api-key': b.apiKey } })).body.data as Loose;
+    return (d.verificacionDgii as Loose).estado === 'aceptado' ? true : undefined;
+  }, 30_000, 'B\'s check with DGII');
   const first = await openReceived();
+  // What DGII said of the document shows among its facts.
+  assert.equal(await first.page.locator('[data-field="verificacion-dgii"] .badge').getAttribute('data-value'), 'aceptado');
+  assert.equal(await first.page.locator('[data-field="verificacion-dgii"] .badge').textContent(), 'Aceptado por DGII');
   const stale = await openReceived();
   const { page } = first;
   const row = page.locator('[data-actions="received"]');
