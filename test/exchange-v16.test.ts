@@ -240,6 +240,24 @@ test('B verifies what it receives with DGII, approves; each ACECF leg is an even
   }
 });
 
+test('B\'s ACECF about an e-CF of C goes to C\'s approval service without a token, C publishing no authentication', async () => {
+  const sender = new FeSender(serviceB.url, receiverBase(ENV, RNC_B), credentialsC);
+  const encf = `E31${String(Date.now() % 1e6).padStart(6, '0')}8888`;
+  const res = await sender.send('recepcion', signedOfType(credentialsC, 31, RNC_C, encf, RNC_B), await sender.token());
+  assert.equal(arecfOutcome(res.text).estado, '0');
+  const received = await waitFor(() => receivedByB(encf), 30_000, 'C\'s e-CF at B');
+  const decided = await call(serviceB.url, 'POST', `/${ENV}/documentos-recibidos/${received.id as string}/aprobacion`, { json: { estado: 'rechazado', motivo: 'Precio distinto al acordado' }, headers: asB() });
+  assert.equal(decided.status, 202, decided.text);
+  const emisorLeg = await waitFor(() => eventsOf(hooksB, 'ecf.commercial_approval_update', (j) => j.receivedDocumentId === received.id && j.leg === 'emisor')[0], 30_000, 'the emisor leg');
+  assert.equal(emisorLeg.estado, 'enviado', JSON.stringify(emisorLeg));
+  const toC = taxpayerC.requests.filter((r) => r.path === '/taxpayer/fe/aprobacioncomercial/api/ecf' && r.xml?.includes(encf) === true);
+  assert.equal(toC.length, 1);
+  assert.equal(toC[0]?.authorization, undefined, 'no Authorization header');
+  assert.ok(!taxpayerC.requests.some((r) => r.path.includes('/autenticacion/')), 'no seed was asked for');
+  const sent = await call(serviceB.url, 'GET', `/${ENV}/documentos-recibidos/${received.id as string}/acecf`, { headers: asB() });
+  assert.equal(sent.text, toC[0]?.xml, 'the ACECF C got is the one B keeps');
+});
+
 test('an e-CF DGII does not know (fabricated with the emisor\'s key) is no_encontrado, and with the setting rejected automatically', async () => {
   const settings = await call(serviceB.url, 'PUT', '/api/receptor/settings', { json: { rechazarDesconocidosDgii: true }, headers: { authorization: `Bearer ${b.accessToken}` } });
   assert.equal(settings.status, 200, settings.text);
