@@ -162,3 +162,26 @@ test('A delivers again from the document\'s page a buyer leg left in error by a 
   assert.deepEqual(unexpectedProblems(first), []);
   assert.deepEqual(unexpectedProblems(stale, [409]), []);
 });
+
+test('B turns on the automatic rejection of e-CF DGII does not know from the Recibidos page, and the list shows DGII\'s answer', async () => {
+  const w = await openPage(browser);
+  pages.push(w);
+  const { page } = w;
+  await signIn(page, t.url, b.email, b.password);
+  await page.goto(`${t.url}/dashboard/#/recibidos`);
+  await heading(page, 'Documentos recibidos');
+  const list = page.locator('[data-list="received"]');
+  await list.waitFor();
+  assert.equal(await list.locator('.badge[data-value="aceptado"]').first().textContent(), 'Aceptado por DGII');
+  const section = page.locator('[data-section="receiver-settings"]');
+  const box = section.getByLabel('Rechazar automáticamente los e-CF que DGII no conoce');
+  await box.waitFor();
+  assert.equal(await box.isChecked(), false);
+  await box.check();
+  await section.getByRole('button', { name: 'Guardar' }).click();
+  await section.getByText('Guardado: se rechazarán los e-CF que DGII no conoce.').waitFor();
+  assert.deepEqual(await seriousViolations(page), []);
+  const saved = await call(t.url, 'GET', '/api/receptor/settings', { headers: { authorization: `Bearer ${b.accessToken}` } });
+  assert.deepEqual(saved.body.data, { rechazarDesconocidosDgii: true });
+  assert.deepEqual(unexpectedProblems(w), []);
+});

@@ -6,6 +6,7 @@ import { buyerSection, linesSection, totalsSection } from "./ecf-view.js";
 import { PAGE_SIZES } from "./labels.js";
 import { listView } from "./list-view.js";
 import { approvalControls } from "./received-approval.js";
+import { receiverSettingsSection } from "./received-settings.js";
 import { tipoLabel } from "./page-documents.js";
 import { select } from "./dom.js";
 const FILTERS = ['encf', 'rncEmisor', 'desde', 'hasta', 'pageSize'];
@@ -76,7 +77,7 @@ export async function receivedListPage(ctx) {
             time(d.receivedAt),
         ]), { 'data-list': 'received', 'data-titled': '' }),
         changing: () => false,
-    }));
+    }), receiverSettingsSection(ctx));
 }
 function actions(ctx, d, approval) {
     const status = h('div', { 'aria-live': 'polite' });

@@ -5,6 +5,7 @@ import { buyerSection, linesSection, totalsSection } from './ecf-view.ts';
 import { PAGE_SIZES } from './labels.ts';
 import { listView } from './list-view.ts';
 import { approvalControls } from './received-approval.ts';
+import { receiverSettingsSection } from './received-settings.ts';
 import { tipoLabel } from './page-documents.ts';
 import type { Page, ReceivedDetail, ReceivedSummary } from './types.ts';
 import { select } from './dom.ts';
@@ -91,6 +92,7 @@ export async function receivedListPage(ctx: PageContext): Promise<void> {
       ]), { 'data-list': 'received', 'data-titled': '' }),
       changing: () => false,
     }),
+    receiverSettingsSection(ctx),
   );
 }
 
