@@ -63,6 +63,8 @@ import { buyerDeliveryJob } from './documents/buyer-delivery.ts';
 import { FeClient } from './exchange/fe-client.ts';
 import { approvalRoutes } from './receiver/approval-routes.ts';
 import { approvalSendJob, BuyerApprovals } from './receiver/buyer-approval.ts';
+import { ReceiverSettings } from './receiver/settings.ts';
+import { receivedVerificationJob } from './receiver/verification.ts';
 import { ownDirectory } from './receiver/own-directory.ts';
 import { ReceiverService } from './receiver/service.ts';
 import { signerTrustPolicy } from './receiver/signer-trust.ts';
@@ -128,6 +130,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       wakeups.announce('document.submit');
     }, async (tenantId) => (await identity.tenant(tenantId))?.rnc, sequences);
     const annulments = new AnnulmentService(db.sql, sequences, (tenantId) => documents.rncOf(tenantId), () => runtime.nudge());
+    const buyerApprovals = new BuyerApprovals({ sql: db.sql, certificates, onQueued: () => runtime.nudge() });
     const submitPolicy = { maxAttempts: config.authority.submitMaxAttempts, backoffBaseMs: config.authority.retryBaseMs, backoffMaxMs: config.authority.retryMaxMs };
     const metrics = new ServiceMetrics(rateLimits, [() => jobGauges(db.sql), () => webhooks.gauges()]);
     const runtime: WorkerRuntime = new WorkerRuntime(db.sql, log, config.queue, {
@@ -135,7 +138,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
       'annulment.submit': annulmentJob({ sql: db.sql, sequences, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, policy: submitPolicy, log }),
       'sequences.expiry': expiryJob(sequences, log),
       'exchange.deliver': buyerDeliveryJob({ sql: db.sql, judgeSigner: (env, leaf, offered, at) => signerTrust.judge(env, leaf, offered, at), outbox, directory: dgii.directory, fe, credentials: (tenantId, now) => certificates.credentials(tenantId, now), config: config.exchange, log }),
-      'exchange.approval': approvalSendJob({ sql: db.sql, directory: dgii.directory, dgii: dgii.client, fe, certificates, config: config.exchange, log }),
+      'exchange.approval': approvalSendJob({ sql: db.sql, outbox, directory: dgii.directory, dgii: dgii.client, fe, certificates, config: config.exchange, log }),
+      'receiver.verify': receivedVerificationJob({ sql: db.sql, dgii: dgii.client, outbox, approvals: buyerApprovals, config: config.exchange, log }),
       'maintenance.purge': maintenanceJob({ idempotencyKeys: (batch) => idempotency.purgeExpired(batch), sessions: () => identity.purgeExpiredSessions() }, log),
       'maintenance.repair': repairJob({ sql: db.sql, repairers: jobRepairers(config), everyMs: config.queue.repairIntervalMs, log, onRepaired: metrics.onRepaired }),
     });
@@ -173,8 +177,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...webhookRoutes({ settings: webhookSettings, webhooks, attemptTimeoutMs: config.webhooks.timeoutMs }),
       ...metricsRoutes({ metrics, token: config.metricsToken }),
       ...receiverRoutes({ receiver: new ReceiverService(db.sql, outbox, certificates, log, signerTrust), auth: new SenderAuth(db.sql, signerTrust), crlWaitMs: 2 * config.receiver.crlTimeoutMs }),
-      ...receivedDocumentRoutes(new ReceivedDocuments(db.sql)),
-      ...approvalRoutes({ approvals: new BuyerApprovals({ sql: db.sql, certificates, onQueued: () => runtime.nudge() }), idempotency }),
+      ...receivedDocumentRoutes(new ReceivedDocuments(db.sql), new ReceiverSettings(db.sql)),
+      ...approvalRoutes({ approvals: buyerApprovals, idempotency }),
     ];
     for (const route of routes) router.add(route);
 

@@ -60,7 +60,14 @@ async function openReceived(): Promise<WatchedPage> {
 }
 
 test('B approves the received e-CF in the dashboard, A\'s document shows it, and a stale second decision shows the 409 and the decision taken', async () => {
+  await waitFor(async () => {
+    const d = (await call(t.url, 'GET', `/TesteCF/documentos-recibidos/${receivedId}`, { headers: { 'x-api-key': b.apiKey } })).body.data as Loose;
+    return (d.verificacionDgii as Loose).estado === 'aceptado' ? true : undefined;
+  }, 30_000, 'B\'s check with DGII');
   const first = await openReceived();
+  // What DGII said of the document shows among its facts.
+  assert.equal(await first.page.locator('[data-field="verificacion-dgii"] .badge').getAttribute('data-value'), 'aceptado');
+  assert.equal(await first.page.locator('[data-field="verificacion-dgii"] .badge').textContent(), 'Aceptado por DGII');
   const stale = await openReceived();
   const { page } = first;
   const row = page.locator('[data-actions="received"]');
@@ -154,4 +161,27 @@ test('A delivers again from the document\'s page a buyer leg left in error by a 
 
   assert.deepEqual(unexpectedProblems(first), []);
   assert.deepEqual(unexpectedProblems(stale, [409]), []);
+});
+
+test('B turns on the automatic rejection of e-CF DGII does not know from the Recibidos page, and the list shows DGII\'s answer', async () => {
+  const w = await openPage(browser);
+  pages.push(w);
+  const { page } = w;
+  await signIn(page, t.url, b.email, b.password);
+  await page.goto(`${t.url}/dashboard/#/recibidos`);
+  await heading(page, 'Documentos recibidos');
+  const list = page.locator('[data-list="received"]');
+  await list.waitFor();
+  assert.equal(await list.locator('.badge[data-value="aceptado"]').first().textContent(), 'Aceptado por DGII');
+  const section = page.locator('[data-section="receiver-settings"]');
+  const box = section.getByLabel('Rechazar automáticamente los e-CF que DGII no conoce');
+  await box.waitFor();
+  assert.equal(await box.isChecked(), false);
+  await box.check();
+  await section.getByRole('button', { name: 'Guardar' }).click();
+  await section.getByText('Guardado: se rechazarán los e-CF que DGII no conoce.').waitFor();
+  assert.deepEqual(await seriousViolations(page), []);
+  const saved = await call(t.url, 'GET', '/api/receptor/settings', { headers: { authorization: `Bearer ${b.accessToken}` } });
+  assert.deepEqual(saved.body.data, { rechazarDesconocidosDgii: true });
+  assert.deepEqual(unexpectedProblems(w), []);
 });

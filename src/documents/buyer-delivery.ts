@@ -46,10 +46,20 @@ export interface BuyerDeliveryDeps {
 /** A document has one buyer leg job at a time. */
 const deliverKey = (documentId: string): string => `deliver:${documentId}`;
 
-/** Queues the buyer leg of a document DGII just accepted, in the transaction of the verdict. */
-export async function scheduleBuyerDelivery(tx: Queryable, doc: DocumentRow): Promise<void> {
-  if (!deliversAfter(doc.estado) || !buyerLegApplies(doc.tipo, doc.rncComprador)) return;
-  await insertJob(tx, { kind: 'exchange.deliver', payload: { documentId: doc.id }, uniqueKey: deliverKey(doc.id) });
+/**
+ * The buyer leg after DGII's verdict, in the verdict's transaction: queued when DGII accepted the
+ * document; when DGII rejected one that would have gone to a buyer, the leg is no_aplica from now
+ * on, and the issuer is told so with an ecf.receptor_update.
+ */
+export async function settleBuyerLeg(tx: Queryable, outbox: EventOutbox, doc: DocumentRow): Promise<void> {
+  if (!buyerLegApplies(doc.tipo, doc.rncComprador)) return;
+  if (deliversAfter(doc.estado)) {
+    await insertJob(tx, { kind: 'exchange.deliver', payload: { documentId: doc.id }, uniqueKey: deliverKey(doc.id) });
+    return;
+  }
+  if (doc.estado !== 'rechazado') return;
+  const updated = await updateReceptor(tx, doc.id, { estado: 'no_aplica', motivo: null, detalle: 'DGII rejected the e-CF: it is not delivered to the buyer', arecfXml: null });
+  if (updated !== undefined) await outbox.record(tx, updated.tenantId, 'ecf.receptor_update', receptorUpdatePayload(updated), { sequence: updated.eventSeq });
 }
 
 export function receptorUpdatePayload(doc: DocumentRow): Record<string, unknown> {

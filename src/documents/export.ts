@@ -55,11 +55,20 @@ export async function* csvChunks(batches: AsyncIterable<ExportRow[]>): AsyncGene
   }
 }
 
-/** Each signed document as {RNCEmisor}{eNCF}.xml, the name DGII's tools give it. */
+/**
+ * Each signed document as {RNCEmisor}{eNCF}.xml, the name DGII's tools give it, and beside it
+ * what DGII asks taxpayers to keep with it: the RFCE sent for it (-RFCE.xml), the buyer's ARECF
+ * (-ARECF.xml) and commercial approval (-ACECF.xml), byte for byte as signed.
+ */
 export async function* xmlEntries(batches: AsyncIterable<ExportRow[]>): AsyncGenerator<ZipEntry> {
   for await (const batch of batches) {
     for (const r of batch) {
-      if (typeof r.signedXml === 'string') yield { name: `${r.rncEmisor}${r.encf}.xml`, data: r.signedXml, modified: r.updatedAt };
+      if (typeof r.signedXml !== 'string') continue;
+      const base = `${r.rncEmisor}${r.encf}`;
+      yield { name: `${base}.xml`, data: r.signedXml, modified: r.updatedAt };
+      for (const [suffix, xml] of [['RFCE', r.rfceXml], ['ARECF', r.arecfXml], ['ACECF', r.acecfXml]] as const) {
+        if (typeof xml === 'string') yield { name: `${base}-${suffix}.xml`, data: xml, modified: r.updatedAt };
+      }
     }
   }
 }

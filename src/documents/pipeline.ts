@@ -11,7 +11,7 @@ import { findDocumentById, type DocumentRow, type SignedXml } from './queries.ts
 import { lostAnswers } from './lost-answers.ts';
 import { type CredentialsOf, ensureSigned } from './signing.ts';
 import { transition } from './transitions.ts';
-import { scheduleBuyerDelivery } from './buyer-delivery.ts';
+import { settleBuyerLeg } from './buyer-delivery.ts';
 import { errorMessage } from '../errors.ts';
 
 // Background submission: `document.submit` signs a `recibido` document (once: retries resend
@@ -73,7 +73,7 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
   async function finish(doc: DocumentRow, verdict: Verdict, trackId?: string | null): Promise<void> {
     await sql.begin(async (tx) => {
       const moved = await transition(tx, outbox, doc, verdict.estado, { trackId, dgiiCode: verdict.dgiiCode, dgiiMessage: verdict.dgiiMessage });
-      if (moved !== undefined) await scheduleBuyerDelivery(tx, moved);
+      if (moved !== undefined) await settleBuyerLeg(tx, outbox, moved);
     });
   }
 

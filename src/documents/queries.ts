@@ -284,6 +284,12 @@ export async function findArecf(sql: Queryable, id: string): Promise<string | un
   return row?.arecfXml ?? undefined;
 }
 
+/** The buyer's signed commercial approval (ACECF) of a document, undefined while it has none. */
+export async function findReceivedAcecf(sql: Queryable, id: string): Promise<string | undefined> {
+  const [row] = await sql<{ xml: string }[]>`select xml from commercial_approvals where document_id = ${id}`;
+  return row?.xml;
+}
+
 /** An e-CF of the tenant by its eNCF, for the rules on the documents a 33 or 34 modifies. */
 export async function findByEncf(sql: Queryable, tenantId: number, environment: Environment, encf: string): Promise<{ estado: Estado } | undefined> {
   const [row] = await sql<{ estado: Estado }[]>`

@@ -23,8 +23,11 @@ export interface ExportRow {
   estado: Estado;
   securityCode: string | null;
   referencia: string | null;
-  /** Only with `withXml`. */
+  /** Only with `withXml`: the signed e-CF, its signed RFCE (a 32 under RD$250,000), the buyer's ARECF and ACECF. */
   signedXml?: string | null;
+  rfceXml?: string | null;
+  arecfXml?: string | null;
+  acecfXml?: string | null;
   updatedAt: Date;
 }
 
@@ -43,7 +46,7 @@ export async function* exportDocuments(sql: Queryable, f: Omit<ListFilter, 'limi
   let after: string | undefined;
   for (;;) {
     const rows = await sql<ExportRow[]>`
-      select ${sql.unsafe(EXPORT_COLUMNS)} ${withXml ? sql`, signed_xml` : no} from documents
+      select ${sql.unsafe(EXPORT_COLUMNS)} ${withXml ? sql`, signed_xml, rfce_xml, arecf_xml, (select c.xml from commercial_approvals c where c.document_id = documents.id) as acecf_xml` : no} from documents
       where tenant_id = ${f.tenantId} and environment = ${f.environment}
         ${listFilters(sql, f)}
         ${withXml ? sql`and signed_xml is not null` : no}

@@ -123,5 +123,35 @@ export function documentRoutes(deps: DocumentRouteDeps): Route[] {
         raw: { data: await documents.arecf(tenantOf(ctx), envOf(ctx), uuidParam(ctx, 'internalTrackId')), contentType: 'application/xml; charset=utf-8' },
       }),
     },
+    {
+      method: 'GET', path: '/{env}/documentos-ecf/{internalTrackId}/rfce', auth: 'apiKeyOrBearer',
+      doc: {
+        operationId: 'getDocumentRfce', tags: ['Documents'], summary: 'The signed RFCE sent to DGII',
+        description: 'The summary (RFCE) of a type 32 under RD$250,000, which is what DGII receives of it, byte for byte as signed. DGII asks taxpayers to keep it; the ZIP export carries it as {RNCEmisor}{eNCF}-RFCE.xml.',
+        responses: {
+          '200': { description: 'The signed RFCE (UTF-8).', contentType: 'application/xml', schema: S.string() },
+          '404': ERR('NOT_FOUND: no such document for this tenant and environment, or it has no RFCE (not a type 32 under RD$250,000, or not signed yet).'),
+        },
+      },
+      handler: async (ctx) => ({
+        status: 200,
+        raw: { data: await documents.rfce(tenantOf(ctx), envOf(ctx), uuidParam(ctx, 'internalTrackId')), contentType: 'application/xml; charset=utf-8' },
+      }),
+    },
+    {
+      method: 'GET', path: '/{env}/documentos-ecf/{internalTrackId}/acecf', auth: 'apiKeyOrBearer',
+      doc: {
+        operationId: 'getDocumentAcecf', tags: ['Documents'], summary: 'The buyer\'s signed commercial approval (ACECF)',
+        description: 'The ACECF the buyer sent to this tenant\'s receiver about this e-CF (see aprobacionComercial on the document), byte for byte as received; its signature was verified to be the buyer\'s. The ZIP export carries it as {RNCEmisor}{eNCF}-ACECF.xml.',
+        responses: {
+          '200': { description: 'The signed ACECF (UTF-8).', contentType: 'application/xml', schema: S.string() },
+          '404': ERR('NOT_FOUND: no such document for this tenant and environment, or the buyer has sent no commercial approval.'),
+        },
+      },
+      handler: async (ctx) => ({
+        status: 200,
+        raw: { data: await documents.acecf(tenantOf(ctx), envOf(ctx), uuidParam(ctx, 'internalTrackId')), contentType: 'application/xml; charset=utf-8' },
+      }),
+    },
   ];
 }

@@ -6,7 +6,7 @@ import { toPage } from '../lib/page.ts';
 import { emitDocument } from './emit.ts';
 import { SequenceBatcher } from './numbering.ts';
 import {
-  clearSignature, countDocumentsIn, documentHistory, findArecf, findByEncf, findDocument, findSignedXml, listDocuments, usedEncfs, type DocumentRow, type ListFilter,
+  clearSignature, countDocumentsIn, documentHistory, findArecf, findByEncf, findReceivedAcecf, findDocument, findSignedXml, listDocuments, usedEncfs, type DocumentRow, type ListFilter,
 } from './queries.ts';
 import { insertJob } from '../queue/queries.ts';
 import type { DocumentUsage, SequenceService } from '../sequences/service.ts';
@@ -200,6 +200,24 @@ export class DocumentService {
     if (row === undefined) throw notFound('Document');
     const xml = await findArecf(this.sql, row.id);
     if (xml === undefined) throw new AppError('NOT_FOUND', `The buyer has not acknowledged this document (receptor.estado is ${row.receptorEstado ?? 'pendiente or no_aplica'})`);
+    return xml;
+  }
+
+  /** The signed RFCE sent to DGII for a type 32 under RD$250,000; 404 for other documents and before it is signed. */
+  async rfce(tenantId: number, environment: Environment, id: string): Promise<string> {
+    const row = await findDocument(this.sql, tenantId, environment, id);
+    if (row === undefined) throw notFound('Document');
+    const signed = await findSignedXml(this.sql, row.id);
+    if (signed?.rfceXml == null) throw new AppError('NOT_FOUND', 'This document has no RFCE: only a type 32 under RD$250,000 is summarised for DGII, once it is signed');
+    return signed.rfceXml;
+  }
+
+  /** The buyer's signed commercial approval (ACECF); 404 while the buyer has sent none. */
+  async acecf(tenantId: number, environment: Environment, id: string): Promise<string> {
+    const row = await findDocument(this.sql, tenantId, environment, id);
+    if (row === undefined) throw notFound('Document');
+    const xml = await findReceivedAcecf(this.sql, row.id);
+    if (xml === undefined) throw new AppError('NOT_FOUND', 'The buyer has sent no commercial approval (ACECF) of this document');
     return xml;
   }
 

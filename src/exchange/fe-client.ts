@@ -10,6 +10,8 @@ import { egress, type EgressAnswer, ExchangeError } from './egress.ts';
 // signed seed for a token (POST …/validacioncertificado), then the e-CF
 // (POST {urlRecepcion}/fe/recepcion/api/ecf, answered by a signed ARECF) or a commercial approval
 // (POST {urlAceptacion}/fe/aprobacioncomercial/api/ecf). Uploads are multipart, field `xml`.
+// DGII's v1.6 makes the authentication step optional: a receiver whose directory entry gives no
+// authentication URL (urlOpcional empty) takes the upload without a token, so none is asked for.
 
 export interface FeCredential {
   privateKey: KeyObject;
@@ -59,9 +61,10 @@ export class FeClient {
     return egress({ method, url, headers, ...(body === undefined ? {} : { body }) }, { ...this.options, signal, maxAnswerBytes: MAX_ANSWER_BYTES });
   }
 
-  /** Seed, signed seed, token: the receiver's Bearer token for this credential. */
-  async token(entry: DirectoryEntry, credential: FeCredential, signal: AbortSignal): Promise<string> {
-    const base = `${entry.urlOpcional ?? entry.urlRecepcion}/fe/autenticacion/api`;
+  /** Seed, signed seed, token: the receiver's Bearer token for this credential; null when the receiver publishes no authentication. */
+  async token(entry: DirectoryEntry, credential: FeCredential, signal: AbortSignal): Promise<string | null> {
+    if (entry.urlOpcional === null) return null;
+    const base = `${entry.urlOpcional}/fe/autenticacion/api`;
     const seed = await this.call('GET', `${base}/semilla`, { accept: 'application/xml, text/xml' }, undefined, signal);
     if (seed.status !== 200) throw failure(seed, 'requesting a seed');
     let signed: string;
@@ -79,9 +82,11 @@ export class FeClient {
     return token;
   }
 
-  private async upload(url: string, purpose: string, token: string, fileName: string, xml: string, signal: AbortSignal): Promise<EgressAnswer> {
+  private async upload(url: string, purpose: string, token: string | null, fileName: string, xml: string, signal: AbortSignal): Promise<EgressAnswer> {
     const upload = encodeMultipartFile({ field: 'xml', filename: fileName, content: xml });
-    const answer = await this.call('POST', url, { 'content-type': upload.contentType, authorization: `Bearer ${token}`, accept: 'application/xml, application/json' }, upload.body, signal);
+    const headers: Record<string, string> = { 'content-type': upload.contentType, accept: 'application/xml, application/json' };
+    if (token !== null) headers.authorization = `Bearer ${token}`;
+    const answer = await this.call('POST', url, headers, upload.body, signal);
     if (answer.status < 200 || answer.status >= 300) throw failure(answer, purpose);
     return answer;
   }

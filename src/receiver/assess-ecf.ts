@@ -14,6 +14,7 @@ import type { X509Certificate } from 'node:crypto';
 import { certificateProblem, describeCertificate } from '../certificates/check.ts';
 import { ecfXmlToObject, securityCode, validateEcfXml, type MotivoNoRecibido } from '../ecf/xml/index.ts';
 import type { EcfObject } from '../ecf/types.ts';
+import { isExchanged, tipoOfEncf } from '../ecf/exchange-rules.ts';
 import { parseXml, textAt, verifyXml, XmlError, type XmlDocument, type XmlElement } from '../xml/index.ts';
 import type { SignerTrust, SignerVerdict } from './signer-trust.ts';
 
@@ -120,6 +121,13 @@ export async function assessEcf(data: Buffer, tenantRnc: string, senderHolderId:
   const verdict = await judge(verified.certificate, verified.chain, now);
   if (verdict.kind === 'error') throw verdict.error;
   if (verdict.kind === 'refused') return { kind: 'refused', ids, motivo: 2, detail: `El certificado del firmante no es de confianza: ${verdict.reason}` };
+
+  // DGII's v1.6 table: these types are not sent to another taxpayer; its receivers answer them
+  // "no recibido" with motivo 1 (ecf/exchange-rules.ts). The eNCF names the type when TipoeCF is unreadable.
+  const tipo = /^\d{2}$/.test(leaf(doc.root, PATHS.tipo)) ? Number(leaf(doc.root, PATHS.tipo)) : tipoOfEncf(ids.encf);
+  if (tipo !== null && !isExchanged(tipo)) {
+    return { kind: 'refused', ids, motivo: 1, detail: `El tipo de e-CF ${tipo} no se envía a otro contribuyente (Descripción técnica de facturación electrónica v1.6)` };
+  }
 
   const errors = validateEcfXml(doc);
   if (errors.length > 0) {

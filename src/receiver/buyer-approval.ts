@@ -6,10 +6,12 @@ import type { ReceiverDirectory } from '../dgii/directory.ts';
 import type { DgiiClient } from '../dgii/protocol/client.ts';
 import { documentFileName } from '../dgii/protocol/paths.ts';
 import { buildAcecfXml } from '../ecf/xml/index.ts';
+import { takesApproval } from '../ecf/exchange-rules.ts';
 import type { Environment } from '../environments.ts';
 import { AppError, errorMessage, notFound, validationError } from '../errors.ts';
 import { ExchangeError } from '../exchange/egress.ts';
 import type { FeClient } from '../exchange/fe-client.ts';
+import type { EventOutbox } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import { insertJob } from '../queue/queries.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
@@ -60,6 +62,15 @@ export function sentApprovalView(row: SentApprovalRow) {
   };
 }
 
+/** The ecf.commercial_approval_update payload: which leg ended, how, and the whole decision. */
+export function approvalUpdatePayload(row: SentApprovalRow, leg: 'emisor' | 'dgii'): Record<string, unknown> {
+  const view = sentApprovalView(row);
+  return {
+    receivedDocumentId: row.receivedDocumentId, environment: row.environment, encf: row.encf, rncEmisor: row.rncEmisor,
+    leg, estado: view[leg].estado, detalle: view[leg].detalle, aprobacionComercial: view, timestamp: new Date().toISOString(),
+  };
+}
+
 export interface BuyerApprovalDeps {
   sql: Sql;
   certificates: CredentialSource;
@@ -80,6 +91,10 @@ export class BuyerApprovals {
     const decision = readDecision(body);
     const received = await findReceived(sql, tenantId, environment, receivedId);
     if (received === undefined) throw notFound('Received document');
+    // Documents of these types were received before the v1.6 table was applied at the receiver.
+    if (!takesApproval(received.tipo)) {
+      throw new AppError('CONFLICT', `La aprobación comercial no aplica al tipo de e-CF ${received.tipo} (Descripción técnica de facturación electrónica v1.6: no se aprueban los tipos 32, 41, 43, 46 y 47)`);
+    }
     const now = new Date();
     const credential = await certificates.credentials(tenantId, now);
     if (credential === null) throw new AppError('CONFLICT', 'No valid certificate to sign the commercial approval (ACECF): upload one with POST /api/certificates');
@@ -114,6 +129,7 @@ export class BuyerApprovals {
 
 export interface ApprovalJobDeps {
   sql: Sql;
+  outbox: EventOutbox;
   directory: ReceiverDirectory;
   /** DGII's client; null with a custom tax authority (then the DGII leg is no_aplica). */
   dgii: DgiiClient | null;
@@ -124,9 +140,14 @@ export interface ApprovalJobDeps {
 }
 
 export function approvalSendJob(deps: ApprovalJobDeps): JobDefinition<'exchange.approval'> {
-  const { sql, directory, dgii, fe, certificates, config, log } = deps;
+  const { sql, outbox, directory, dgii, fe, certificates, config, log } = deps;
+  // Each leg's end is told to the buyer (the tenant) with an ecf.commercial_approval_update.
   const record = async (id: string, target: 'emisor' | 'dgii', estado: string, detalle: string | null) => {
-    await updateSentApprovalLeg(sql, id, target, estado, detalle === null ? null : detalle.slice(0, 1000));
+    await sql.begin(async (tx) => {
+      await updateSentApprovalLeg(tx, id, target, estado, detalle === null ? null : detalle.slice(0, 1000));
+      const row = await findSentApproval(tx, id);
+      if (row !== undefined) await outbox.record(tx, row.tenantId, 'ecf.commercial_approval_update', approvalUpdatePayload(row, target));
+    });
     log.info('commercial approval leg recorded', { approval: id, target, estado, detalle });
   };
   return {

@@ -6,6 +6,7 @@ import { Query } from '../http/query.ts';
 import { ok } from '../http/reply.ts';
 import type { Route } from '../http/types.ts';
 import type { ReceivedDocuments } from './received-documents.ts';
+import type { ReceiverSettings } from './settings.ts';
 import { pdfReply, PRINT_QUERY_DOCS, readPrintFormat } from '../documents/pdf-reply.ts';
 
 // The tenant's own view of the e-CF its receiver accepted. These are ordinary API routes
@@ -16,14 +17,14 @@ const XML_CONTENT = 'application/xml; charset=utf-8';
 const PATH = '/{env}/documentos-recibidos';
 
 
-export function receivedDocumentRoutes(received: ReceivedDocuments): Route[] {
-  const xmlRoute = (which: 'ecf' | 'arecf', suffix: string, operationId: string, summary: string): Route => ({
+export function receivedDocumentRoutes(received: ReceivedDocuments, settings: ReceiverSettings): Route[] {
+  const xmlRoute = (which: 'ecf' | 'arecf' | 'acecf', suffix: string, operationId: string, summary: string): Route => ({
     method: 'GET', path: `${PATH}/{id}/${suffix}`, auth: 'apiKeyOrBearer',
     doc: {
       operationId, tags: TAGS, summary,
       responses: {
-        '200': { description: 'Signed XML.', contentType: 'application/xml', schema: S.string() },
-        '404': { description: 'NOT_FOUND: no such received document for this tenant and environment.', schema: S.ref('ErrorEnvelope') },
+        '200': { description: 'Signed XML, byte for byte as signed.', contentType: 'application/xml', schema: S.string() },
+        '404': { description: `NOT_FOUND: no such received document for this tenant and environment${which === 'acecf' ? ', or no commercial approval was decided on it' : ''}.`, schema: S.ref('ErrorEnvelope') },
       },
     },
     handler: async (ctx) => ({
@@ -70,6 +71,22 @@ export function receivedDocumentRoutes(received: ReceivedDocuments): Route[] {
     },
     xmlRoute('ecf', 'xml', 'getReceivedDocumentXml', 'The received e-CF, signed, exactly as the sender uploaded it'),
     xmlRoute('arecf', 'arecf', 'getReceivedDocumentArecf', 'The signed ARECF (Estado 0) this receiver answered it with'),
+    xmlRoute('acecf', 'acecf', 'getReceivedDocumentAcecf', 'The signed commercial approval (ACECF) this tenant sent about it'),
+    {
+      method: 'GET', path: '/api/receptor/settings', auth: 'bearer',
+      doc: { operationId: 'getReceiverSettings', tags: TAGS, summary: 'The tenant\'s choices as a receiver of e-CF', responses: { '200': { description: 'Settings.', schema: envelope(S.ref('ReceiverSettings')) } } },
+      handler: async (ctx) => ok(await settings.get(tenantOf(ctx))),
+    },
+    {
+      method: 'PUT', path: '/api/receptor/settings', auth: 'bearer', body: 'json',
+      doc: {
+        operationId: 'putReceiverSettings', tags: TAGS, summary: 'Set the tenant\'s choices as a receiver of e-CF',
+        description: 'rechazarDesconocidosDgii: when DGII\'s Consulta Estado does not know a received e-CF (verificacionDgii.estado no_encontrado, after the retries), reject it automatically with a signed ACECF (Estado 2) sent to the emisor and to DGII, as POST …/aprobacion would. Off by default.',
+        requestBody: { schema: S.ref('ReceiverSettings') },
+        responses: { '200': { description: 'The saved settings.', schema: envelope(S.ref('ReceiverSettings')) }, '422': { description: 'VALIDATION_ERROR: not a boolean, or another field.', schema: S.ref('ErrorEnvelope') } },
+      },
+      handler: async (ctx) => ok(await settings.update(tenantOf(ctx), ctx.body)),
+    },
     {
       method: 'GET', path: `${PATH}/{id}/pdf`, auth: 'apiKeyOrBearer',
       doc: {

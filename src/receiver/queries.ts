@@ -14,10 +14,17 @@ export interface ReceivedRow extends Omit<ReceivedEcf, 'xml' | 'signerTrust'> {
   /** 'unverified': received before signers were checked. */
   signerTrust: SignerTrust | 'unverified';
   receivedAt: Date;
+  /** What DGII's Consulta Estado said (verification.ts); null when received before it was asked. */
+  dgiiEstado: DgiiVerification | null;
+  dgiiCodigo: number | null;
+  dgiiConsultadoEn: Date | null;
 }
 
+export const DGII_VERIFICATIONS = ['pendiente', 'aceptado', 'aceptado_condicional', 'rechazado', 'en_proceso', 'no_encontrado', 'no_disponible', 'error'] as const;
+export type DgiiVerification = (typeof DGII_VERIFICATIONS)[number];
+
 // Every column but the two XML texts, which only their own endpoint reads.
-const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, rnc_emisor, razon_social_emisor, rnc_comprador, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, monto_total, security_code, signer_subject, signer_trust, ecf, received_at';
+const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, rnc_emisor, razon_social_emisor, rnc_comprador, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, monto_total, security_code, signer_subject, signer_trust, ecf, received_at, dgii_estado, dgii_codigo, dgii_consultado_en';
 
 /** Stores a received e-CF; undefined when the same emisor and eNCF were already received. */
 export async function insertReceived(
@@ -39,6 +46,40 @@ export async function findReceived(sql: Queryable, tenantId: number, environment
   const [row] = await sql<ReceivedRow[]>`
     select ${sql.unsafe(COLUMNS)} from received_documents where id = ${id} and tenant_id = ${tenantId} and environment = ${environment}`;
   return row;
+}
+
+/** By id alone, for the background verification. */
+export async function findReceivedById(sql: Queryable, id: string): Promise<ReceivedRow | undefined> {
+  const [row] = await sql<ReceivedRow[]>`select ${sql.unsafe(COLUMNS)} from received_documents where id = ${id}`;
+  return row;
+}
+
+/** Records what DGII answered about a received e-CF. */
+export async function recordVerification(sql: Queryable, id: string, estado: DgiiVerification, codigo: number | null): Promise<ReceivedRow | undefined> {
+  const [row] = await sql<ReceivedRow[]>`
+    update received_documents set dgii_estado = ${estado}, dgii_codigo = ${codigo}, dgii_consultado_en = now()
+    where id = ${id}
+    returning ${sql.unsafe(COLUMNS)}`;
+  return row;
+}
+
+export async function findRejectUnknown(sql: Queryable, tenantId: number): Promise<boolean> {
+  const [row] = await sql<{ rejectUnknown: boolean }[]>`select reject_unknown from receiver_settings where tenant_id = ${tenantId}`;
+  return row?.rejectUnknown ?? false;
+}
+
+export async function saveRejectUnknown(sql: Queryable, tenantId: number, rejectUnknown: boolean): Promise<void> {
+  await sql`
+    insert into receiver_settings (tenant_id, reject_unknown) values (${tenantId}, ${rejectUnknown})
+    on conflict (tenant_id) do update set reject_unknown = excluded.reject_unknown, updated_at = now()`;
+}
+
+/** The ACECF this tenant sent as buyer about a received e-CF, as signed. */
+export async function findSentApprovalXml(sql: Queryable, tenantId: number, environment: Environment, receivedId: string): Promise<string | undefined> {
+  const [row] = await sql<{ xml: string }[]>`
+    select a.xml from sent_approvals a join received_documents r on r.id = a.received_document_id
+    where r.id = ${receivedId} and r.tenant_id = ${tenantId} and r.environment = ${environment}`;
+  return row?.xml;
 }
 
 export async function findReceivedXml(sql: Queryable, tenantId: number, environment: Environment, id: string): Promise<{ xml: string; arecfXml: string } | undefined> {

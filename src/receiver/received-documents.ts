@@ -4,7 +4,7 @@ import { AppError, errorMessage, notFound } from '../errors.ts';
 import { printDocument, type PrintedPdf, type PrintFormat, type PrintSignature } from '../ecf/print/index.ts';
 import { receivedSignature } from './printing.ts';
 import { toPage } from '../lib/page.ts';
-import { findReceived, findReceivedXml, findSentApprovalOf, listReceived, type ReceivedFilter } from './queries.ts';
+import { findReceived, findReceivedXml, findSentApprovalOf, findSentApprovalXml, listReceived, type ReceivedFilter } from './queries.ts';
 import { sentApprovalView } from './buyer-approval.ts';
 import { receivedDetail, receivedSummary, type ReceivedSummary } from './views.ts';
 
@@ -28,8 +28,14 @@ export class ReceivedDocuments {
     return { ...receivedDetail(row), aprobacionComercial: decision === undefined ? null : sentApprovalView(decision) };
   }
 
-  /** `ecf`: the signed e-CF exactly as the sender uploaded it; `arecf`: the signed acknowledgement it got. */
-  async xml(tenantId: number, environment: Environment, id: string, which: 'ecf' | 'arecf'): Promise<string> {
+  /** `ecf`: the signed e-CF exactly as the sender uploaded it; `arecf`: the signed acknowledgement it got; `acecf`: the approval sent. */
+  async xml(tenantId: number, environment: Environment, id: string, which: 'ecf' | 'arecf' | 'acecf'): Promise<string> {
+    if (which === 'acecf') {
+      const acecf = await findSentApprovalXml(this.sql, tenantId, environment, id);
+      if (acecf !== undefined) return acecf;
+      if ((await findReceived(this.sql, tenantId, environment, id)) === undefined) throw notFound('Received document');
+      throw new AppError('NOT_FOUND', 'No commercial approval was decided on this received document');
+    }
     const row = await findReceivedXml(this.sql, tenantId, environment, id);
     if (row === undefined) throw notFound('Received document');
     return which === 'ecf' ? row.xml : row.arecfXml;

@@ -102,7 +102,7 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
       ...GROUP, extraDeadlineMs, method: 'POST', path: `${BASE}/recepcion/api/ecf`, body: 'raw', bodyLimit: RECEIVER_BODY_LIMITS.ecf,
       doc: {
         operationId: 'receiverReceiveEcf', tags: TAGS, summary: 'Receive an e-CF from another taxpayer',
-        description: 'Answers an ARECF signed with this tenant\'s certificate: Estado 0 (recibido; stored, listed under documentos-recibidos, ecf.received event) or Estado 1 (no recibido) with CodigoMotivoNoRecibido 1 specification (XSD), 2 signature (or the signer\'s certificate: not valid at reception, whatever FechaHoraFirma says, not of RNCEmisor, not chained to a trusted CA or revoked; or a token obtained with a certificate not of RNCEmisor), 3 duplicate (same RNCEmisor and eNCF already received), 4 RNCComprador is not this tenant. Checked in the order 2, 1, 4, 3.' + UPLOAD_LIMITS,
+        description: 'Answers an ARECF signed with this tenant\'s certificate: Estado 0 (recibido; stored, listed under documentos-recibidos, ecf.received event) or Estado 1 (no recibido) with CodigoMotivoNoRecibido 1 specification (XSD, or a type DGII\'s v1.6 table does not exchange between taxpayers: 32, 41, 43, 45, 46, 47), 2 signature (or the signer\'s certificate: not valid at reception, whatever FechaHoraFirma says, not of RNCEmisor, not chained to a trusted CA or revoked; or a token obtained with a certificate not of RNCEmisor), 3 duplicate (same RNCEmisor and eNCF already received), 4 RNCComprador is not this tenant. Checked in the order 2, 1, 4, 3.' + UPLOAD_LIMITS,
         headers: BEARER,
         requestBody: UPLOAD('The signed e-CF'),
         responses: {

@@ -14,6 +14,14 @@ const RECEIVED_SUMMARY: Schema = S.object({
   codigoSeguridad: S.string({ description: 'The first six characters of the e-CF\'s SignatureValue.' }),
   signerTrusted: { ...S.bool(), description: 'True when the certificate that signed the e-CF chains to a certification authority of RECEIVER_TRUSTED_CA_FILE and no CRL lists it. False when it was accepted without that proof (TesteCF and CerteCF with no trust bundle, or a CRL that could not be had there) or was received before signers were checked: the emisor named in the document is then unproven.' },
   receivedAt: S.dateTime(),
+  verificacionDgii: {
+    ...S.nullable(S.object({
+      estado: S.string({ enum: ['pendiente', 'aceptado', 'aceptado_condicional', 'rechazado', 'en_proceso', 'no_encontrado', 'no_disponible', 'error'] }),
+      codigo: S.nullable(S.int({ description: 'DGII\'s codigo: 0 No encontrado, 1 Aceptado, 2 Rechazado, 3 En Proceso, 4 Aceptado Condicional.' })),
+      consultadoEn: S.nullable(S.dateTime()),
+    })),
+    description: 'What DGII\'s Consulta Estado (asked as buyer, with the security code) says of this e-CF: pendiente until asked; en_proceso and no_encontrado are asked again with backoff (EXCHANGE_RETRY_*, EXCHANGE_MAX_ATTEMPTS) and stand when the retries are spent; no_disponible with a custom tax authority; error when DGII could not be asked. null for documents received before the check existed. Each final answer is an ecf.received_verification event.',
+  },
 });
 
 const RECEIVED_DETAIL: Schema = {
@@ -53,7 +61,34 @@ const SENT_APPROVAL: Schema = S.object({
   updatedAt: S.dateTime(),
 });
 
+const RECEIVER_SETTINGS: Schema = S.object({
+  rechazarDesconocidosDgii: { ...S.bool(), description: 'Reject automatically (ACECF Estado 2) a received e-CF that DGII does not know.' },
+});
+
+const SENT_APPROVAL_UPDATE_EVENT: Schema = S.object({
+  event: S.string({ const: 'ecf.commercial_approval_update' }),
+  receivedDocumentId: S.uuid(),
+  environment: S.string(),
+  encf: S.string(),
+  rncEmisor: S.string(),
+  leg: S.string({ enum: ['emisor', 'dgii'], description: 'Which leg ended: to the emisor\'s receiver, or to DGII.' }),
+  estado: S.string({ enum: ['enviado', 'no_aplica', 'error'] }),
+  detalle: S.nullable(S.string()),
+  aprobacionComercial: S.ref('SentApproval'),
+  timestamp: S.dateTime(),
+});
+
+const RECEIVED_VERIFICATION_EVENT: Schema = {
+  allOf: [
+    S.ref('ReceivedDocumentSummary'),
+    S.object({ event: S.string({ const: 'ecf.received_verification' }), timestamp: S.dateTime() }),
+  ],
+};
+
 export const RECEIVER_SCHEMAS: Record<string, Schema> = {
+  ReceiverSettings: RECEIVER_SETTINGS,
+  CommercialApprovalUpdateEvent: SENT_APPROVAL_UPDATE_EVENT,
+  ReceivedVerificationEvent: RECEIVED_VERIFICATION_EVENT,
   SentApproval: SENT_APPROVAL,
   ReceivedDocumentSummary: RECEIVED_SUMMARY,
   ReceivedDocumentDetail: RECEIVED_DETAIL,

@@ -2,11 +2,13 @@ import { randomUUID, type X509Certificate } from 'node:crypto';
 import type { SigningCredential } from '../certificates/check.ts';
 import type { Sql } from '../db/connect.ts';
 import { buildArecfXml, ESTADO_ACUSE, type MotivoNoRecibido } from '../ecf/xml/index.ts';
+import { APPROVAL_NOT_REQUIRED, takesApproval, tipoOfEncf } from '../ecf/exchange-rules.ts';
 import type { Environment } from '../environments.ts';
 import { AppError } from '../errors.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import { TtlCache } from '../lib/ttl-cache.ts';
 import type { Logger } from '../log.ts';
+import { insertJob } from '../queue/queries.ts';
 import { signXml } from '../xml/index.ts';
 import { assessAcecf, mismatch } from './assess-acecf.ts';
 import { assessEcf, type AcknowledgedIds } from './assess-ecf.ts';
@@ -78,8 +80,11 @@ export class ReceiverService {
     const arecf = acknowledge(credential, ids, null, now);
     const stored = await this.sql.begin(async (tx) => {
       const row = await insertReceived(tx, { id: randomUUID(), tenantId: tenant.id, environment, document, arecfXml: arecf });
-      if (row !== undefined) await this.outbox.record(tx, tenant.id, 'ecf.received', receivedEventPayload(row));
-      return row !== undefined;
+      if (row === undefined) return false;
+      await this.outbox.record(tx, tenant.id, 'ecf.received', receivedEventPayload(row));
+      // Asked of DGII in the background (verification.ts): the sender is not kept waiting.
+      await insertJob(tx, { kind: 'receiver.verify', payload: { receivedId: row.id } });
+      return true;
     });
     if (!stored) {
       this.log.info('e-CF not received', { tenant: tenant.id, environment, encf: ids.encf, motivo: 3 });
@@ -101,6 +106,9 @@ export class ReceiverService {
     if (approval.rncEmisor !== tenant.rnc) {
       throw new AppError('INVALID_REQUEST', `El RNCEmisor ${approval.rncEmisor} de la aprobación comercial no es el RNC ${tenant.rnc} de este receptor`);
     }
+    // DGII's v1.6 table: no commercial approval about types 32, 41, 43, 46 and 47; DGII's own words.
+    const tipo = tipoOfEncf(approval.encf);
+    if (tipo !== null && !takesApproval(tipo)) throw new AppError('INVALID_REQUEST', `${APPROVAL_NOT_REQUIRED} (${tipo})`);
     const issued = await findIssued(this.sql, tenant.id, environment, approval.encf);
     if (issued === undefined) throw new AppError('INVALID_REQUEST', `El RNC ${tenant.rnc} no ha emitido el e-CF ${approval.encf} en ${environment}`);
     const problem = mismatch(approval, issued);

@@ -18,6 +18,7 @@ export function receivedSummary(row: ReceivedRow) {
     codigoSeguridad: row.securityCode,
     signerTrusted: row.signerTrust === 'trusted',
     receivedAt: row.receivedAt.toISOString(),
+    verificacionDgii: row.dgiiEstado === null ? null : { estado: row.dgiiEstado, codigo: row.dgiiCodigo, consultadoEn: row.dgiiConsultadoEn?.toISOString() ?? null },
   };
 }
 

@@ -32,7 +32,7 @@ const EVENTS = {
     operationId: 'receptorUpdateWebhook',
     schema: 'ReceptorUpdateEvent',
     summary: 'The buyer leg of an emitted e-CF changed',
-    description: 'Sent when the delivery of an emitted e-CF to its buyer\'s receiver ends: recibido (the buyer\'s signed ARECF, Estado 0), no_recibido (Estado 1, with its CodigoMotivoNoRecibido), no_aplica (the buyer is not in DGII\'s directory of electronic receivers) or error (with the reason); and pendiente when the tenant delivers a leg in error again (POST …/receptor/reenviar). GET /{env}/documentos-ecf/{id}/arecf has the ARECF. Its `sequence` continues the document\'s numbering of ecf.status_update.',
+    description: 'Sent when the delivery of an emitted e-CF to its buyer\'s receiver ends: recibido (the buyer\'s signed ARECF, Estado 0), no_recibido (Estado 1, with its CodigoMotivoNoRecibido), no_aplica (the buyer is not in DGII\'s directory of electronic receivers, or DGII rejected the e-CF, which is then never delivered) or error (with the reason); and pendiente when the tenant delivers a leg in error again (POST …/receptor/reenviar). GET /{env}/documentos-ecf/{id}/arecf has the ARECF. Its `sequence` continues the document\'s numbering of ecf.status_update.',
     sequenced: true,
   },
   'ecf.commercial_approval': {
@@ -41,6 +41,20 @@ const EVENTS = {
     summary: 'The buyer approved or rejected an emitted e-CF',
     description: 'Sent when the buyer of an e-CF this tenant issued sends its signed commercial approval (ACECF) to this tenant\'s receiver: aprobado, or rechazado with the buyer\'s reason. Its `sequence` continues the document\'s numbering of ecf.status_update.',
     sequenced: true,
+  },
+  'ecf.commercial_approval_update': {
+    operationId: 'commercialApprovalUpdateWebhook',
+    schema: 'CommercialApprovalUpdateEvent',
+    summary: 'A leg of a commercial approval this tenant sent as buyer ended',
+    description: 'Sent once for each of the two legs of the ACECF this tenant decided as buyer (POST …/documentos-recibidos/{id}/aprobacion, or the automatic rejection of an e-CF DGII does not know): `leg` emisor (to the emisor\'s receiver at its urlAceptacion) or dgii (DGII\'s aprobacioncomercial service), ending enviado, no_aplica (the emisor is not in DGII\'s directory; no DGII client) or error (with detalle: refused, or the retries spent).',
+    sequenced: false,
+  },
+  'ecf.received_verification': {
+    operationId: 'receivedVerificationWebhook',
+    schema: 'ReceivedVerificationEvent',
+    summary: 'DGII answered about an e-CF this tenant received',
+    description: 'Follows ecf.received: the received document\'s summary with its final verificacionDgii (aceptado, aceptado_condicional, rechazado, no_encontrado, en_proceso when DGII still had not processed it after the retries, no_disponible, error), from DGII\'s Consulta Estado asked as buyer with the security code. A document DGII does not know may have been fabricated: with rechazarDesconocidosDgii (PUT /api/receptor/settings) it is rejected with an ACECF, followed by ecf.commercial_approval_update events.',
+    sequenced: false,
   },
   'sequence.low': {
     operationId: 'sequenceLowWebhook',

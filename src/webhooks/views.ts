@@ -23,7 +23,8 @@ export function deliverySubject(d: ShownDeliveryRow): DeliverySubject | null {
   if (d.event === 'ecf.commercial_approval') {
     return d.subjectAprobacion === null || internalTrackId === null ? null : { encf, internalTrackId, aprobacionComercial: d.subjectAprobacion };
   }
-  if (d.event === 'ecf.received') {
+  // The received e-CF's emisor names it; an ACECF leg's update is about the same document.
+  if (d.event === 'ecf.received' || d.event === 'ecf.received_verification' || d.event === 'ecf.commercial_approval_update') {
     if (d.subjectRncEmisor === null) return null;
     const razon = d.subjectRazonSocialEmisor;
     return { encf, rncEmisor: d.subjectRncEmisor, ...(razon === null || razon === '' ? {} : { razonSocialEmisor: razon }) };

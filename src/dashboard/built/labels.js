@@ -56,6 +56,8 @@ export const EVENTS = {
     'ecf.received': 'e-CF recibido',
     'ecf.receptor_update': 'Entrega de un e-CF al comprador',
     'ecf.commercial_approval': 'Aprobación comercial del comprador',
+    'ecf.commercial_approval_update': 'Envío de una aprobación comercial propia',
+    'ecf.received_verification': 'Verificación con DGII de un e-CF recibido',
     'sequence.low': 'Secuencia por agotarse',
     'sequence.expiring': 'Secuencia por vencer',
 };

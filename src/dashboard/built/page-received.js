@@ -6,6 +6,7 @@ import { buyerSection, linesSection, totalsSection } from "./ecf-view.js";
 import { PAGE_SIZES } from "./labels.js";
 import { listView } from "./list-view.js";
 import { approvalControls } from "./received-approval.js";
+import { receiverSettingsSection } from "./received-settings.js";
 import { tipoLabel } from "./page-documents.js";
 import { select } from "./dom.js";
 const FILTERS = ['encf', 'rncEmisor', 'desde', 'hasta', 'pageSize'];
@@ -13,6 +14,22 @@ const trail = new CursorTrail();
 let lastHash = `#${PATHS.received}`;
 export function signerMark(trusted) {
     return trusted ? null : badge('Firmante no verificado', 'warn', 'untrusted');
+}
+const VERIFICATION = {
+    pendiente: { label: 'Consultando a DGII', tone: 'neutral' },
+    en_proceso: { label: 'En proceso en DGII', tone: 'neutral' },
+    aceptado: { label: 'Aceptado por DGII', tone: 'ok' },
+    aceptado_condicional: { label: 'Aceptado condicional por DGII', tone: 'ok' },
+    rechazado: { label: 'Rechazado por DGII', tone: 'bad' },
+    no_encontrado: { label: 'DGII no lo conoce', tone: 'bad' },
+    no_disponible: { label: 'Sin consulta a DGII', tone: 'neutral' },
+    error: { label: 'No se pudo consultar a DGII', tone: 'warn' },
+};
+export function verificationMark(v) {
+    if (v === null)
+        return '—';
+    const shown = VERIFICATION[v.estado] ?? { label: v.estado, tone: 'neutral' };
+    return badge(shown.label, shown.tone, v.estado);
 }
 function filterForm(ctx) {
     const q = ctx.query;
@@ -50,16 +67,17 @@ export async function receivedListPage(ctx) {
                 q.set('cursor', cursor);
             return ctx.api.get(`/${ctx.env}/documentos-recibidos?${q.toString()}`, signal);
         },
-        render: (items) => table(['eNCF', 'Emisor', 'Tipo', 'Emisión', 'Monto total', 'Recibido'], items.map((d) => [
+        render: (items) => table(['eNCF', 'Emisor', 'Tipo', 'Emisión', 'Monto total', 'DGII', 'Recibido'], items.map((d) => [
             h('span', null, h('a', { href: `#${PATHS.received}/${d.id}`, class: 'mono', 'data-focus-key': d.id }, d.encf), ' ', signerMark(d.signerTrusted)),
             h('span', null, d.razonSocialEmisor, h('br'), h('span', { class: 'hint mono' }, d.rncEmisor)),
             tipoLabel(d.tipo),
             dgiiDate(d.fechaEmision),
             money(d.montoTotal),
+            verificationMark(d.verificacionDgii),
             time(d.receivedAt),
         ]), { 'data-list': 'received', 'data-titled': '' }),
         changing: () => false,
-    }));
+    }), receiverSettingsSection(ctx));
 }
 function actions(ctx, d, approval) {
     const status = h('div', { 'aria-live': 'polite' });
@@ -69,7 +87,7 @@ function actions(ctx, d, approval) {
         b.addEventListener('click', () => void busy(b, () => saveAs(ctx, path, filename, type, status)));
         return b;
     };
-    return h('div', null, h('div', { class: 'actions', 'data-actions': 'received' }, file('xml', 'Descargar XML', `${base}/xml`, `${d.rncEmisor}${d.encf}.xml`, 'application/xml'), file('arecf', 'Descargar ARECF', `${base}/arecf`, `ARECF-${d.rncEmisor}${d.encf}.xml`, 'application/xml'), file('pdf', 'Descargar PDF', `${base}/pdf`, `${d.rncEmisor}${d.encf}.pdf`, 'application/pdf'), ...approval), status);
+    return h('div', null, h('div', { class: 'actions', 'data-actions': 'received' }, file('xml', 'Descargar XML', `${base}/xml`, `${d.rncEmisor}${d.encf}.xml`, 'application/xml'), file('arecf', 'Descargar ARECF', `${base}/arecf`, `ARECF-${d.rncEmisor}${d.encf}.xml`, 'application/xml'), file('pdf', 'Descargar PDF', `${base}/pdf`, `${d.rncEmisor}${d.encf}.pdf`, 'application/pdf'), d.aprobacionComercial === null ? null : file('acecf', 'Descargar ACECF', `${base}/acecf`, `ACECF-${d.rncEmisor}${d.encf}.xml`, 'application/xml'), ...approval), status);
 }
 export async function receivedDocumentPage(ctx) {
     const id = ctx.params.id ?? '';
@@ -79,7 +97,9 @@ export async function receivedDocumentPage(ctx) {
         const d = await ctx.api.get(`/${ctx.env}/documentos-recibidos/${encodeURIComponent(id)}`, ctx.signal);
         ctx.heading.textContent = `Recibido ${d.encf}`;
         const approval = approvalControls(ctx, d);
-        body.replaceChildren(h('section', { class: 'card', 'aria-labelledby': 'rd-summary' }, h('h2', { id: 'rd-summary' }, 'Resumen'), d.signerTrusted ? null : h('div', { class: 'alert alert-warn', 'data-field': 'untrusted' }, h('p', null, h('strong', null, 'Firmante no verificado. '), 'El certificado que firmó este documento no está en la lista de firmantes de confianza: confirme con el emisor antes de registrarlo.')), facts([
+        body.replaceChildren(h('section', { class: 'card', 'aria-labelledby': 'rd-summary' }, h('h2', { id: 'rd-summary' }, 'Resumen'), d.signerTrusted ? null : h('div', { class: 'alert alert-warn', 'data-field': 'untrusted' }, h('p', null, h('strong', null, 'Firmante no verificado. '), 'El certificado que firmó este documento no está en la lista de firmantes de confianza: confirme con el emisor antes de registrarlo.')), d.verificacionDgii?.estado === 'no_encontrado' || d.verificacionDgii?.estado === 'rechazado'
+            ? h('div', { class: 'alert alert-warn', 'data-field': 'dgii-unverified' }, h('p', null, h('strong', null, d.verificacionDgii.estado === 'rechazado' ? 'DGII rechazó este e-CF. ' : 'DGII no conoce este e-CF. '), 'No tiene validez fiscal tal como se recibió: no lo registre sin confirmarlo con el emisor.'))
+            : null, facts([
             ['Emisor', d.razonSocialEmisor],
             ['RNC emisor', h('span', { class: 'mono' }, d.rncEmisor)],
             ['Tipo', tipoLabel(d.tipo)],
@@ -88,6 +108,7 @@ export async function receivedDocumentPage(ctx) {
             ['Código de seguridad', h('span', { class: 'mono' }, orDash(d.codigoSeguridad))],
             ['Firmante', h('span', { class: 'break' }, orDash(d.signerSubject))],
             ['Recibido', time(d.receivedAt)],
+            ['Verificación DGII', h('span', { 'data-field': 'verificacion-dgii' }, verificationMark(d.verificacionDgii), d.verificacionDgii?.consultadoEn ? h('span', { class: 'hint' }, ' · ', time(d.verificacionDgii.consultadoEn)) : null)],
         ]), actions(ctx, d, approval.buttons)), approval.section, buyerSection(d.document.ECF), linesSection(d.document.ECF), totalsSection(d.document.ECF));
     }
     catch (err) {

@@ -5,6 +5,7 @@ import { buyerSection, linesSection, totalsSection } from './ecf-view.ts';
 import { PAGE_SIZES } from './labels.ts';
 import { listView } from './list-view.ts';
 import { approvalControls } from './received-approval.ts';
+import { receiverSettingsSection } from './received-settings.ts';
 import { tipoLabel } from './page-documents.ts';
 import type { Page, ReceivedDetail, ReceivedSummary } from './types.ts';
 import { select } from './dom.ts';
@@ -19,6 +20,24 @@ let lastHash = `#${PATHS.received}`;
 
 export function signerMark(trusted: boolean): HTMLElement | null {
   return trusted ? null : badge('Firmante no verificado', 'warn', 'untrusted');
+}
+
+// What DGII's Consulta Estado said of the document (verificacionDgii); none for documents received before it was asked.
+const VERIFICATION: Record<string, { label: string; tone: 'ok' | 'warn' | 'bad' | 'neutral' }> = {
+  pendiente: { label: 'Consultando a DGII', tone: 'neutral' },
+  en_proceso: { label: 'En proceso en DGII', tone: 'neutral' },
+  aceptado: { label: 'Aceptado por DGII', tone: 'ok' },
+  aceptado_condicional: { label: 'Aceptado condicional por DGII', tone: 'ok' },
+  rechazado: { label: 'Rechazado por DGII', tone: 'bad' },
+  no_encontrado: { label: 'DGII no lo conoce', tone: 'bad' },
+  no_disponible: { label: 'Sin consulta a DGII', tone: 'neutral' },
+  error: { label: 'No se pudo consultar a DGII', tone: 'warn' },
+};
+
+export function verificationMark(v: ReceivedSummary['verificacionDgii']): HTMLElement | string {
+  if (v === null) return '—';
+  const shown = VERIFICATION[v.estado] ?? { label: v.estado, tone: 'neutral' as const };
+  return badge(shown.label, shown.tone, v.estado);
 }
 
 function filterForm(ctx: PageContext): HTMLElement {
@@ -62,16 +81,18 @@ export async function receivedListPage(ctx: PageContext): Promise<void> {
         if (cursor !== null) q.set('cursor', cursor);
         return ctx.api.get<Page<ReceivedSummary>>(`/${ctx.env}/documentos-recibidos?${q.toString()}`, signal);
       },
-      render: (items) => table(['eNCF', 'Emisor', 'Tipo', 'Emisión', 'Monto total', 'Recibido'], items.map((d) => [
+      render: (items) => table(['eNCF', 'Emisor', 'Tipo', 'Emisión', 'Monto total', 'DGII', 'Recibido'], items.map((d) => [
         h('span', null, h('a', { href: `#${PATHS.received}/${d.id}`, class: 'mono', 'data-focus-key': d.id }, d.encf), ' ', signerMark(d.signerTrusted)),
         h('span', null, d.razonSocialEmisor, h('br'), h('span', { class: 'hint mono' }, d.rncEmisor)),
         tipoLabel(d.tipo),
         dgiiDate(d.fechaEmision),
         money(d.montoTotal),
+        verificationMark(d.verificacionDgii),
         time(d.receivedAt),
       ]), { 'data-list': 'received', 'data-titled': '' }),
       changing: () => false,
     }),
+    receiverSettingsSection(ctx),
   );
 }
 
@@ -91,6 +112,7 @@ function actions(ctx: PageContext, d: ReceivedDetail, approval: readonly HTMLEle
     file('xml', 'Descargar XML', `${base}/xml`, `${d.rncEmisor}${d.encf}.xml`, 'application/xml'),
     file('arecf', 'Descargar ARECF', `${base}/arecf`, `ARECF-${d.rncEmisor}${d.encf}.xml`, 'application/xml'),
     file('pdf', 'Descargar PDF', `${base}/pdf`, `${d.rncEmisor}${d.encf}.pdf`, 'application/pdf'),
+    d.aprobacionComercial === null ? null : file('acecf', 'Descargar ACECF', `${base}/acecf`, `ACECF-${d.rncEmisor}${d.encf}.xml`, 'application/xml'),
     ...approval,
   ), status);
 }
@@ -108,6 +130,10 @@ export async function receivedDocumentPage(ctx: PageContext): Promise<void> {
         h('h2', { id: 'rd-summary' }, 'Resumen'),
         d.signerTrusted ? null : h('div', { class: 'alert alert-warn', 'data-field': 'untrusted' },
           h('p', null, h('strong', null, 'Firmante no verificado. '), 'El certificado que firmó este documento no está en la lista de firmantes de confianza: confirme con el emisor antes de registrarlo.')),
+        d.verificacionDgii?.estado === 'no_encontrado' || d.verificacionDgii?.estado === 'rechazado'
+          ? h('div', { class: 'alert alert-warn', 'data-field': 'dgii-unverified' },
+            h('p', null, h('strong', null, d.verificacionDgii.estado === 'rechazado' ? 'DGII rechazó este e-CF. ' : 'DGII no conoce este e-CF. '), 'No tiene validez fiscal tal como se recibió: no lo registre sin confirmarlo con el emisor.'))
+          : null,
         facts([
           ['Emisor', d.razonSocialEmisor],
           ['RNC emisor', h('span', { class: 'mono' }, d.rncEmisor)],
@@ -117,6 +143,7 @@ export async function receivedDocumentPage(ctx: PageContext): Promise<void> {
           ['Código de seguridad', h('span', { class: 'mono' }, orDash(d.codigoSeguridad))],
           ['Firmante', h('span', { class: 'break' }, orDash(d.signerSubject))],
           ['Recibido', time(d.receivedAt)],
+          ['Verificación DGII', h('span', { 'data-field': 'verificacion-dgii' }, verificationMark(d.verificacionDgii), d.verificacionDgii?.consultadoEn ? h('span', { class: 'hint' }, ' · ', time(d.verificacionDgii.consultadoEn)) : null)],
         ]),
         actions(ctx, d, approval.buttons)),
       approval.section,

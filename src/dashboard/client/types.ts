@@ -11,6 +11,7 @@ import type { Page as ServerPage } from '../../lib/page.ts';
 import type { WebhookService } from '../../webhooks/service.ts';
 import type { AnnulmentView, RangeView } from '../../sequences/views.ts';
 import type { SettingsView } from '../../webhooks/settings.ts';
+import type { ReceiverSettingsView } from '../../receiver/settings.ts';
 import type { attemptView, deliveryView, DeliverySubject as ServerDeliverySubject } from '../../webhooks/views.ts';
 
 // The shapes of the API answers the page reads (the `data` of each envelope), taken from the
@@ -47,6 +48,8 @@ export type TestResult = Wire<Awaited<ReturnType<WebhookService['sendTest']>>>;
 export type Certificate = Wire<CertificateView>;
 export type Statistics = Wire<ServerStatistics>;
 export type ReceivedSummary = Wire<ServerReceivedSummary>;
+/** The tenant's choices as a receiver (PUT /api/receptor/settings). */
+export type ReceiverSettings = Wire<ReceiverSettingsView>;
 export type ReceivedDetail = Wire<Awaited<ReturnType<ReceivedDocuments['get']>>>;
 /** The tenant's commercial approval (as buyer) of a received e-CF, and each leg's sending. */
 export type SentApproval = Wire<ReturnType<typeof sentApprovalView>>;

@@ -10,7 +10,7 @@ export interface DirectoryEntry {
   urlRecepcion: string;
   /** Base of the commercial approval service: {urlAceptacion}/fe/aprobacioncomercial/api/ecf. */
   urlAceptacion: string;
-  /** Base of the authentication service ({urlOpcional}/fe/autenticacion/api/…); urlRecepcion when absent. */
+  /** Base of the authentication service ({urlOpcional}/fe/autenticacion/api/…); null when the directory gives none: the receiver takes uploads without a token (v1.6). */
   urlOpcional: string | null;
 }
 

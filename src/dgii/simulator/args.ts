@@ -8,7 +8,7 @@ import { errorMessage } from '../../errors.ts';
 // The command line of the runnable simulator. Options come from arguments, not the
 // environment: only src/config.ts reads environment variables.
 
-export const SIMULATOR_USAGE = `Usage: node src/dgii/simulator/main.ts [--port 8090] [--host 127.0.0.1] [--processing-ms 2000] [--token-ttl-ms 3600000] [--directory RNC=URL]... [--directory-file entries.json]`;
+export const SIMULATOR_USAGE = `Usage: node src/dgii/simulator/main.ts [--port 8090] [--host 127.0.0.1] [--processing-ms 2000] [--token-ttl-ms 3600000] [--directory RNC=URL]... [--directory-without-auth RNC=URL]... [--directory-file entries.json]`;
 
 const DEFAULTS = { port: '8090', host: '127.0.0.1', 'processing-ms': '2000', 'token-ttl-ms': '3600000' } as const;
 
@@ -39,6 +39,7 @@ export async function runSimulatorFromArgs(argv: string[], log: Logger = createL
         'processing-ms': { type: 'string', default: DEFAULTS['processing-ms'] },
         'token-ttl-ms': { type: 'string', default: DEFAULTS['token-ttl-ms'] },
         directory: { type: 'string', multiple: true },
+        'directory-without-auth': { type: 'string', multiple: true },
         'directory-file': { type: 'string' },
       },
       strict: true,
@@ -56,21 +57,26 @@ export async function runSimulatorFromArgs(argv: string[], log: Logger = createL
   const tokenTtlMs = integer('token-ttl-ms', one('token-ttl-ms'), 1_000, 86_400_000);
   const host = one('host');
   const file = values['directory-file'];
-  const entries = [...directoryFlags(values.directory), ...(typeof file === 'string' ? directoryFile(file) : [])];
+  const entries = [...directoryFlags(values.directory, true), ...directoryFlags(values['directory-without-auth'], false), ...(typeof file === 'string' ? directoryFile(file) : [])];
   if (host === '') throw new SimulatorArgsError(`--host must not be empty\n${SIMULATOR_USAGE}`);
   const simulator = createDgiiSimulator({ processingMs, tokenTtlMs, log, directory: staticDirectory(entries) });
   const { url } = await simulator.listen(port, host);
   return { simulator, url };
 }
 
-/** `RNC=URL`: a receiver whose reception, approval and authentication bases are all URL. */
-function directoryFlags(flags: string | string[] | undefined): DirectoryEntry[] {
+/**
+ * `RNC=URL`: a receiver whose reception, approval and authentication bases are all URL; without
+ * `withAuth` (--directory-without-auth) its urlOpcional is empty, as for a receiver that takes
+ * uploads without the optional authentication.
+ */
+function directoryFlags(flags: string | string[] | undefined, withAuth: boolean): DirectoryEntry[] {
+  const name = withAuth ? '--directory' : '--directory-without-auth';
   const list = flags === undefined ? [] : Array.isArray(flags) ? flags : [flags];
   return list.map((flag) => {
     const m = /^(\d{9}|\d{11})=(https?:\/\/\S+)$/.exec(flag);
-    if (m === null) throw new SimulatorArgsError(`--directory must be RNC=URL (9 or 11 digits, an http(s) URL), got "${flag}"\n${SIMULATOR_USAGE}`);
+    if (m === null) throw new SimulatorArgsError(`${name} must be RNC=URL (9 or 11 digits, an http(s) URL), got "${flag}"\n${SIMULATOR_USAGE}`);
     const url = (m[2] as string).replace(/\/+$/, '');
-    return { nombre: '', rnc: m[1] as string, urlRecepcion: url, urlAceptacion: url, urlOpcional: url };
+    return { nombre: '', rnc: m[1] as string, urlRecepcion: url, urlAceptacion: url, urlOpcional: withAuth ? url : null };
   });
 }
 

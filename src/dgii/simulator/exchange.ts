@@ -3,6 +3,7 @@ import type { DirectoryEntry } from '../protocol/exchange-answers.ts';
 import type { Handler, HandlerContext } from './context.ts';
 import { bearerToken, errorReply, jsonReply, type Reply, UNAUTHORIZED, uploadedXml } from './http.ts';
 import { parseXml, textAt } from '../../xml/index.ts';
+import { APPROVAL_NOT_REQUIRED, takesApproval, tipoOfEncf } from '../../ecf/exchange-rules.ts';
 
 // The directory of electronic receivers, "Consulta Estado", DGII's copy of commercial approvals
 // and the public timbre page. The directory comes from the simulator's options (the in-process
@@ -27,7 +28,8 @@ export function directoryHandler(byRnc: boolean): Handler {
     if (byRnc && rnc === null) return errorReply(400, 'El parámetro rnc es requerido');
     if (rnc !== null && !/^(\d{9}|\d{11})$/.test(rnc)) return errorReply(400, 'El parámetro rnc debe tener 9 u 11 dígitos');
     ctx.state.counters.directoryQueries++;
-    const entries: DirectoryEntry[] = await ctx.directory(ctx.environment, rnc);
+    // DGII's shape: an empty urlOpcional for a receiver without the optional authentication.
+    const entries = (await ctx.directory(ctx.environment, rnc)).map((e: DirectoryEntry) => ({ ...e, urlOpcional: e.urlOpcional ?? '' }));
     if (!byRnc) return jsonReply(200, entries);
     const entry = entries[0];
     return entry === undefined ? errorReply(404, `El RNC ${rnc ?? ''} no figura en el directorio de receptores electrónicos`) : jsonReply(200, entry);
@@ -79,15 +81,25 @@ export const aprobacionHandler: Handler = (ctx) => {
   if ('reply' in upload) return upload.reply;
   let estado: string | undefined;
   let comprador: string | undefined;
+  let encf: string | undefined;
+  let emisor: string | undefined;
   try {
     const root = parseXml(upload.file.data).root;
     if (root.localName !== 'ACECF') return errorReply(400, 'El documento no es una aprobación comercial (ACECF)');
     estado = textAt(root, ['DetalleAprobacionComercial', 'Estado'])?.trim();
     comprador = textAt(root, ['DetalleAprobacionComercial', 'RNCComprador'])?.trim();
+    encf = textAt(root, ['DetalleAprobacionComercial', 'eNCF'])?.trim();
+    emisor = textAt(root, ['DetalleAprobacionComercial', 'RNCEmisor'])?.trim();
   } catch {
     return errorReply(400, 'El archivo no es un XML válido');
   }
   if (comprador !== holderId) return errorReply(400, `El RNCComprador ${comprador ?? ''} no corresponde al RNC ${holderId} del token`);
+  const tipo = tipoOfEncf(encf ?? '');
+  if (tipo !== null && !takesApproval(tipo)) return errorReply(400, APPROVAL_NOT_REQUIRED);
+  // DGII takes approvals only of e-CF it holds, and not of rejected ones.
+  const codigo = codigoOf(ctx, emisor ?? '', encf ?? '', null);
+  if (codigo === 0) return errorReply(400, 'Factura no encontrada para esta Aprobación comercial');
+  if (codigo === 2) return errorReply(400, 'No se encuentra un e-CF válido para esta aprobación comercial');
   ctx.state.counters.approvalsReceived++;
   const approved = estado === '1';
   return jsonReply(200, { codigo: approved ? '01' : '02', estado: approved ? 'Aprobación Comercial Aprobada.' : 'Aprobación Comercial Rechazada.', mensaje: [] });
