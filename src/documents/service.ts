@@ -12,7 +12,7 @@ import { insertJob } from '../queue/queries.ts';
 import type { DocumentUsage, SequenceService } from '../sequences/service.ts';
 import { transition } from './transitions.ts';
 import { validateEcf } from '../ecf/validation/validate-ecf.ts';
-import { printDocument, type PrintedPdf, type PrintFormat } from '../ecf/print/index.ts';
+import { printDocument, printMarks, type PrintedPdf, type PrintFormat } from '../ecf/print/index.ts';
 import type { EcfObject } from '../ecf/types.ts';
 import { documentDetail, documentSummary, type DocumentSummary, isoToDgiiDate, receptorView } from './views.ts';
 import type { CreatedDocument } from './rows.ts';
@@ -187,7 +187,8 @@ export class DocumentService {
         : 'This document is not signed yet: its security code and timbre exist once it is signed, right before its first submission to DGII; try again shortly');
     }
     const signature = { securityCode: row.securityCode, timbreUrl: row.timbreUrl, fechaHoraFirma: row.fechaHoraFirma };
-    return printDocument({ tipo: row.tipo, ecf: row.ecf, signature }, format, row.rncEmisor, row.encf);
+    const marks = printMarks(environment, row.estado === 'rechazado');
+    return printDocument({ tipo: row.tipo, ecf: row.ecf, signature, marks }, format, row.rncEmisor, row.encf);
   }
 
   /** The buyer's signed ARECF; 404 for another tenant's document and while the buyer has not answered. */
