@@ -120,14 +120,28 @@ const REDELIVER: Resend = {
   text: 'La DGII lo aceptó, pero el receptor del comprador no lo recibió (vea el detalle arriba). Cuando el comprador lo haya resuelto, puede entregárselo de nuevo.',
 };
 
+/**
+ * The mark the API prints on a document without fiscal value, said next to the buttons: a
+ * rejected e-CF is never offered for printing as if it were valid.
+ */
+function printMark(doc: DocumentDetail): HTMLElement | null {
+  const text = doc.estado === 'rechazado'
+    ? 'El PDF lleva la marca «RECHAZADO — sin validez fiscal»: la DGII rechazó este e-CF y su representación impresa no sustenta crédito fiscal.'
+    : doc.environment !== 'eCF'
+      ? `El PDF lleva la marca «PRUEBA — sin validez fiscal»: es un documento del ambiente de pruebas ${doc.environment}.`
+      : null;
+  return text === null ? null : h('p', { class: 'hint', 'data-field': 'printMark' }, text);
+}
+
 function detail(ctx: PageContext, doc: DocumentDetail, queued: () => void): (HTMLElement | null)[] {
   const xmlStatus = h('div');
   const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
+  const rejected = doc.estado === 'rechazado';
   const download = h('button', { type: 'button', class: 'secondary', 'data-action': 'xml' }, 'Descargar XML firmado');
   download.addEventListener('click', () => void busy(download, () => saveAs(ctx, `/${ctx.env}/documentos-ecf/${doc.internalTrackId}/xml`, `${doc.encf}.xml`, 'application/xml', xmlStatus)));
-  const pdf = h('button', { type: 'button', class: 'secondary', 'data-action': 'pdf' }, 'Descargar PDF');
+  const pdf = h('button', { type: 'button', class: 'secondary', 'data-action': 'pdf' }, rejected ? 'Descargar PDF marcado RECHAZADO' : 'Descargar PDF');
   pdf.addEventListener('click', () => void busy(pdf, () => openPdf(ctx, doc, xmlStatus, 'download')));
-  const printButton = h('button', { type: 'button', class: 'secondary', 'data-action': 'print' }, 'Imprimir');
+  const printButton = h('button', { type: 'button', class: 'secondary', 'data-action': 'print' }, rejected ? 'Imprimir marcado RECHAZADO' : 'Imprimir');
   printButton.addEventListener('click', () => void busy(printButton, () => openPdf(ctx, doc, xmlStatus, 'print')));
   return [
     h('section', { class: 'card', 'aria-labelledby': 'doc-summary' },
@@ -152,6 +166,7 @@ function detail(ctx: PageContext, doc: DocumentDetail, queued: () => void): (HTM
         ['ID interno', h('span', { class: 'mono break' }, doc.internalTrackId)],
       ]),
       signed ? h('div', { class: 'actions' }, download, pdf, printButton) : null,
+      signed ? printMark(doc) : null,
       xmlStatus,
     ),
     doc.estado === 'error' ? resendSection(ctx, doc, RESUBMIT, queued) : null,
