@@ -124,6 +124,9 @@ describe('SMTP client', () => {
   test('a 5xx refusal is permanent, a 4xx one is not', async () => {
     const s = await server({ handler: `
 class Handler:
+    @classmethod
+    def from_cli(cls, parser, *args):
+        return cls()
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         if address.startswith('busy'):
             return '451 4.3.0 try later'

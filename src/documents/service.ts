@@ -17,6 +17,8 @@ import type { EcfObject } from '../ecf/types.ts';
 import { documentDetail, documentSummary, type DocumentSummary, isoToDgiiDate, receptorView } from './views.ts';
 import type { CreatedDocument } from './rows.ts';
 import { redeliverToBuyer } from './buyer-delivery.ts';
+import { emailView } from './buyer-email.ts';
+import { findDocumentEmail } from './email-queries.ts';
 import { splitErpReference } from './erp-reference.ts';
 
 export interface EmitResult {
@@ -161,7 +163,8 @@ export class DocumentService {
   async get(tenantId: number, environment: Environment, id: string) {
     const row = await findDocument(this.sql, tenantId, environment, id);
     if (row === undefined) throw notFound('Document');
-    return documentDetail(row, await documentHistory(this.sql, row.id));
+    const [history, email] = await Promise.all([documentHistory(this.sql, row.id), findDocumentEmail(this.sql, row.id)]);
+    return { ...documentDetail(row, history), correo: emailView(email) };
   }
 
   /** The signed e-CF XML; 404 for another tenant's document and while it is not signed yet. */

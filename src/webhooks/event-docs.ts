@@ -42,6 +42,13 @@ const EVENTS = {
     description: 'Sent when the buyer of an e-CF this tenant issued sends its signed commercial approval (ACECF) to this tenant\'s receiver: aprobado, or rechazado with the buyer\'s reason. Its `sequence` continues the document\'s numbering of ecf.status_update.',
     sequenced: true,
   },
+  'ecf.email_update': {
+    operationId: 'emailUpdateWebhook',
+    schema: 'EmailUpdateEvent',
+    summary: 'The e-mail of an emitted e-CF to its buyer changed',
+    description: 'Sent when an accepted e-CF naming a CorreoComprador is queued to be e-mailed to its buyer (pendiente; also on POST …/correo/reenviar), and when the SMTP relay took it (enviado) or it could not be sent (error, with the reason in detalle). Only for tenants that send e-mail (PUT /api/email/settings) on a service with SMTP_URL. Its `sequence` continues the document\'s numbering of ecf.status_update.',
+    sequenced: true,
+  },
   'sequence.low': {
     operationId: 'sequenceLowWebhook',
     schema: 'SequenceLowEvent',

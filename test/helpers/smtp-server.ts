@@ -24,7 +24,7 @@ export interface ReceivedMail {
 export interface SmtpServerOptions {
   /** 'starttls': --tlscert (STARTTLS required by aiosmtpd); 'smtps': TLS from the first byte. */
   tls?: 'starttls' | 'smtps';
-  /** Python source of a module defining `Handler`, used instead of the maildir. */
+  /** Python source of a module defining `Handler`, given the maildir's path (it may subclass aiosmtpd.handlers.Mailbox). */
   handler?: string;
   /** The address to listen on; 127.0.0.1 by default. */
   host?: string;
@@ -90,7 +90,7 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
   if (options.handler !== undefined) {
     writeFileSync(join(dir, 'test_handler.py'), options.handler);
     env.PYTHONPATH = dir;
-    args.push('-c', 'test_handler.Handler');
+    args.push('-c', 'test_handler.Handler', join(dir, 'mail'));
   } else {
     args.push('-c', 'aiosmtpd.handlers.Mailbox', join(dir, 'mail'));
   }

@@ -58,6 +58,7 @@ export const EVENTS = {
     'ecf.commercial_approval': 'Aprobación comercial del comprador',
     'sequence.low': 'Secuencia por agotarse',
     'sequence.expiring': 'Secuencia por vencer',
+    'ecf.email_update': 'Correo de un e-CF al comprador',
 };
 export const RANGE_ESTADOS = {
     activa: { label: 'Activa', tone: 'ok' },

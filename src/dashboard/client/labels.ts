@@ -84,6 +84,7 @@ export const EVENTS = {
   'ecf.commercial_approval': 'Aprobación comercial del comprador',
   'sequence.low': 'Secuencia por agotarse',
   'sequence.expiring': 'Secuencia por vencer',
+  'ecf.email_update': 'Correo de un e-CF al comprador',
 } as const satisfies Record<EventKind, string>;
 
 /** The `estado` of an authorised eNCF range (src/sequences/views.ts). */
