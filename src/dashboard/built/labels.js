@@ -25,6 +25,11 @@ export const RECEPTOR_ESTADOS = {
     no_aplica: 'No aplica',
     error: 'Error al entregar',
 };
+export const CORREO_ESTADOS = {
+    pendiente: 'Pendiente de envío',
+    enviado: 'Enviado',
+    error: 'No se pudo enviar',
+};
 export const APROBACIONES = { aprobado: 'Aprobada', rechazado: 'Rechazada' };
 export const TIPOS = {
     31: 'Crédito Fiscal',

@@ -1,7 +1,7 @@
 // Built from src/dashboard/client/page-document.ts by `npm run build:dashboard`: edit that file, not this one.
 import { poll } from "./context.js";
 import { busy, dgiiDate, dgiiDateTime, errorBox, facts, h, loading, money, orDash, table, time } from "./dom.js";
-import { APROBACIONES, ESTADOS, RECEPTOR_ESTADOS } from "./labels.js";
+import { APROBACIONES, CORREO_ESTADOS, ESTADOS, RECEPTOR_ESTADOS } from "./labels.js";
 import { estadoBadge, lastListHash, tipoLabel } from "./page-documents.js";
 import { rejectionReasons } from "./dgii-reasons.js";
 import { imageData, saveAs } from "./download.js";
@@ -90,6 +90,35 @@ function printMark(doc) {
             : null;
     return text === null ? null : h('p', { class: 'hint', 'data-field': 'printMark' }, text);
 }
+function emailSection(ctx, doc, queued) {
+    const comprador = doc.document.ECF.Encabezado?.Comprador;
+    const address = typeof comprador?.CorreoComprador === 'string' ? comprador.CorreoComprador : null;
+    const accepted = doc.estado === 'aceptado' || doc.estado === 'aceptado_condicional';
+    if (doc.correo === null && (address === null || !accepted))
+        return null;
+    const c = doc.correo;
+    const status = h('div', { 'aria-live': 'polite' });
+    const button = h('button', { type: 'button', class: 'secondary', 'data-action': 'resend-email' }, c === null ? 'Enviar por correo' : 'Reenviar correo');
+    button.addEventListener('click', () => void busy(button, async () => {
+        status.replaceChildren();
+        try {
+            await ctx.api.post(`/${ctx.env}/documentos-ecf/${encodeURIComponent(doc.internalTrackId)}/correo/reenviar`, {});
+            queued();
+        }
+        catch (err) {
+            status.replaceChildren(errorBox(err));
+        }
+    }));
+    const canSend = accepted && address !== null && c?.estado !== 'pendiente';
+    return h('section', { class: 'card', 'aria-labelledby': 'doc-email', 'data-section': 'email' }, h('h2', { id: 'doc-email' }, 'Correo al comprador'), c === null
+        ? h('p', null, `No se ha enviado por correo a ${address ?? ''}.`)
+        : facts([
+            ['Estado', h('span', { 'data-field': 'correo' }, CORREO_ESTADOS[c.estado])],
+            ['Destinatario', h('span', { class: 'break' }, c.destinatario)],
+            c.detalle === null ? null : ['Detalle', h('span', { 'data-field': 'correoDetalle', class: 'break' }, c.detalle)],
+            c.enviadoEn === null ? null : ['Enviado', time(c.enviadoEn)],
+        ]), canSend ? h('div', { class: 'actions' }, button) : null, status);
+}
 function detail(ctx, doc, queued) {
     const xmlStatus = h('div');
     const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
@@ -122,6 +151,7 @@ function detail(ctx, doc, queued) {
         ]), signed ? h('div', { class: 'actions' }, download, pdf, printButton) : null, signed ? printMark(doc) : null, xmlStatus),
         doc.estado === 'error' ? resendSection(ctx, doc, RESUBMIT, queued) : null,
         doc.receptor.estado === 'error' ? resendSection(ctx, doc, REDELIVER, queued) : null,
+        emailSection(ctx, doc, queued),
         doc.estado === 'rechazado' ? h('section', { class: 'card', 'aria-labelledby': 'doc-reasons', 'data-section': 'reasons' }, h('h2', { id: 'doc-reasons' }, 'Por qué la DGII lo rechazó'), rejectionReasons(doc.dgiiMessage)) : null,
         signed ? timbreSection(ctx, doc) : null,
         buyerSection(doc.document.ECF),
@@ -152,7 +182,7 @@ export async function documentPage(ctx) {
             body.replaceChildren(...detail(ctx, doc, queued).filter((e) => e !== null));
         }
         const delivering = (doc.estado === 'aceptado' || doc.estado === 'aceptado_condicional') && doc.receptor.estado === 'pendiente';
-        return ESTADOS[doc.estado]?.final === false || delivering;
+        return ESTADOS[doc.estado]?.final === false || delivering || doc.correo?.estado === 'pendiente';
     };
     try {
         if (await show())

@@ -43,6 +43,13 @@ export const RECEPTOR_ESTADOS = {
   error: 'Error al entregar',
 } as const satisfies Record<ReceptorEstado, string>;
 
+/** The e-CF e-mailed to its buyer (`correo.estado`). */
+export const CORREO_ESTADOS = {
+  pendiente: 'Pendiente de envío',
+  enviado: 'Enviado',
+  error: 'No se pudo enviar',
+} as const satisfies Record<'pendiente' | 'enviado' | 'error', string>;
+
 /** The buyer's commercial approval of an issued e-CF (`aprobacionComercial.estado`). */
 export const APROBACIONES = { aprobado: 'Aprobada', rechazado: 'Rechazada' } as const;
 

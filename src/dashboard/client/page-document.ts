@@ -1,6 +1,6 @@
 import { poll, type PageContext } from './context.ts';
 import { busy, dgiiDate, dgiiDateTime, errorBox, facts, h, loading, money, orDash, table, time } from './dom.ts';
-import { APROBACIONES, ESTADOS, RECEPTOR_ESTADOS } from './labels.ts';
+import { APROBACIONES, CORREO_ESTADOS, ESTADOS, RECEPTOR_ESTADOS } from './labels.ts';
 import { estadoBadge, lastListHash, tipoLabel } from './page-documents.ts';
 import type { DocumentDetail } from './types.ts';
 import { rejectionReasons } from './dgii-reasons.ts';
@@ -133,6 +133,42 @@ function printMark(doc: DocumentDetail): HTMLElement | null {
   return text === null ? null : h('p', { class: 'hint', 'data-field': 'printMark' }, text);
 }
 
+/**
+ * The e-CF e-mailed to its buyer: the outcome, and "Reenviar correo" for an accepted document
+ * that names a CorreoComprador, unless an e-mail is pending.
+ */
+function emailSection(ctx: PageContext, doc: DocumentDetail, queued: () => void): HTMLElement | null {
+  const comprador = (doc.document.ECF as { Encabezado?: { Comprador?: { CorreoComprador?: unknown } } }).Encabezado?.Comprador;
+  const address = typeof comprador?.CorreoComprador === 'string' ? comprador.CorreoComprador : null;
+  const accepted = doc.estado === 'aceptado' || doc.estado === 'aceptado_condicional';
+  if (doc.correo === null && (address === null || !accepted)) return null;
+  const c = doc.correo;
+  const status = h('div', { 'aria-live': 'polite' });
+  const button = h('button', { type: 'button', class: 'secondary', 'data-action': 'resend-email' }, c === null ? 'Enviar por correo' : 'Reenviar correo');
+  button.addEventListener('click', () => void busy(button, async () => {
+    status.replaceChildren();
+    try {
+      await ctx.api.post<unknown>(`/${ctx.env}/documentos-ecf/${encodeURIComponent(doc.internalTrackId)}/correo/reenviar`, {});
+      queued();
+    } catch (err) {
+      status.replaceChildren(errorBox(err));
+    }
+  }));
+  const canSend = accepted && address !== null && c?.estado !== 'pendiente';
+  return h('section', { class: 'card', 'aria-labelledby': 'doc-email', 'data-section': 'email' },
+    h('h2', { id: 'doc-email' }, 'Correo al comprador'),
+    c === null
+      ? h('p', null, `No se ha enviado por correo a ${address ?? ''}.`)
+      : facts([
+        ['Estado', h('span', { 'data-field': 'correo' }, CORREO_ESTADOS[c.estado])],
+        ['Destinatario', h('span', { class: 'break' }, c.destinatario)],
+        c.detalle === null ? null : ['Detalle', h('span', { 'data-field': 'correoDetalle', class: 'break' }, c.detalle)],
+        c.enviadoEn === null ? null : ['Enviado', time(c.enviadoEn)],
+      ]),
+    canSend ? h('div', { class: 'actions' }, button) : null,
+    status);
+}
+
 function detail(ctx: PageContext, doc: DocumentDetail, queued: () => void): (HTMLElement | null)[] {
   const xmlStatus = h('div');
   const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
@@ -171,6 +207,7 @@ function detail(ctx: PageContext, doc: DocumentDetail, queued: () => void): (HTM
     ),
     doc.estado === 'error' ? resendSection(ctx, doc, RESUBMIT, queued) : null,
     doc.receptor.estado === 'error' ? resendSection(ctx, doc, REDELIVER, queued) : null,
+    emailSection(ctx, doc, queued),
     doc.estado === 'rechazado' ? h('section', { class: 'card', 'aria-labelledby': 'doc-reasons', 'data-section': 'reasons' },
       h('h2', { id: 'doc-reasons' }, 'Por qué la DGII lo rechazó'),
       rejectionReasons(doc.dgiiMessage)) : null,
@@ -208,7 +245,8 @@ export async function documentPage(ctx: PageContext): Promise<void> {
     }
     // An accepted document whose buyer leg is pendiente is being delivered to its buyer.
     const delivering = (doc.estado === 'aceptado' || doc.estado === 'aceptado_condicional') && doc.receptor.estado === 'pendiente';
-    return ESTADOS[doc.estado]?.final === false || delivering;
+    // And one whose e-mail is pendiente is being sent.
+    return ESTADOS[doc.estado]?.final === false || delivering || doc.correo?.estado === 'pendiente';
   };
   try {
     if (await show()) poll(ctx.signal, 1500, show);
