@@ -62,6 +62,8 @@ import { EMPTY_DIRECTORY } from './dgii/directory.ts';
 import { buyerDeliveryJob } from './documents/buyer-delivery.ts';
 import { BuyerEmail } from './documents/buyer-email.ts';
 import { emailRoutes } from './documents/email-routes.ts';
+import { TenantLogos } from './documents/logo.ts';
+import { logoRoutes } from './documents/logo-routes.ts';
 import { FeClient } from './exchange/fe-client.ts';
 import { approvalRoutes } from './receiver/approval-routes.ts';
 import { approvalSendJob, BuyerApprovals } from './receiver/buyer-approval.ts';
@@ -176,6 +178,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...documentReportRoutes(new DocumentReports(db.sql, (tenantId, since) => webhooks.deliveryTrouble(tenantId, since))),
       ...documentRoutes({ documents, idempotency }),
       ...emailRoutes(email),
+      ...logoRoutes(new TenantLogos(db.sql)),
       ...sequenceRoutes({ sequences, idempotency }),
       ...annulmentRoutes({ documents, annulments, sequences, idempotency }),
       ...certificateRoutes({ certificates }),

@@ -3,6 +3,7 @@ import { ECF_TIPOS } from '../ecf/ecf-types.ts';
 import { ESTADO_NAMES, RECEPTOR_ESTADOS } from '../ecf/states.ts';
 import { ecfBodySchemas } from './ecf-openapi.ts';
 import { EMAIL_SCHEMAS } from './email-schemas.ts';
+import { LOGO_SCHEMA } from './logo-routes.ts';
 
 export const ESTADO: Schema = S.string({ enum: ESTADO_NAMES, description: 'recibido → en_proceso → aceptado | aceptado_condicional | rechazado; error when it could not be sent or no verdict came. A document in error goes back to recibido when resubmitted (POST …/reenviar) and becomes anulado (final) when DGII accepts an annulment of its eNCF.' });
 
@@ -145,4 +146,5 @@ export const DOCUMENT_SCHEMAS: Record<string, Schema> = {
   ...ecfBodySchemas(),
   StatusUpdateEvent: STATUS_UPDATE_EVENT,
   ...EMAIL_SCHEMAS,
+  Logo: LOGO_SCHEMA,
 };

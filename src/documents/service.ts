@@ -19,6 +19,7 @@ import type { CreatedDocument } from './rows.ts';
 import { redeliverToBuyer } from './buyer-delivery.ts';
 import { emailView } from './buyer-email.ts';
 import { findDocumentEmail } from './email-queries.ts';
+import { findLogo } from './logo-queries.ts';
 import { splitErpReference } from './erp-reference.ts';
 
 export interface EmitResult {
@@ -191,7 +192,8 @@ export class DocumentService {
     }
     const signature = { securityCode: row.securityCode, timbreUrl: row.timbreUrl, fechaHoraFirma: row.fechaHoraFirma };
     const marks = printMarks(environment, row.estado === 'rechazado');
-    return printDocument({ tipo: row.tipo, ecf: row.ecf, signature, marks }, format, row.rncEmisor, row.encf);
+    const logo = (await findLogo(this.sql, tenantId))?.data ?? null;
+    return printDocument({ tipo: row.tipo, ecf: row.ecf, signature, marks, logo }, format, row.rncEmisor, row.encf);
   }
 
   /** The buyer's signed ARECF; 404 for another tenant's document and while the buyer has not answered. */

@@ -76,6 +76,14 @@ export interface PrintFacts {
   readonly signature: PrintSignature;
   /** The texts of the marks, in print order. */
   readonly marks: readonly string[];
+  /** The issuer's logo, added to the document (PdfDocument.addImage), with its pixel size. */
+  readonly logo?: PrintLogo | null;
+}
+
+export interface PrintLogo {
+  readonly name: string;
+  readonly width: number;
+  readonly height: number;
 }
 
 // DGII's CodigoModificacion table (Formato e-CF, InformacionReferencia).

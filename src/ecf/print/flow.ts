@@ -124,3 +124,12 @@ export function markBanner(marks: readonly string[], x: number, width: number, s
     };
   });
 }
+
+/** The logo scaled to fit `maxWidth` × `maxHeight` (never enlarged past 1 px per point), then `after` points of space. */
+export function logoBlock(logo: { name: string; width: number; height: number } | null | undefined, x: number, width: number, maxWidth: number, maxHeight: number, align: 'left' | 'center', after: number): Block[] {
+  if (logo === null || logo === undefined) return [];
+  const scale = Math.min(maxWidth / logo.width, maxHeight / logo.height, 1);
+  const w = logo.width * scale;
+  const h = logo.height * scale;
+  return [{ height: h + after, draw: (page, top) => page.image(logo.name, align === 'center' ? x + (width - w) / 2 : x, top, w, h) }];
+}

@@ -1,10 +1,10 @@
 // The printed representation of an e-CF (DGII's "representación impresa") as a PDF, for paper,
 // email and receipt printers. Built from the stored e-CF and its signature's facts only, so
 // issued and received documents print alike.
-import { A4, LETTER, PdfDocument } from '../../lib/pdf/index.ts';
+import { A4, ImageError, LETTER, PdfDocument, readImage } from '../../lib/pdf/index.ts';
 import { AppError, errorMessage } from '../../errors.ts';
 import type { EcfObject } from '../types.ts';
-import { printFacts, type PrintMark, type PrintSignature } from './facts.ts';
+import { printFacts, type PrintLogo, type PrintMark, type PrintSignature } from './facts.ts';
 import { renderSheet } from './sheet.ts';
 import { renderTicket } from './ticket.ts';
 
@@ -30,6 +30,8 @@ export interface PrintInput {
   readonly signature: PrintSignature;
   /** Marks of a document without fiscal value (rejected by DGII, or of a test environment). */
   readonly marks?: readonly PrintMark[];
+  /** The issuer's logo as uploaded (a PNG or JPEG file), drawn at the top of every format. */
+  readonly logo?: Buffer | null;
 }
 
 /**
@@ -45,11 +47,26 @@ export function printMarks(environment: string, rejected: boolean): PrintMark[] 
 
 /** The PDF file of the document. The same input always gives the same bytes. */
 export function renderEcfPdf(input: PrintInput, format: PrintFormat = DEFAULT_PRINT_FORMAT): Buffer {
-  const facts = printFacts(input.tipo, input.ecf, input.signature, input.marks);
   const doc = new PdfDocument();
+  const facts = { ...printFacts(input.tipo, input.ecf, input.signature, input.marks), logo: addLogo(doc, input.logo) };
   if (format === 'ticket80') renderTicket(facts, doc);
   else renderSheet(facts, format === 'a4' ? A4 : LETTER, doc);
   return doc.toBuffer({ title: `${facts.typeName} ${facts.encf}`, author: facts.issuer.name });
+}
+
+/**
+ * The logo added to the document. It was checked with the same reader when it was uploaded; a
+ * file that cannot be read all the same prints the document without it rather than not at all.
+ */
+function addLogo(doc: PdfDocument, file: Buffer | null | undefined): PrintLogo | null {
+  if (file === null || file === undefined) return null;
+  try {
+    const image = readImage(file);
+    return { name: doc.addImage(image), width: image.width, height: image.height };
+  } catch (err) {
+    if (err instanceof ImageError) return null;
+    throw err;
+  }
 }
 
 /** A printable PDF file and the name DGII practice gives it: RNC of the issuer and eNCF. */

@@ -6,7 +6,7 @@
 // page's edges, with the security code and signature date below it, beside the totals.
 import { mm, PdfDocument, type PageSize, type PdfPage } from '../../lib/pdf/index.ts';
 import { PRINTED_LEGEND, type PrintedLine, type PrintFacts } from './facts.ts';
-import { type Block, drawBlocks, fitText, gap, heightOf, markBanner, paginate, paragraph, placeQr, rule, type Style } from './flow.ts';
+import { type Block, drawBlocks, fitText, gap, heightOf, logoBlock, markBanner, paginate, paragraph, placeQr, rule, type Style } from './flow.ts';
 
 const MARGIN = 36;
 const FOOTER = 30;
@@ -42,6 +42,7 @@ function header(f: PrintFacts, x: number, width: number): Block {
   const leftWidth = width - rightWidth - 16;
   const rx = x + width - rightWidth;
   const left = stack([
+    ...logoBlock(f.logo, x, leftWidth, Math.min(170, leftWidth), 64, 'left', 6),
     paragraph(f.issuer.name, { font: 'Helvetica-Bold', size: 12 }, leftWidth, 15, x),
     paragraph(`RNC: ${f.issuer.rnc}`, BOLD, leftWidth, LEADING, x),
     ...f.issuer.details.map((d) => paragraph(d, BODY, leftWidth, LEADING, x)),

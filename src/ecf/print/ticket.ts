@@ -5,7 +5,7 @@
 // signature date below it, then DGII's legend.
 import { MAX_PAGE_SIDE, PdfDocument, ROLL_80MM_WIDTH, type PdfPage } from '../../lib/pdf/index.ts';
 import { PRINTED_LEGEND, type PrintedLine, type PrintFacts } from './facts.ts';
-import { type Block, drawBlocks, fitText, gap, heightOf, markBanner, paginate, paragraph, placeQr, rule, type Style } from './flow.ts';
+import { type Block, drawBlocks, fitText, gap, heightOf, logoBlock, markBanner, paginate, paragraph, placeQr, rule, type Style } from './flow.ts';
 
 const MARGIN = 10;
 const FOOTER = 14;
@@ -49,6 +49,7 @@ export function renderTicket(f: PrintFacts, doc: PdfDocument): void {
 
   const blocks: Block[] = [
     ...markBanner(f.marks, x, width, 10),
+    ...logoBlock(f.logo, x, width, width * 0.7, 56, 'center', 4),
     center(f.issuer.name, { font: 'Helvetica-Bold', size: 9 }, 11),
     center(`RNC: ${f.issuer.rnc}`, BODY),
     ...f.issuer.details.map((d) => center(d, { font: 'Helvetica', size: 7 }, 9)),
