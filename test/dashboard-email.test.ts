@@ -1,5 +1,6 @@
-// The e-CF e-mailed to its buyer in the dashboard, in a real browser against a real SMTP
-// server (python3-aiosmtpd): the document page shows the outcome and resends it.
+// The e-CF e-mailed to its buyer and the tenant's logo in the dashboard, in a real browser against
+// a real SMTP server (python3-aiosmtpd): Configuración → Impresión y correo sets both, the
+// document page shows the e-mail's outcome and resends it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
@@ -11,6 +12,27 @@ import { call } from './helpers/http.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
 import { startSmtpServer, type TestSmtpServer } from './helpers/smtp-server.ts';
 import { waitFor } from './helpers/wait.ts';
+import { crc32, deflateSync } from 'node:zlib';
+
+/** A 60×30 RGB PNG, black on its left half; `interlace` flags it Adam7 (which the service refuses). */
+function pngFile(interlace = 0): Buffer {
+  const chunk = (type: string, data: Buffer): Buffer => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(data.length + 12);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), data.length + 8);
+    return out;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(60, 0);
+  ihdr.writeUInt32BE(30, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2;
+  ihdr[12] = interlace;
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(90, 0), Buffer.alloc(90, 255)]);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.concat(Array.from({ length: 30 }, () => row)))), chunk('IEND', Buffer.alloc(0))]);
+}
 
 // Refuses una-vez@ for good the first time only, so a resend can succeed.
 const HANDLER = `
@@ -72,5 +94,46 @@ describe('correo al comprador', () => {
     assert.equal(smtp.messages().length, 1, 'the relay took the resent e-mail');
     assert.deepEqual(await seriousViolations(page), []);
     assert.deepEqual(unexpectedProblems(w), []);
+  });
+
+  test('Impresión y correo uploads and removes the logo, refuses an interlaced PNG, and saves the e-mail settings; axe finds nothing serious', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const bearer = { authorization: `Bearer ${a.accessToken}` };
+    const w = await openPage(browser, DESKTOP);
+    pages.push(w);
+    const { page } = w;
+    await signIn(page, t.url, a.email, a.password);
+    await page.getByRole('navigation', { name: 'Secciones' }).getByRole('link', { name: 'Configuración' }).click();
+    await page.getByRole('navigation', { name: 'Configuración' }).getByRole('link', { name: 'Impresión y correo', exact: true }).click();
+    await heading(page, 'Impresión y correo');
+    await page.getByText('Sin logo').waitFor();
+    assert.deepEqual(await seriousViolations(page), []);
+
+    const input = page.getByLabel('Archivo PNG o JPEG');
+    await input.setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: pngFile(1) });
+    await page.getByRole('button', { name: 'Subir logo' }).click();
+    await page.getByText(/interlaced \(Adam7\) PNG is not supported/).waitFor();
+    assert.equal((await fetch(`${t.url}/api/logo`, { headers: bearer })).status, 404, 'nothing stored');
+
+    await input.setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: pngFile() });
+    await page.getByRole('button', { name: 'Subir logo' }).click();
+    await page.getByText('Logo guardado (60 × 30 píxeles).').waitFor();
+    await page.locator('img[data-logo]').waitFor();
+    assert.deepEqual(Buffer.from(await (await fetch(`${t.url}/api/logo`, { headers: bearer })).arrayBuffer()), pngFile());
+
+    await page.getByLabel(/Enviar por correo al comprador/).check();
+    await page.getByLabel('Responder a').fill('contabilidad@emisor.example');
+    await page.getByRole('button', { name: 'Guardar', exact: true }).click();
+    await page.getByText('Guardado: los e-CF aceptados se enviarán al comprador.').waitFor();
+    const saved = (await call(t.url, 'GET', '/api/email/settings', { headers: bearer })).body.data;
+    assert.deepEqual([saved.enabled, saved.replyTo, saved.smtpConfigured], [true, 'contabilidad@emisor.example', true]);
+    assert.deepEqual(await seriousViolations(page), []);
+
+    await page.getByRole('button', { name: 'Quitar logo' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Quitar logo' }).click();
+    await page.getByText('Logo quitado.').waitFor();
+    await page.getByText('Sin logo').waitFor();
+    assert.equal((await fetch(`${t.url}/api/logo`, { headers: bearer })).status, 404);
+    assert.deepEqual(unexpectedProblems(w, [404, 422]), []);
   });
 });
