@@ -25,6 +25,9 @@ import {
 import { findDocument, findDocumentById, findSignedXml, type DocumentRow } from './queries.ts';
 import { Input } from '../lib/input.ts';
 
+/** E-mails of one tenant being sent at once, per instance. */
+const EMAILS_PER_TENANT = 4;
+
 /** One e-mail job per document at a time. */
 const emailKey = (documentId: string): string => `email:${documentId}`;
 
@@ -92,7 +95,7 @@ export class BuyerEmail {
     const queued = await queueDocumentEmail(tx, internalTrackId);
     if (queued === undefined) return;
     await announce(tx, this.deps.outbox, queued);
-    await insertJob(tx, { kind: 'email.send', payload: { documentId: internalTrackId }, uniqueKey: emailKey(internalTrackId) });
+    await insertJob(tx, { kind: 'email.send', payload: { documentId: internalTrackId, tenantId: queued.tenantId }, uniqueKey: emailKey(internalTrackId) });
   };
 
   async settings(tenantId: number) {
@@ -138,7 +141,7 @@ export class BuyerEmail {
       const reopened = await reopenDocumentEmail(tx, doc.id, tenantId, to, 'Envío solicitado de nuevo (POST …/correo/reenviar)');
       if (reopened === undefined) throw new AppError('CONFLICT', 'An e-mail of this document is already pending');
       await announce(tx, this.deps.outbox, reopened);
-      await scheduleKeyedJob(tx, { kind: 'email.send', payload: { documentId: doc.id }, uniqueKey: emailKey(doc.id) });
+      await scheduleKeyedJob(tx, { kind: 'email.send', payload: { documentId: doc.id, tenantId }, uniqueKey: emailKey(doc.id) });
       return emailView(reopened) as EmailView;
     });
     this.deps.onQueued();
@@ -156,6 +159,8 @@ export class BuyerEmail {
     };
     return {
       policy: { maxAttempts: config.maxAttempts, backoffBaseMs: config.retryBaseMs, backoffMaxMs: config.retryMaxMs },
+      // One tenant's burst of accepted e-CF (or a slow relay answer for it) cannot take every slot.
+      group: { by: 'tenantId', limit: EMAILS_PER_TENANT },
       run: async (job, ctx) => {
         const email = await findDocumentEmail(sql, job.payload.documentId);
         if (email === undefined || email.estado !== 'pendiente') return;

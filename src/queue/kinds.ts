@@ -24,7 +24,7 @@ export interface JobPayloads {
   /** Sends a commercial approval the tenant decided as buyer to the emisor's receiver or to DGII. */
   'exchange.approval': { approvalId: string; target: 'emisor' | 'dgii' };
   /** E-mails an accepted e-CF to its buyer (documents/buyer-email.ts). */
-  'email.send': { documentId: string };
+  'email.send': { documentId: string; tenantId: number };
   'maintenance.purge': Record<string, never>;
   /** Periodic: gives a job back to work in flight that lost its own (src/maintenance/repair.ts). */
   'maintenance.repair': Record<string, never>;
