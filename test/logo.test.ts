@@ -107,7 +107,7 @@ const stored = (() => {
 })();
 
 function printWith(logo: Buffer | null, format: PrintFormat): Buffer {
-  return renderEcfPdf({ tipo: stored.tipo, ecf: stored.ecf, logo, signature: { securityCode: 'Ab3x9Z', fechaHoraFirma: '15-03-2025 10:22:33', timbreUrl: 'https://ecf.dgii.gov.do/ecf/ConsultaTimbre?x=1' } }, format);
+  return renderEcfPdf({ tipo: stored.tipo, ecf: stored.ecf, logo: logo === null ? null : readImage(logo), signature: { securityCode: 'Ab3x9Z', fechaHoraFirma: '15-03-2025 10:22:33', timbreUrl: 'https://ecf.dgii.gov.do/ecf/ConsultaTimbre?x=1' } }, format);
 }
 
 describe('image reader', () => {
@@ -227,6 +227,7 @@ describe('logo API', () => {
       [logo, 'image/jpeg', 422, /not a JPEG/],
       [Buffer.from('GIF89a'), 'image/gif', 415, /image\/png or image\/jpeg/],
       [Buffer.concat([logo, Buffer.alloc(300 * 1024)]), 'image/png', 413, /./],
+      [png(2001, 1, 0, 1, [Buffer.alloc(251)]), 'image/png', 422, /2001×1 pixels; at most 2000 on a side/],
     ];
     for (const [file, type, status, message] of refusals) {
       const r = await put(a.accessToken, file, type);

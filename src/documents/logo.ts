@@ -1,6 +1,7 @@
 // A tenant's logo, printed at the top of its e-CF in every format. A PNG or JPEG of at most
-// LOGO_MAX_BYTES, read with the PDF writer's own image reader when uploaded, so a file that is
-// damaged, interlaced, CMYK, arithmetic-coded or too large is refused then (422), never at print.
+// LOGO_MAX_BYTES and LOGO_MAX_SIDE pixels, read with the PDF writer's own image reader when
+// uploaded, so a file that is damaged, interlaced, CMYK, arithmetic-coded or too large is refused
+// then (422). The image is stored as the PDF embeds it: printing never decodes a PNG.
 import type { Sql } from '../db/connect.ts';
 import { AppError, notFound } from '../errors.ts';
 import { ImageError, readImage, sniffImage } from '../lib/pdf/index.ts';
@@ -8,6 +9,8 @@ import { deleteLogo, findLogo, saveLogo, type LogoRow } from './logo-queries.ts'
 
 /** The largest logo file taken: a logo prints a few centimetres wide. */
 export const LOGO_MAX_BYTES = 256 * 1024;
+/** At most 2,000 pixels a side: 6 cm at over 800 dpi, and a bounded decode at upload. */
+export const LOGO_MAX_SIDE = 2000;
 
 const MEDIA_TYPES = { png: 'image/png', jpeg: 'image/jpeg' } as const;
 
@@ -37,7 +40,10 @@ export class TenantLogos {
       if (err instanceof ImageError) throw new AppError('VALIDATION_ERROR', `This logo cannot be used: ${err.message}`);
       throw err;
     }
-    return logoView(await saveLogo(this.sql, tenantId, { mediaType: declared, data: file, width: image.width, height: image.height }));
+    if (image.width > LOGO_MAX_SIDE || image.height > LOGO_MAX_SIDE) {
+      throw new AppError('VALIDATION_ERROR', `This logo cannot be used: it is ${image.width}×${image.height} pixels; at most ${LOGO_MAX_SIDE} on a side`);
+    }
+    return logoView(await saveLogo(this.sql, tenantId, { mediaType: declared, data: file, width: image.width, height: image.height }, image));
   }
 
   async get(tenantId: number): Promise<LogoRow> {

@@ -19,7 +19,7 @@ import type { CreatedDocument } from './rows.ts';
 import { redeliverToBuyer } from './buyer-delivery.ts';
 import { emailView } from './buyer-email.ts';
 import { findDocumentEmail } from './email-queries.ts';
-import { findLogo } from './logo-queries.ts';
+import { findLogoImage } from './logo-queries.ts';
 import { splitErpReference } from './erp-reference.ts';
 
 export interface EmitResult {
@@ -192,7 +192,7 @@ export class DocumentService {
     }
     const signature = { securityCode: row.securityCode, timbreUrl: row.timbreUrl, fechaHoraFirma: row.fechaHoraFirma };
     const marks = printMarks(environment, row.estado === 'rechazado');
-    const logo = (await findLogo(this.sql, tenantId))?.data ?? null;
+    const logo = (await findLogoImage(this.sql, tenantId)) ?? null;
     return printDocument({ tipo: row.tipo, ecf: row.ecf, signature, marks, logo }, format, row.rncEmisor, row.encf);
   }
 

@@ -1,7 +1,7 @@
 // The printed representation of an e-CF (DGII's "representación impresa") as a PDF, for paper,
 // email and receipt printers. Built from the stored e-CF and its signature's facts only, so
 // issued and received documents print alike.
-import { A4, ImageError, LETTER, PdfDocument, readImage } from '../../lib/pdf/index.ts';
+import { A4, LETTER, PdfDocument, type PdfImage } from '../../lib/pdf/index.ts';
 import { AppError, errorMessage } from '../../errors.ts';
 import type { EcfObject } from '../types.ts';
 import { printFacts, type PrintLogo, type PrintMark, type PrintSignature } from './facts.ts';
@@ -30,8 +30,8 @@ export interface PrintInput {
   readonly signature: PrintSignature;
   /** Marks of a document without fiscal value (rejected by DGII, or of a test environment). */
   readonly marks?: readonly PrintMark[];
-  /** The issuer's logo as uploaded (a PNG or JPEG file), drawn at the top of every format. */
-  readonly logo?: Buffer | null;
+  /** The issuer's logo (lib/pdf readImage, done when it was uploaded), drawn at the top of every format. */
+  readonly logo?: PdfImage | null;
 }
 
 /**
@@ -54,19 +54,10 @@ export function renderEcfPdf(input: PrintInput, format: PrintFormat = DEFAULT_PR
   return doc.toBuffer({ title: `${facts.typeName} ${facts.encf}`, author: facts.issuer.name });
 }
 
-/**
- * The logo added to the document. It was checked with the same reader when it was uploaded; a
- * file that cannot be read all the same prints the document without it rather than not at all.
- */
-function addLogo(doc: PdfDocument, file: Buffer | null | undefined): PrintLogo | null {
-  if (file === null || file === undefined) return null;
-  try {
-    const image = readImage(file);
-    return { name: doc.addImage(image), width: image.width, height: image.height };
-  } catch (err) {
-    if (err instanceof ImageError) return null;
-    throw err;
-  }
+/** The logo added to the document, once however many pages draw it. */
+function addLogo(doc: PdfDocument, image: PdfImage | null | undefined): PrintLogo | null {
+  if (image === null || image === undefined) return null;
+  return { name: doc.addImage(image), width: image.width, height: image.height };
 }
 
 /** A printable PDF file and the name DGII practice gives it: RNC of the issuer and eNCF. */
