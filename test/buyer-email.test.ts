@@ -173,6 +173,14 @@ describe('the e-CF e-mailed to its buyer', () => {
     await waitFor(async () => emailEvents(refused.id).filter((e) => e.correo.estado === 'error').length === 2 || undefined, 20_000, 'refused again');
   });
 
+  test('a CorreoComprador DGII\'s pattern allows but SMTP cannot carry without SMTPUTF8 (peña@…) ends in error, nothing sent', async () => {
+    const who = await tenant({ enabled: true });
+    const { id } = await emit(who, 'peña@comprador.example');
+    const doc = await correoOf(who, id, ['error']);
+    assert.match(doc.correo.detalle, /is not an address this service sends to/);
+    assert.deepEqual(smtp.messages().filter((m) => m.headers.some(([k, v]) => k === 'X-RcptTo' && v.includes('comprador.example') && v.startsWith('pe'))), []);
+  });
+
   test('resend answers 409 for a rejected document or one without CorreoComprador, 404 for another tenant\'s, 401 without credentials', async () => {
     const who = await tenant({ enabled: true });
     const rejected = await emit(who, 'x@comprador.example', '[simulador:rechazar]');
