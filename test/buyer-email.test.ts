@@ -13,8 +13,8 @@ import { startTestService, type TestService } from './helpers/service.ts';
 import { startSmtpServer, type TestSmtpServer } from './helpers/smtp-server.ts';
 import { waitFor } from './helpers/wait.ts';
 
-// Accepts every recipient but two: rechazar@ is refused for good (550); ocupado@ is told to come
-// back later (451) on its first two tries, then accepted.
+// Accepts every recipient but three: rechazar@ is refused for good (550); ocupado@ is told to come
+// back later (451) on its first two tries, then accepted; siempre-ocupado@ always gets 452.
 const HANDLER = `
 from aiosmtpd.handlers import Mailbox
 class Handler(Mailbox):
@@ -22,6 +22,8 @@ class Handler(Mailbox):
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         if address.startswith('rechazar@'):
             return '550 5.1.1 mailbox unavailable'
+        if address.startswith('siempre-ocupado@'):
+            return '452 4.2.2 mailbox full'
         if address.startswith('ocupado@'):
             Handler.tries[address] = Handler.tries.get(address, 0) + 1
             if Handler.tries[address] <= 2:
@@ -151,7 +153,7 @@ describe('the e-CF e-mailed to its buyer', () => {
     assert.deepEqual(mailsTo('rechazado@comprador.example'), []);
   });
 
-  test('a 5xx refusal ends in error at once, 4xx answers are retried with backoff until the relay takes it; resend sends it again', async () => {
+  test('a 5xx refusal ends in error at once, 4xx answers are retried with backoff until the relay takes it or the attempts are spent; resend sends it again', async () => {
     const who = await tenant({ enabled: true });
     const refused = await emit(who, 'rechazar@comprador.example');
     const busy = await emit(who, 'ocupado@comprador.example');
@@ -167,6 +169,10 @@ describe('the e-CF e-mailed to its buyer', () => {
     assert.equal(again.body.data.estado, 'pendiente');
     await waitFor(() => mailsTo('ocupado@comprador.example').length === 2 || undefined, 20_000, 'the resent e-mail');
     await correoOf(who, busy.id, ['enviado']);
+
+    const full = await emit(who, 'siempre-ocupado@comprador.example');
+    const f = await correoOf(who, full.id, ['error']);
+    assert.match(f.correo.detalle, /Could not be sent after 4 attempts: .*452 4\.2\.2 mailbox full/, 'MAIL_MAX_ATTEMPTS spent');
 
     const retry = await call(t.url, 'POST', `/TesteCF/documentos-ecf/${refused.id}/correo/reenviar`, { headers: who.api });
     assert.equal(retry.status, 202);
