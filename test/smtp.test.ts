@@ -5,7 +5,46 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 import { buildMessage, dotStuff, isMailAddress, MailAddressError, parseSmtpUrl, sendMail, SmtpError, SmtpUrlError, type MailMessage } from '../src/lib/smtp/index.ts';
-import { startSmtpServer, type TestSmtpServer } from './helpers/smtp-server.ts';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PYTHON, startSmtpServer, type TestSmtpServer } from './helpers/smtp-server.ts';
+
+// aiosmtpd with an authenticator (its command line has none): started from a script, on loopback,
+// where AUTH may be used without TLS. It answers 250 to DATA only for an authenticated session.
+const AUTH_SERVER = `
+import sys
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult, LoginPassword
+class Handler:
+    async def handle_DATA(self, server, session, envelope):
+        return '250 OK' if session.authenticated else '530 5.7.0 authentication required'
+def auth(server, session, envelope, mechanism, data):
+    ok = isinstance(data, LoginPassword) and data.login == 'us@er'.encode() and data.password == 'p:ss wörd'.encode()
+    return AuthResult(success=ok, handled=False)
+c = Controller(Handler(), hostname='127.0.0.1', port=int(sys.argv[1]), authenticator=auth, auth_require_tls=False, auth_exclude_mechanism=sys.argv[2:])
+c.start()
+print('READY', flush=True)
+sys.stdin.read()
+c.stop()
+`;
+
+async function startAuthServer(exclude: string[]): Promise<{ port: number; close: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'smtp-auth-'));
+  writeFileSync(join(dir, 'server.py'), AUTH_SERVER);
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  const child = spawn(PYTHON, [join(dir, 'server.py'), String(port), ...exclude], { stdio: ['pipe', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => { if (d.toString().includes('READY')) resolve(); });
+    child.once('exit', (code) => reject(new Error(`the AUTH server exited (${code})`)));
+  });
+  return { port, close: () => { child.stdin.end(); child.kill(); rmSync(dir, { recursive: true, force: true }); } };
+}
 
 const servers: TestSmtpServer[] = [];
 after(async () => {
@@ -119,6 +158,22 @@ describe('SMTP client', () => {
     assert.equal(s.messages().length, 0);
     await send(s.url, false);
     assert.equal(s.messages().length, 1);
+  });
+
+  test('AUTH PLAIN, or LOGIN when only that is offered, sends the percent-decoded credentials; a wrong password is a permanent refusal', async () => {
+    for (const exclude of [['LOGIN'], ['PLAIN']]) {
+      const s = await startAuthServer(exclude);
+      try {
+        const url = (password: string) => `smtp://us%40er:${encodeURIComponent(password)}@127.0.0.1:${s.port}`;
+        const send = (password: string) => sendMail(parseSmtpUrl(url(password), true), { from: 'a@emisor.example', to: 'b@comprador.example', message: buildMessage(message()), timeoutMs: 10_000 });
+        await send('p:ss wörd');
+        await assert.rejects(send('wrong'), (e: unknown) => e instanceof SmtpError && e.permanent && e.code === 535, `${exclude.join()} excluded`);
+        // Without credentials the session is not authenticated and DATA is refused.
+        await assert.rejects(sendMail(parseSmtpUrl(`smtp://127.0.0.1:${s.port}`, true), { from: 'a@emisor.example', to: 'b@comprador.example', message: buildMessage(message()), timeoutMs: 10_000 }), (e: unknown) => e instanceof SmtpError && e.code === 530);
+      } finally {
+        s.close();
+      }
+    }
   });
 
   test('a 5xx refusal is permanent, a 4xx one is not', async () => {
