@@ -60,6 +60,10 @@ import { RECEIVER_SCHEMAS } from './receiver/schemas.ts';
 import { SenderAuth } from './receiver/sender-auth.ts';
 import { EMPTY_DIRECTORY } from './dgii/directory.ts';
 import { buyerDeliveryJob } from './documents/buyer-delivery.ts';
+import { BuyerEmail } from './documents/buyer-email.ts';
+import { emailRoutes } from './documents/email-routes.ts';
+import { TenantLogos } from './documents/logo.ts';
+import { logoRoutes } from './documents/logo-routes.ts';
 import { FeClient } from './exchange/fe-client.ts';
 import { approvalRoutes } from './receiver/approval-routes.ts';
 import { approvalSendJob, BuyerApprovals } from './receiver/buyer-approval.ts';
@@ -129,6 +133,12 @@ export async function startService(config: Config, options: StartOptions = {}): 
       runtime.nudge();
       wakeups.announce('document.submit');
     }, async (tenantId) => (await identity.tenant(tenantId))?.rnc, sequences);
+    const email = new BuyerEmail({
+      sql: db.sql, outbox, config: config.mail, log,
+      pdf: (doc) => documents.printed(doc.tenantId, doc.environment, doc.id, 'carta'),
+      onQueued: () => runtime.nudge(),
+    });
+    outbox.onEvent(email.onEvent);
     const annulments = new AnnulmentService(db.sql, sequences, (tenantId) => documents.rncOf(tenantId), () => runtime.nudge());
     const buyerApprovals = new BuyerApprovals({ sql: db.sql, certificates, onQueued: () => runtime.nudge() });
     const submitPolicy = { maxAttempts: config.authority.submitMaxAttempts, backoffBaseMs: config.authority.retryBaseMs, backoffMaxMs: config.authority.retryMaxMs };
@@ -140,6 +150,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       'exchange.deliver': buyerDeliveryJob({ sql: db.sql, judgeSigner: (env, leaf, offered, at) => signerTrust.judge(env, leaf, offered, at), outbox, directory: dgii.directory, fe, credentials: (tenantId, now) => certificates.credentials(tenantId, now), config: config.exchange, log }),
       'exchange.approval': approvalSendJob({ sql: db.sql, outbox, directory: dgii.directory, dgii: dgii.client, fe, certificates, config: config.exchange, log }),
       'receiver.verify': receivedVerificationJob({ sql: db.sql, dgii: dgii.client, outbox, approvals: buyerApprovals, config: config.exchange, log }),
+      'email.send': email.job(),
       'maintenance.purge': maintenanceJob({ idempotencyKeys: (batch) => idempotency.purgeExpired(batch), sessions: () => identity.purgeExpiredSessions() }, log),
       'maintenance.repair': repairJob({ sql: db.sql, repairers: jobRepairers(config), everyMs: config.queue.repairIntervalMs, log, onRepaired: metrics.onRepaired }),
     });
@@ -170,6 +181,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
       // Before documentRoutes: /documentos-ecf/export must not be read as a document id.
       ...documentReportRoutes(new DocumentReports(db.sql, (tenantId, since) => webhooks.deliveryTrouble(tenantId, since))),
       ...documentRoutes({ documents, idempotency }),
+      ...emailRoutes(email),
+      ...logoRoutes(new TenantLogos(db.sql)),
       ...sequenceRoutes({ sequences, idempotency }),
       ...annulmentRoutes({ documents, annulments, sequences, idempotency }),
       ...certificateRoutes({ certificates }),

@@ -2,6 +2,7 @@ import type { X509Certificate } from 'node:crypto';
 import { resolve } from 'node:path';
 import { ConfigError, Reader, type Env, type VariableDoc } from './lib/env-reader.ts';
 import { loadTrustBundle } from './crypto/x509/trust-store.ts';
+import { isMailAddress, parseSmtpUrl, SmtpUrlError, type SmtpTarget } from './lib/smtp/index.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
 import { DGII_BASE_URLS, DGII_FC_BASE_URLS, ENVIRONMENTS, type Environment } from './environments.ts';
 
@@ -90,6 +91,15 @@ export interface Config {
     /** How long DGII may answer "No encontrado" for a trackId before the document is error. */
     notFoundTimeoutMs: number;
     submitMaxAttempts: number;
+    retryBaseMs: number;
+    retryMaxMs: number;
+  };
+  /** The e-CF e-mailed to its buyer (src/documents/buyer-email.ts); off while smtp is null. */
+  mail: {
+    smtp: SmtpTarget | null;
+    from: string | null;
+    timeoutMs: number;
+    maxAttempts: number;
     retryBaseMs: number;
     retryMaxMs: number;
   };
@@ -223,6 +233,30 @@ function readReceiver(r: Reader): Config['receiver'] {
   };
 }
 
+function readMail(r: Reader): Config['mail'] {
+  const url = r.optional('SMTP_URL', 'SMTP relay for e-mailing accepted e-CF to their buyers: smtps://user:pass@host:465 (TLS) or smtp://host:587 (STARTTLS; user:pass@ optional, percent-encoded). Unset: no e-mail is sent.');
+  const requireTls = r.bool('SMTP_REQUIRE_TLS', true, 'On smtp://, a relay not on the loopback interface must offer STARTTLS or nothing is sent; false allows a plain relay (a password is still never sent in clear).');
+  const from = r.optional('MAIL_FROM', 'Envelope sender and From address of the e-mails to buyers (an address the relay may send as); required with SMTP_URL. The tenant\'s name is its display name, its reply-to address Reply-To.');
+  let smtp: SmtpTarget | null = null;
+  if (url !== null) {
+    try {
+      smtp = parseSmtpUrl(url, requireTls);
+    } catch (e) {
+      r.problem(e instanceof SmtpUrlError ? e.message : 'SMTP_URL is not a valid URL');
+    }
+    if (from === null) r.problem('MAIL_FROM is required when SMTP_URL is set');
+  }
+  if (from !== null && !isMailAddress(from)) r.problem(`MAIL_FROM must be a plain mail address such as facturas@example.com (got "${from}")`);
+  return {
+    smtp,
+    from,
+    timeoutMs: r.int('SMTP_TIMEOUT_MS', 60_000, 1000, 600_000, 'Deadline of one e-mail\'s whole SMTP exchange with the relay.'),
+    maxAttempts: r.int('MAIL_MAX_ATTEMPTS', 8, 1, 100, 'Tries to hand an e-mail to the relay (network errors, timeouts, 4xx) before it is recorded as error; a 5xx refusal is final at once.'),
+    retryBaseMs: r.int('MAIL_RETRY_BASE_MS', 60_000, 1, 3_600_000, 'First wait after a failed e-mail; doubles each time.'),
+    retryMaxMs: r.int('MAIL_RETRY_MAX_MS', 3_600_000, 1, 24 * 3_600_000, 'Longest wait between two failed e-mails.'),
+  };
+}
+
 function read(env: Env): { config: Config; r: Reader } {
   const r = new Reader(env);
   const nodeEnv = r.oneOf('NODE_ENV', NODE_ENVS, 'development', 'Deployment mode; production requires ECF_MASTER_KEY.');
@@ -290,6 +324,7 @@ function read(env: Env): { config: Config; r: Reader } {
       retryBaseMs: r.int('DGII_RETRY_BASE_MS', 2000, 1, 3_600_000, 'First wait after a failed call to the authority; doubles each time.'),
       retryMaxMs: r.int('DGII_RETRY_MAX_MS', 300_000, 1, 24 * 3_600_000, 'Longest wait between two failed calls to the authority.'),
     },
+    mail: readMail(r),
     webhooks: {
       retryDelaysMs: r.intList('WEBHOOK_RETRY_DELAYS_MS', [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000], 0, 7 * 86_400_000, 'Waits before each retry of a failed delivery (1 min, 5 min, 30 min, 2 h, 12 h); when the last retry fails the delivery is abandoned.'),
       timeoutMs: r.int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000, 'A receiver that has not answered within this time has failed the attempt.'),

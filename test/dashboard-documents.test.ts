@@ -8,6 +8,8 @@ import { newTenantWithCertificate } from './helpers/certificates.ts';
 import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
 import { call, newTenant } from './helpers/http.ts';
 import { DESKTOP, heading, horizontalOverflow, launchBrowser, listedEstados, openPage, openSettings, PHONE, rows, screenshot, signIn, unexpectedProblems, type WatchedPage } from './helpers/browser.ts';
+import { seriousViolations } from './helpers/axe.ts';
+import { PdfTools } from './helpers/pdf-tools.ts';
 import { startReceiver } from './helpers/receiver.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -320,6 +322,37 @@ describe('printed representation', () => {
     // The page's CSP lets it fetch only its own origin, so the tab's URL is what can be checked.
     assert.ok(popup.url().startsWith(`blob:${new URL(t.url).origin}/`), popup.url());
     await popup.close();
+    assert.deepEqual(unexpectedProblems(w), []);
+  });
+
+  test('a rejected e-CF is offered for printing only with its RECHAZADO mark, said beside the buttons; axe finds nothing serious', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const body = ecfFor(a.rnc, 31, { Encabezado: { IdDoc: { eNCF: undefined }, Emisor: { RNCEmisor: a.rnc, InformacionAdicionalEmisor: '[simulador:rechazar]' } } });
+    const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: body, headers: { 'x-api-key': a.apiKey } });
+    assert.equal(res.status, 202, res.text);
+    const doc = res.body.data as { internalTrackId: string; encf: string };
+    await waitForEstado(t.url, 'TesteCF', doc.internalTrackId, { 'x-api-key': a.apiKey }, ['rechazado']);
+    const w = await open();
+    const { page } = w;
+    await signIn(page, t.url, a.email, a.password);
+    await page.getByRole('link', { name: doc.encf }).click();
+    await heading(page, `Documento ${doc.encf}`);
+
+    assert.equal(await page.getByRole('button', { name: 'Imprimir', exact: true }).count(), 0, 'no plain Imprimir');
+    assert.equal(await page.getByRole('button', { name: 'Descargar PDF', exact: true }).count(), 0, 'no plain Descargar PDF');
+    assert.match(await page.locator('[data-field="printMark"]').textContent() ?? '', /RECHAZADO — sin validez fiscal/);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Descargar PDF marcado RECHAZADO' }).click()]);
+    const tools = new PdfTools();
+    try {
+      const text = tools.text(Buffer.concat(await (await download.createReadStream()).toArray()));
+      assert.ok(text.includes('RECHAZADO — sin validez fiscal'), text);
+    } finally {
+      tools.close();
+    }
+    const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByRole('button', { name: 'Imprimir marcado RECHAZADO' }).click()]);
+    await waitFor(async () => popup.url().startsWith('blob:'), 10_000, 'the tab shows the PDF');
+    await popup.close();
+    assert.deepEqual(await seriousViolations(page), []);
     assert.deepEqual(unexpectedProblems(w), []);
   });
 });

@@ -61,7 +61,7 @@ interface WebhookOp {
 
 const DELIVERY_HEADERS = ['User-Agent', 'X-ECF-Tenant-Id', 'X-ECF-Event', 'X-ECF-Delivery-Id', 'X-ECF-Delivery-Attempt', 'X-ECF-Signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
 /** Events about one document also carry its event number. */
-const DOCUMENT_EVENTS: ReadonlySet<string> = new Set(['ecf.status_update', 'ecf.receptor_update', 'ecf.commercial_approval']);
+const DOCUMENT_EVENTS: ReadonlySet<string> = new Set(['ecf.status_update', 'ecf.receptor_update', 'ecf.commercial_approval', 'ecf.email_update']);
 const headersOf = (kind: string): string[] => (DOCUMENT_EVENTS.has(kind) ? [...DELIVERY_HEADERS, 'X-ECF-Event-Sequence'] : DELIVERY_HEADERS);
 
 test('every event kind is an OpenAPI webhook with its headers, payload schema and delivery rules', async () => {
@@ -82,7 +82,7 @@ test('every event kind is an OpenAPI webhook with its headers, payload schema an
     assert.match(op.responses['2XX']?.description ?? '', /any 2xx status within 10 s/);
     assert.match(op.responses.default?.description ?? '', /redirect is not followed.*no complete answer within 10 s.*retried after 1 min, 5 min, 30 min, 2 h, 12 h .*abandoned/);
   }
-  assert.deepEqual(payloads, { 'ecf.status_update': 'StatusUpdateEvent', 'webhook.test': 'WebhookTestEvent', 'ecf.received': 'ReceivedEvent', 'ecf.receptor_update': 'ReceptorUpdateEvent', 'ecf.commercial_approval': 'CommercialApprovalEvent', 'ecf.commercial_approval_update': 'CommercialApprovalUpdateEvent', 'ecf.received_verification': 'ReceivedVerificationEvent', 'sequence.low': 'SequenceLowEvent', 'sequence.expiring': 'SequenceExpiringEvent' });
+  assert.deepEqual(payloads, { 'ecf.status_update': 'StatusUpdateEvent', 'webhook.test': 'WebhookTestEvent', 'ecf.received': 'ReceivedEvent', 'ecf.receptor_update': 'ReceptorUpdateEvent', 'ecf.commercial_approval': 'CommercialApprovalEvent', 'ecf.commercial_approval_update': 'CommercialApprovalUpdateEvent', 'ecf.received_verification': 'ReceivedVerificationEvent', 'sequence.low': 'SequenceLowEvent', 'sequence.expiring': 'SequenceExpiringEvent', 'ecf.email_update': 'EmailUpdateEvent' });
   assert.deepEqual(doc.components.schemas.StatusUpdateEvent.required, ['event', 'internalTrackId', 'encf', 'estado', 'dgiiCode', 'dgiiMessage', 'trackId', 'timestamp', 'sequence']);
   const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) => Object.values(item).map((o) => o.operationId));
   for (const kind of EVENT_KINDS) assert.ok(!ids.includes(webhooks[kind]?.post.operationId as string), 'operation ids are unique across paths and webhooks');

@@ -140,3 +140,29 @@ test('a received e-CF prints with the timbre rebuilt from its XML; another tenan
   const stranger = await newTenant(t.url);
   assert.equal((await getPdf(`/TesteCF/documentos-recibidos/${item.id}/pdf`, { 'x-api-key': stranger.apiKey })).status, 404);
 });
+
+test('a document DGII rejected prints RECHAZADO — sin validez fiscal, and every TesteCF document PRUEBA — sin validez fiscal, on every format', async () => {
+  const a = await newTenantWithCertificate(t.url);
+  const api = { 'x-api-key': a.apiKey, 'content-type': 'application/json' };
+  const emit = async (marker: string | undefined): Promise<string> => {
+    const body = marker === undefined ? ecfFor(a.rnc, 31) : ecfFor(a.rnc, 31, { Encabezado: { IdDoc: { eNCF: undefined }, Emisor: { RNCEmisor: a.rnc, InformacionAdicionalEmisor: marker } } });
+    const res = await fetch(`${t.url}/TesteCF/documentos-ecf`, { method: 'POST', headers: api, body: JSON.stringify(body) });
+    assert.equal(res.status, 202);
+    return ((await res.json()) as Loose).data.internalTrackId as string;
+  };
+  const rejected = await emit('[simulador:rechazar]');
+  const accepted = await emit(undefined);
+  await waitForEstado(t.url, 'TesteCF', rejected, api, ['rechazado']);
+  await waitForEstado(t.url, 'TesteCF', accepted, api, ['aceptado']);
+  for (const formato of ['carta', 'a4', 'ticket80'] as const) {
+    const bad = await getPdf(`/TesteCF/documentos-ecf/${rejected}/pdf?formato=${formato}`, api);
+    assert.equal(bad.status, 200);
+    assertValidPdf(bad.pdf);
+    const badText = tools.text(bad.pdf);
+    assert.ok(badText.includes('RECHAZADO — sin validez fiscal'), `${formato}: ${badText}`);
+    assert.ok(badText.includes('PRUEBA — sin validez fiscal'), formato);
+    const good = tools.text((await getPdf(`/TesteCF/documentos-ecf/${accepted}/pdf?formato=${formato}`, api)).pdf);
+    assert.ok(good.includes('PRUEBA — sin validez fiscal'), formato);
+    assert.ok(!good.includes('RECHAZADO'), formato);
+  }
+});

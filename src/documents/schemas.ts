@@ -2,6 +2,8 @@ import { S, type Schema } from '../http/openapi.ts';
 import { ECF_TIPOS } from '../ecf/ecf-types.ts';
 import { ESTADO_NAMES, RECEPTOR_ESTADOS } from '../ecf/states.ts';
 import { ecfBodySchemas } from './ecf-openapi.ts';
+import { EMAIL_SCHEMAS } from './email-schemas.ts';
+import { LOGO_SCHEMA } from './logo-routes.ts';
 
 export const ESTADO: Schema = S.string({ enum: ESTADO_NAMES, description: 'recibido → en_proceso → aceptado | aceptado_condicional | rechazado; error when it could not be sent or no verdict came. A document in error goes back to recibido when resubmitted (POST …/reenviar) and becomes anulado (final) when DGII accepts an annulment of its eNCF.' });
 
@@ -66,6 +68,7 @@ export const DOCUMENT_DETAIL: Schema = {
     S.object({
       history: S.array(S.object({ estado: ESTADO, dgiiCode: S.nullable(S.string()), dgiiMessage: S.nullable(S.string()), trackId: S.nullable(S.string()), detail: S.nullable(S.string()), at: S.dateTime() })),
       document: S.object({ ECF: { type: 'object', description: 'The e-CF as stored, with the assigned eNCF.' } }),
+      correo: S.ref('DocumentEmail'),
     }),
   ],
 };
@@ -143,4 +146,6 @@ export const DOCUMENT_SCHEMAS: Record<string, Schema> = {
   EmittedDocument: EMITTED,
   ...ecfBodySchemas(),
   StatusUpdateEvent: STATUS_UPDATE_EVENT,
+  ...EMAIL_SCHEMAS,
+  Logo: LOGO_SCHEMA,
 };

@@ -12,11 +12,14 @@ import { insertJob } from '../queue/queries.ts';
 import type { DocumentUsage, SequenceService } from '../sequences/service.ts';
 import { transition } from './transitions.ts';
 import { validateEcf } from '../ecf/validation/validate-ecf.ts';
-import { printDocument, type PrintedPdf, type PrintFormat } from '../ecf/print/index.ts';
+import { printDocument, printMarks, type PrintedPdf, type PrintFormat } from '../ecf/print/index.ts';
 import type { EcfObject } from '../ecf/types.ts';
 import { documentDetail, documentSummary, type DocumentSummary, isoToDgiiDate, receptorView } from './views.ts';
 import type { CreatedDocument } from './rows.ts';
 import { redeliverToBuyer } from './buyer-delivery.ts';
+import { emailView } from './buyer-email.ts';
+import { findDocumentEmail } from './email-queries.ts';
+import { findLogoImage } from './logo-queries.ts';
 import { splitErpReference } from './erp-reference.ts';
 
 export interface EmitResult {
@@ -165,7 +168,8 @@ export class DocumentService {
   async get(tenantId: number, environment: Environment, id: string) {
     const row = await findDocument(this.sql, tenantId, environment, id);
     if (row === undefined) throw notFound('Document');
-    return documentDetail(row, await documentHistory(this.sql, row.id));
+    const [history, email] = await Promise.all([documentHistory(this.sql, row.id), findDocumentEmail(this.sql, row.id)]);
+    return { ...documentDetail(row, history), correo: emailView(email) };
   }
 
   /** The signed e-CF XML; 404 for another tenant's document and while it is not signed yet. */
@@ -191,7 +195,9 @@ export class DocumentService {
         : 'This document is not signed yet: its security code and timbre exist once it is signed, right before its first submission to DGII; try again shortly');
     }
     const signature = { securityCode: row.securityCode, timbreUrl: row.timbreUrl, fechaHoraFirma: row.fechaHoraFirma };
-    return printDocument({ tipo: row.tipo, ecf: row.ecf, signature }, format, row.rncEmisor, row.encf);
+    const marks = printMarks(environment, row.estado === 'rechazado');
+    const logo = (await findLogoImage(this.sql, tenantId)) ?? null;
+    return printDocument({ tipo: row.tipo, ecf: row.ecf, signature, marks, logo }, format, row.rncEmisor, row.encf);
   }
 
   /** The buyer's signed ARECF; 404 for another tenant's document and while the buyer has not answered. */

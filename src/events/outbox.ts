@@ -4,7 +4,7 @@ import type { Queryable } from '../db/connect.ts';
 import { eventStatement, recordEvent } from './queries.ts';
 
 // The event kinds a tenant is notified of (X-ECF-Event and the payload's `event`).
-export const EVENT_KINDS = ['ecf.status_update', 'webhook.test', 'ecf.received', 'ecf.receptor_update', 'ecf.commercial_approval', 'ecf.commercial_approval_update', 'ecf.received_verification', 'sequence.low', 'sequence.expiring'] as const;
+export const EVENT_KINDS = ['ecf.status_update', 'webhook.test', 'ecf.received', 'ecf.receptor_update', 'ecf.commercial_approval', 'ecf.commercial_approval_update', 'ecf.received_verification', 'sequence.low', 'sequence.expiring', 'ecf.email_update'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
 export interface RecordedEvent {

@@ -1,7 +1,7 @@
 import type { Sql } from '../db/connect.ts';
 import type { Environment } from '../environments.ts';
 import { AppError, errorMessage, notFound } from '../errors.ts';
-import { printDocument, type PrintedPdf, type PrintFormat, type PrintSignature } from '../ecf/print/index.ts';
+import { printDocument, printMarks, type PrintedPdf, type PrintFormat, type PrintSignature } from '../ecf/print/index.ts';
 import { receivedSignature } from './printing.ts';
 import { toPage } from '../lib/page.ts';
 import { findReceived, findReceivedXml, findSentApprovalOf, findSentApprovalXml, listReceived, type ReceivedFilter } from './queries.ts';
@@ -51,6 +51,6 @@ export class ReceivedDocuments {
     } catch (err) {
       throw new AppError('VALIDATION_ERROR', `This document cannot be printed: ${errorMessage(err)}`);
     }
-    return printDocument({ tipo: row.tipo, ecf: row.ecf, signature }, format, row.rncEmisor, row.encf);
+    return printDocument({ tipo: row.tipo, ecf: row.ecf, signature, marks: printMarks(environment, false) }, format, row.rncEmisor, row.encf);
   }
 }

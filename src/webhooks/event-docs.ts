@@ -56,6 +56,13 @@ const EVENTS = {
     description: 'Follows ecf.received: the received document\'s summary with its final verificacionDgii (aceptado, aceptado_condicional, rechazado, no_encontrado, en_proceso when DGII still had not processed it after the retries, no_disponible, error), from DGII\'s Consulta Estado asked as buyer with the security code. A document DGII does not know may have been fabricated: with rechazarDesconocidosDgii (PUT /api/receptor/settings) it is rejected with an ACECF, followed by ecf.commercial_approval_update events.',
     sequenced: false,
   },
+  'ecf.email_update': {
+    operationId: 'emailUpdateWebhook',
+    schema: 'EmailUpdateEvent',
+    summary: 'The e-mail of an emitted e-CF to its buyer changed',
+    description: 'Sent when an accepted e-CF naming a CorreoComprador is queued to be e-mailed to its buyer (pendiente; also on POST …/correo/reenviar), and when the SMTP relay took it (enviado) or it could not be sent (error, with the reason in detalle). Only for tenants that send e-mail (PUT /api/email/settings) on a service with SMTP_URL. Its `sequence` continues the document\'s numbering of ecf.status_update.',
+    sequenced: true,
+  },
   'sequence.low': {
     operationId: 'sequenceLowWebhook',
     schema: 'SequenceLowEvent',

@@ -71,7 +71,7 @@ export class PdfTools {
 }
 
 /** A binary (P5) PGM with 8-bit samples, as pdftoppm -gray writes it. */
-function parsePgm(data: Buffer): GrayImage {
+export function parsePgm(data: Buffer): GrayImage {
   const fields: string[] = [];
   let at = 0;
   while (fields.length < 4) {

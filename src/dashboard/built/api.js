@@ -73,6 +73,14 @@ export class Api {
     delete(path) {
         return this.send('DELETE', path, { auth: true });
     }
+    putFile(path, data, contentType) {
+        return this.send('PUT', path, { file: { data, contentType }, auth: true });
+    }
+    async remove(path) {
+        const res = await this.authorised('DELETE', path, { auth: true });
+        if (res.status !== 204)
+            throw errorOf(res.status, await res.json().catch(() => null));
+    }
     async download(path) {
         const res = await this.authorised('GET', path, { auth: true });
         if (!res.ok)
@@ -108,6 +116,8 @@ export class Api {
             headers.authorization = `Bearer ${bearer}`;
         if (options.body !== undefined)
             headers['content-type'] = 'application/json';
+        if (options.file !== undefined)
+            headers['content-type'] = options.file.contentType;
         try {
             return await fetch(path, {
                 method,
@@ -115,6 +125,7 @@ export class Api {
                 credentials: 'omit',
                 cache: 'no-store',
                 ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+                ...(options.file === undefined ? {} : { body: options.file.data }),
                 ...(options.signal === undefined ? {} : { signal: options.signal }),
             });
         }

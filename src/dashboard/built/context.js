@@ -9,6 +9,7 @@ export const PATHS = {
     deliveries: '/configuracion/entregas',
     certificate: '/configuracion/certificado',
     keys: '/configuracion/claves',
+    printing: '/configuracion/impresion',
 };
 export function hashOf(path, query = {}) {
     const q = new URLSearchParams();

@@ -25,6 +25,11 @@ export const RECEPTOR_ESTADOS = {
     no_aplica: 'No aplica',
     error: 'Error al entregar',
 };
+export const CORREO_ESTADOS = {
+    pendiente: 'Pendiente de envío',
+    enviado: 'Enviado',
+    error: 'No se pudo enviar',
+};
 export const APROBACIONES = { aprobado: 'Aprobada', rechazado: 'Rechazada' };
 export const TIPOS = {
     31: 'Crédito Fiscal',
@@ -60,6 +65,7 @@ export const EVENTS = {
     'ecf.received_verification': 'Verificación con DGII de un e-CF recibido',
     'sequence.low': 'Secuencia por agotarse',
     'sequence.expiring': 'Secuencia por vencer',
+    'ecf.email_update': 'Correo de un e-CF al comprador',
 };
 export const RANGE_ESTADOS = {
     activa: { label: 'Activa', tone: 'ok' },

@@ -10,6 +10,7 @@ import { documentPage } from "./page-document.js";
 import { documentsPage, lastListHash } from "./page-documents.js";
 import { keysPage } from "./page-keys.js";
 import { overviewPage } from "./page-overview.js";
+import { printingPage } from "./page-printing.js";
 import { receivedDocumentPage, receivedListPage } from "./page-received.js";
 import { sequencesPage } from "./page-sequences.js";
 import { leaveSignInMessage, registerPage, signInPage } from "./page-sign-in.js";
@@ -28,6 +29,7 @@ const TABS = {
     entregas: { label: 'Entregas', path: PATHS.deliveries },
     certificado: { label: 'Certificado', path: PATHS.certificate },
     claves: { label: 'Claves API', path: PATHS.keys },
+    impresion: { label: 'Impresión y correo', path: PATHS.printing },
 };
 const ID = '([0-9A-Fa-f-]{36})';
 const ROUTES = [
@@ -44,6 +46,7 @@ const ROUTES = [
     { pattern: new RegExp(`^/configuracion/entregas/${ID}$`), params: ['id'], title: 'Entrega', render: deliveryPage, section: 'configuracion', tab: 'entregas' },
     { pattern: /^\/configuracion\/certificado$/, title: 'Certificado de firma', render: certificatePage, section: 'configuracion', tab: 'certificado' },
     { pattern: /^\/configuracion\/claves$/, title: 'Claves API', render: keysPage, section: 'configuracion', tab: 'claves' },
+    { pattern: /^\/configuracion\/impresion$/, title: 'Impresión y correo', render: printingPage, section: 'configuracion', tab: 'impresion' },
 ];
 const MOVED = [
     [/^\/(webhooks|entregas|claves)(?=[/?]|$)/, `${PATHS.settings}/$1`],

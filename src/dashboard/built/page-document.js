@@ -1,7 +1,7 @@
 // Built from src/dashboard/client/page-document.ts by `npm run build:dashboard`: edit that file, not this one.
 import { poll } from "./context.js";
 import { busy, dgiiDate, dgiiDateTime, errorBox, facts, h, loading, money, orDash, table, time } from "./dom.js";
-import { APROBACIONES, ESTADOS, RECEPTOR_ESTADOS } from "./labels.js";
+import { APROBACIONES, CORREO_ESTADOS, ESTADOS, RECEPTOR_ESTADOS } from "./labels.js";
 import { estadoBadge, lastListHash, tipoLabel } from "./page-documents.js";
 import { rejectionReasons } from "./dgii-reasons.js";
 import { imageData, saveAs } from "./download.js";
@@ -82,14 +82,52 @@ const REDELIVER = {
     name: 'redeliver', title: 'No se pudo entregar al comprador', label: 'Reenviar al receptor', path: 'receptor/reenviar',
     text: 'La DGII lo aceptó, pero el receptor del comprador no lo recibió (vea el detalle arriba). Cuando el comprador lo haya resuelto, puede entregárselo de nuevo.',
 };
+function printMark(doc) {
+    const text = doc.estado === 'rechazado'
+        ? 'El PDF lleva la marca «RECHAZADO — sin validez fiscal»: la DGII rechazó este e-CF y su representación impresa no sustenta crédito fiscal.'
+        : doc.environment !== 'eCF'
+            ? `El PDF lleva la marca «PRUEBA — sin validez fiscal»: es un documento del ambiente de pruebas ${doc.environment}.`
+            : null;
+    return text === null ? null : h('p', { class: 'hint', 'data-field': 'printMark' }, text);
+}
+function emailSection(ctx, doc, queued) {
+    const comprador = doc.document.ECF.Encabezado?.Comprador;
+    const address = typeof comprador?.CorreoComprador === 'string' ? comprador.CorreoComprador : null;
+    const accepted = doc.estado === 'aceptado' || doc.estado === 'aceptado_condicional';
+    if (doc.correo === null && (address === null || !accepted))
+        return null;
+    const c = doc.correo;
+    const status = h('div', { 'aria-live': 'polite' });
+    const button = h('button', { type: 'button', class: 'secondary', 'data-action': 'resend-email' }, c === null ? 'Enviar por correo' : 'Reenviar correo');
+    button.addEventListener('click', () => void busy(button, async () => {
+        status.replaceChildren();
+        try {
+            await ctx.api.post(`/${ctx.env}/documentos-ecf/${encodeURIComponent(doc.internalTrackId)}/correo/reenviar`, {});
+            queued();
+        }
+        catch (err) {
+            status.replaceChildren(errorBox(err));
+        }
+    }));
+    const canSend = accepted && address !== null && c?.estado !== 'pendiente';
+    return h('section', { class: 'card', 'aria-labelledby': 'doc-email', 'data-section': 'email' }, h('h2', { id: 'doc-email' }, 'Correo al comprador'), c === null
+        ? h('p', null, `No se ha enviado por correo a ${address ?? ''}.`)
+        : facts([
+            ['Estado', h('span', { 'data-field': 'correo' }, CORREO_ESTADOS[c.estado])],
+            ['Destinatario', h('span', { class: 'break' }, c.destinatario)],
+            c.detalle === null ? null : ['Detalle', h('span', { 'data-field': 'correoDetalle', class: 'break' }, c.detalle)],
+            c.enviadoEn === null ? null : ['Enviado', time(c.enviadoEn)],
+        ]), canSend ? h('div', { class: 'actions' }, button) : null, status);
+}
 function detail(ctx, doc, queued) {
     const xmlStatus = h('div');
     const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
+    const rejected = doc.estado === 'rechazado';
     const download = h('button', { type: 'button', class: 'secondary', 'data-action': 'xml' }, 'Descargar XML firmado');
     download.addEventListener('click', () => void busy(download, () => saveAs(ctx, `/${ctx.env}/documentos-ecf/${doc.internalTrackId}/xml`, `${doc.encf}.xml`, 'application/xml', xmlStatus)));
-    const pdf = h('button', { type: 'button', class: 'secondary', 'data-action': 'pdf' }, 'Descargar PDF');
+    const pdf = h('button', { type: 'button', class: 'secondary', 'data-action': 'pdf' }, rejected ? 'Descargar PDF marcado RECHAZADO' : 'Descargar PDF');
     pdf.addEventListener('click', () => void busy(pdf, () => openPdf(ctx, doc, xmlStatus, 'download')));
-    const printButton = h('button', { type: 'button', class: 'secondary', 'data-action': 'print' }, 'Imprimir');
+    const printButton = h('button', { type: 'button', class: 'secondary', 'data-action': 'print' }, rejected ? 'Imprimir marcado RECHAZADO' : 'Imprimir');
     printButton.addEventListener('click', () => void busy(printButton, () => openPdf(ctx, doc, xmlStatus, 'print')));
     return [
         h('section', { class: 'card', 'aria-labelledby': 'doc-summary' }, h('h2', { id: 'doc-summary' }, 'Resumen'), facts([
@@ -110,9 +148,10 @@ function detail(ctx, doc, queued) {
             ['Recibido', time(doc.createdAt)],
             ['Actualizado', time(doc.updatedAt)],
             ['ID interno', h('span', { class: 'mono break' }, doc.internalTrackId)],
-        ]), signed ? h('div', { class: 'actions' }, download, pdf, printButton) : null, xmlStatus),
+        ]), signed ? h('div', { class: 'actions' }, download, pdf, printButton) : null, signed ? printMark(doc) : null, xmlStatus),
         doc.estado === 'error' ? resendSection(ctx, doc, RESUBMIT, queued) : null,
         doc.receptor.estado === 'error' ? resendSection(ctx, doc, REDELIVER, queued) : null,
+        emailSection(ctx, doc, queued),
         doc.estado === 'rechazado' ? h('section', { class: 'card', 'aria-labelledby': 'doc-reasons', 'data-section': 'reasons' }, h('h2', { id: 'doc-reasons' }, 'Por qué la DGII lo rechazó'), rejectionReasons(doc.dgiiMessage)) : null,
         signed ? timbreSection(ctx, doc) : null,
         buyerSection(doc.document.ECF),
@@ -143,7 +182,7 @@ export async function documentPage(ctx) {
             body.replaceChildren(...detail(ctx, doc, queued).filter((e) => e !== null));
         }
         const delivering = (doc.estado === 'aceptado' || doc.estado === 'aceptado_condicional') && doc.receptor.estado === 'pendiente';
-        return ESTADOS[doc.estado]?.final === false || delivering;
+        return ESTADOS[doc.estado]?.final === false || delivering || doc.correo?.estado === 'pendiente';
     };
     try {
         if (await show())

@@ -24,6 +24,8 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 interface SendOptions {
   body?: unknown;
+  /** A file sent as it is (the logo), instead of a JSON body. */
+  file?: { data: Blob; contentType: string };
   signal?: AbortSignal;
   /** Send the bearer token (and refresh on 401). */
   auth: boolean;
@@ -107,6 +109,17 @@ export class Api {
     return this.send<T>('DELETE', path, { auth: true });
   }
 
+  /** PUT of a file as the body, with its own Content-Type (the logo). */
+  putFile<T>(path: string, data: Blob, contentType: string): Promise<T> {
+    return this.send<T>('PUT', path, { file: { data, contentType }, auth: true });
+  }
+
+  /** A DELETE answered 204 with no body. */
+  async remove(path: string): Promise<void> {
+    const res = await this.authorised('DELETE', path, { auth: true });
+    if (res.status !== 204) throw errorOf(res.status, await res.json().catch(() => null));
+  }
+
   /** A non-JSON resource (the signed XML), with the same credentials and refresh. */
   async download(path: string): Promise<Blob> {
     const res = await this.authorised('GET', path, { auth: true });
@@ -142,6 +155,7 @@ export class Api {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (bearer !== undefined) headers.authorization = `Bearer ${bearer}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
+    if (options.file !== undefined) headers['content-type'] = options.file.contentType;
     try {
       return await fetch(path, {
         method,
@@ -149,6 +163,7 @@ export class Api {
         credentials: 'omit',
         cache: 'no-store',
         ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+        ...(options.file === undefined ? {} : { body: options.file.data }),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       });
     } catch (err) {

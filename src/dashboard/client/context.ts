@@ -29,6 +29,7 @@ export const PATHS = {
   deliveries: '/configuracion/entregas',
   certificate: '/configuracion/certificado',
   keys: '/configuracion/claves',
+  printing: '/configuracion/impresion',
 } as const;
 
 /** `#/documentos?estado=aceptado` from a path and the non-empty values of `query`. */

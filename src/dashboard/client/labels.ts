@@ -43,6 +43,13 @@ export const RECEPTOR_ESTADOS = {
   error: 'Error al entregar',
 } as const satisfies Record<ReceptorEstado, string>;
 
+/** The e-CF e-mailed to its buyer (`correo.estado`). */
+export const CORREO_ESTADOS = {
+  pendiente: 'Pendiente de envío',
+  enviado: 'Enviado',
+  error: 'No se pudo enviar',
+} as const satisfies Record<'pendiente' | 'enviado' | 'error', string>;
+
 /** The buyer's commercial approval of an issued e-CF (`aprobacionComercial.estado`). */
 export const APROBACIONES = { aprobado: 'Aprobada', rechazado: 'Rechazada' } as const;
 
@@ -86,6 +93,7 @@ export const EVENTS = {
   'ecf.received_verification': 'Verificación con DGII de un e-CF recibido',
   'sequence.low': 'Secuencia por agotarse',
   'sequence.expiring': 'Secuencia por vencer',
+  'ecf.email_update': 'Correo de un e-CF al comprador',
 } as const satisfies Record<EventKind, string>;
 
 /** The `estado` of an authorised eNCF range (src/sequences/views.ts). */

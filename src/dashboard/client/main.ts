@@ -9,6 +9,7 @@ import { documentPage } from './page-document.ts';
 import { documentsPage, lastListHash } from './page-documents.ts';
 import { keysPage } from './page-keys.ts';
 import { overviewPage } from './page-overview.ts';
+import { printingPage } from './page-printing.ts';
 import { receivedDocumentPage, receivedListPage } from './page-received.ts';
 import { sequencesPage } from './page-sequences.ts';
 import { leaveSignInMessage, registerPage, signInPage } from './page-sign-in.ts';
@@ -37,6 +38,7 @@ const TABS = {
   entregas: { label: 'Entregas', path: PATHS.deliveries },
   certificado: { label: 'Certificado', path: PATHS.certificate },
   claves: { label: 'Claves API', path: PATHS.keys },
+  impresion: { label: 'Impresión y correo', path: PATHS.printing },
 } as const;
 type Tab = keyof typeof TABS;
 
@@ -68,6 +70,7 @@ const ROUTES: readonly RouteEntry[] = [
   { pattern: new RegExp(`^/configuracion/entregas/${ID}$`), params: ['id'], title: 'Entrega', render: deliveryPage, section: 'configuracion', tab: 'entregas' },
   { pattern: /^\/configuracion\/certificado$/, title: 'Certificado de firma', render: certificatePage, section: 'configuracion', tab: 'certificado' },
   { pattern: /^\/configuracion\/claves$/, title: 'Claves API', render: keysPage, section: 'configuracion', tab: 'claves' },
+  { pattern: /^\/configuracion\/impresion$/, title: 'Impresión y correo', render: printingPage, section: 'configuracion', tab: 'impresion' },
 ];
 
 /** Addresses that moved (bookmarks of the first version) and the section's own address. */

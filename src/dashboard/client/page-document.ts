@@ -1,6 +1,6 @@
 import { poll, type PageContext } from './context.ts';
 import { busy, dgiiDate, dgiiDateTime, errorBox, facts, h, loading, money, orDash, table, time } from './dom.ts';
-import { APROBACIONES, ESTADOS, RECEPTOR_ESTADOS } from './labels.ts';
+import { APROBACIONES, CORREO_ESTADOS, ESTADOS, RECEPTOR_ESTADOS } from './labels.ts';
 import { estadoBadge, lastListHash, tipoLabel } from './page-documents.ts';
 import type { DocumentDetail } from './types.ts';
 import { rejectionReasons } from './dgii-reasons.ts';
@@ -120,14 +120,64 @@ const REDELIVER: Resend = {
   text: 'La DGII lo aceptó, pero el receptor del comprador no lo recibió (vea el detalle arriba). Cuando el comprador lo haya resuelto, puede entregárselo de nuevo.',
 };
 
+/**
+ * The mark the API prints on a document without fiscal value, said next to the buttons: a
+ * rejected e-CF is never offered for printing as if it were valid.
+ */
+function printMark(doc: DocumentDetail): HTMLElement | null {
+  const text = doc.estado === 'rechazado'
+    ? 'El PDF lleva la marca «RECHAZADO — sin validez fiscal»: la DGII rechazó este e-CF y su representación impresa no sustenta crédito fiscal.'
+    : doc.environment !== 'eCF'
+      ? `El PDF lleva la marca «PRUEBA — sin validez fiscal»: es un documento del ambiente de pruebas ${doc.environment}.`
+      : null;
+  return text === null ? null : h('p', { class: 'hint', 'data-field': 'printMark' }, text);
+}
+
+/**
+ * The e-CF e-mailed to its buyer: the outcome, and "Reenviar correo" for an accepted document
+ * that names a CorreoComprador, unless an e-mail is pending.
+ */
+function emailSection(ctx: PageContext, doc: DocumentDetail, queued: () => void): HTMLElement | null {
+  const comprador = (doc.document.ECF as { Encabezado?: { Comprador?: { CorreoComprador?: unknown } } }).Encabezado?.Comprador;
+  const address = typeof comprador?.CorreoComprador === 'string' ? comprador.CorreoComprador : null;
+  const accepted = doc.estado === 'aceptado' || doc.estado === 'aceptado_condicional';
+  if (doc.correo === null && (address === null || !accepted)) return null;
+  const c = doc.correo;
+  const status = h('div', { 'aria-live': 'polite' });
+  const button = h('button', { type: 'button', class: 'secondary', 'data-action': 'resend-email' }, c === null ? 'Enviar por correo' : 'Reenviar correo');
+  button.addEventListener('click', () => void busy(button, async () => {
+    status.replaceChildren();
+    try {
+      await ctx.api.post<unknown>(`/${ctx.env}/documentos-ecf/${encodeURIComponent(doc.internalTrackId)}/correo/reenviar`, {});
+      queued();
+    } catch (err) {
+      status.replaceChildren(errorBox(err));
+    }
+  }));
+  const canSend = accepted && address !== null && c?.estado !== 'pendiente';
+  return h('section', { class: 'card', 'aria-labelledby': 'doc-email', 'data-section': 'email' },
+    h('h2', { id: 'doc-email' }, 'Correo al comprador'),
+    c === null
+      ? h('p', null, `No se ha enviado por correo a ${address ?? ''}.`)
+      : facts([
+        ['Estado', h('span', { 'data-field': 'correo' }, CORREO_ESTADOS[c.estado])],
+        ['Destinatario', h('span', { class: 'break' }, c.destinatario)],
+        c.detalle === null ? null : ['Detalle', h('span', { 'data-field': 'correoDetalle', class: 'break' }, c.detalle)],
+        c.enviadoEn === null ? null : ['Enviado', time(c.enviadoEn)],
+      ]),
+    canSend ? h('div', { class: 'actions' }, button) : null,
+    status);
+}
+
 function detail(ctx: PageContext, doc: DocumentDetail, queued: () => void): (HTMLElement | null)[] {
   const xmlStatus = h('div');
   const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
+  const rejected = doc.estado === 'rechazado';
   const download = h('button', { type: 'button', class: 'secondary', 'data-action': 'xml' }, 'Descargar XML firmado');
   download.addEventListener('click', () => void busy(download, () => saveAs(ctx, `/${ctx.env}/documentos-ecf/${doc.internalTrackId}/xml`, `${doc.encf}.xml`, 'application/xml', xmlStatus)));
-  const pdf = h('button', { type: 'button', class: 'secondary', 'data-action': 'pdf' }, 'Descargar PDF');
+  const pdf = h('button', { type: 'button', class: 'secondary', 'data-action': 'pdf' }, rejected ? 'Descargar PDF marcado RECHAZADO' : 'Descargar PDF');
   pdf.addEventListener('click', () => void busy(pdf, () => openPdf(ctx, doc, xmlStatus, 'download')));
-  const printButton = h('button', { type: 'button', class: 'secondary', 'data-action': 'print' }, 'Imprimir');
+  const printButton = h('button', { type: 'button', class: 'secondary', 'data-action': 'print' }, rejected ? 'Imprimir marcado RECHAZADO' : 'Imprimir');
   printButton.addEventListener('click', () => void busy(printButton, () => openPdf(ctx, doc, xmlStatus, 'print')));
   return [
     h('section', { class: 'card', 'aria-labelledby': 'doc-summary' },
@@ -152,10 +202,12 @@ function detail(ctx: PageContext, doc: DocumentDetail, queued: () => void): (HTM
         ['ID interno', h('span', { class: 'mono break' }, doc.internalTrackId)],
       ]),
       signed ? h('div', { class: 'actions' }, download, pdf, printButton) : null,
+      signed ? printMark(doc) : null,
       xmlStatus,
     ),
     doc.estado === 'error' ? resendSection(ctx, doc, RESUBMIT, queued) : null,
     doc.receptor.estado === 'error' ? resendSection(ctx, doc, REDELIVER, queued) : null,
+    emailSection(ctx, doc, queued),
     doc.estado === 'rechazado' ? h('section', { class: 'card', 'aria-labelledby': 'doc-reasons', 'data-section': 'reasons' },
       h('h2', { id: 'doc-reasons' }, 'Por qué la DGII lo rechazó'),
       rejectionReasons(doc.dgiiMessage)) : null,
@@ -193,7 +245,8 @@ export async function documentPage(ctx: PageContext): Promise<void> {
     }
     // An accepted document whose buyer leg is pendiente is being delivered to its buyer.
     const delivering = (doc.estado === 'aceptado' || doc.estado === 'aceptado_condicional') && doc.receptor.estado === 'pendiente';
-    return ESTADOS[doc.estado]?.final === false || delivering;
+    // And one whose e-mail is pendiente is being sent.
+    return ESTADOS[doc.estado]?.final === false || delivering || doc.correo?.estado === 'pendiente';
   };
   try {
     if (await show()) poll(ctx.signal, 1500, show);

@@ -3,6 +3,8 @@ import type { TokenSet as ServerTokenSet } from '../../auth/tokens.ts';
 import type { CertificateView } from '../../certificates/store.ts';
 import type { documentDetail, DocumentSummary as ServerDocumentSummary } from '../../documents/views.ts';
 import type { Statistics as ServerStatistics } from '../../documents/statistics.ts';
+import type { EmailView, settingsView } from '../../documents/buyer-email.ts';
+import type { logoView } from '../../documents/logo.ts';
 import type { FieldError as ServerFieldError } from '../../errors.ts';
 import type { sentApprovalView } from '../../receiver/buyer-approval.ts';
 import type { ReceivedDocuments } from '../../receiver/received-documents.ts';
@@ -35,8 +37,11 @@ export type NewApiKey = ApiKey & { key: string };
 export type Registration = Wire<NewTenant>;
 export type Page<T> = ServerPage<T>;
 export type DocumentSummary = Wire<ServerDocumentSummary>;
-export type DocumentDetail = Wire<ReturnType<typeof documentDetail>>;
+/** GET …/documentos-ecf/{id}: the detail, and `correo`, the e-mail to the buyer (documents/buyer-email.ts). */
+export type DocumentDetail = Wire<ReturnType<typeof documentDetail>> & { correo: Wire<EmailView> | null };
 export type HistoryEntry = DocumentDetail['history'][number];
+export type EmailSettings = Wire<ReturnType<typeof settingsView>>;
+export type Logo = Wire<ReturnType<typeof logoView>>;
 export type WebhookSettings = Wire<SettingsView>;
 /** What a delivery is about, from its event: null for webhook.test. */
 export type DeliverySubject = ServerDeliverySubject;

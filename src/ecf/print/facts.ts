@@ -2,10 +2,25 @@
 // its XML, every leaf text) and the signature's facts. DGII's guidance for the printed e-CF
 // asks for the issuer, the type's name and eNCF, the dates, the buyer, the lines, the totals
 // with their ITBIS, the modified NCF of a note, the security code, the signature's date and time,
-// and the timbre's QR code.
+// and the timbre's QR code (DGII's Informe Técnico e-CF v1.0, section 17; docs/dgii.md).
 import { ECF_TYPES, isEcfTipo } from '../ecf-types.ts';
 import type { EcfObject, EcfValue } from '../types.ts';
 import { formatDecimal, pesos } from './amounts.ts';
+import { PAYMENT_FORMS, PAYMENT_TYPES, placeName, unitAbbreviation } from './dgii-tables.ts';
+
+/** DGII's legend for every printed e-CF ("Modelos ilustrativos de representación impresa"). */
+export const PRINTED_LEGEND = 'Este documento es una representación impresa de un comprobante fiscal electrónico';
+
+/**
+ * Marks printed large on every page of a document that has no fiscal value: one DGII rejected
+ * (Informe Técnico 17: a rejected e-CF's printout cannot support fiscal credit) and one of DGII's
+ * test environments (TesteCF, CerteCF).
+ */
+export const PRINT_MARKS = {
+  rechazado: 'RECHAZADO — sin validez fiscal',
+  prueba: 'PRUEBA — sin validez fiscal',
+} as const;
+export type PrintMark = keyof typeof PRINT_MARKS;
 
 export interface PrintSignature {
   /** The six characters of DGII's CodigoSeguridad. */
@@ -18,10 +33,13 @@ export interface PrintSignature {
 
 export interface PrintedLine {
   readonly quantity: string;
+  /** Tabla IV's abbreviation of UnidadMedida ("UND"); empty when the line has none. */
+  readonly unit: string;
   readonly name: string;
   readonly description: string;
   readonly unitPrice: string;
   readonly discount: string;
+  readonly surcharge: string;
   /** The line's ITBIS rate ("18%"), "E" for exempt, "N/F" for not invoiced. */
   readonly tax: string;
   readonly amount: string;
@@ -41,13 +59,31 @@ export interface PrintFacts {
   readonly typeName: string;
   readonly encf: string;
   readonly issuer: { readonly rnc: string; readonly name: string; readonly details: readonly string[] };
-  readonly dates: readonly Fact[];
+  /** FechaEmision, under the issuer (upper left) on a sheet. */
+  readonly issueDate: string;
+  /** The sequence's expiry date, in the header block (upper right). */
+  readonly expiry: string;
   readonly buyer: readonly Fact[];
+  /** The modified NCF, its date and the modification code (notes 33/34), then the reason. */
   readonly reference: readonly Fact[];
+  /** TipoPago, FechaLimitePago, TerminoPago and each form of payment with its amount. */
+  readonly payment: readonly Fact[];
   readonly lines: readonly PrintedLine[];
+  /** Discounts and surcharges on the whole document (DescuentosORecargos). */
+  readonly adjustments: readonly Fact[];
   /** Totals in print order. */
   readonly totals: readonly Total[];
   readonly signature: PrintSignature;
+  /** The texts of the marks, in print order. */
+  readonly marks: readonly string[];
+  /** The issuer's logo, added to the document (PdfDocument.addImage), with its pixel size. */
+  readonly logo?: PrintLogo | null;
+}
+
+export interface PrintLogo {
+  readonly name: string;
+  readonly width: number;
+  readonly height: number;
 }
 
 // DGII's CodigoModificacion table (Formato e-CF, InformacionReferencia).
@@ -90,7 +126,11 @@ function rateOf(totales: EcfValue | undefined, indicator: string): string {
   return `${text(totales, `ITBIS${key}`) || DEFAULT_RATES[key]}%`;
 }
 
-export function printFacts(tipo: number, ecf: EcfObject, signature: PrintSignature): PrintFacts {
+function place(label: string, code: string): readonly [string, string] {
+  return [label, code === '' ? '' : placeName(code)];
+}
+
+export function printFacts(tipo: number, ecf: EcfObject, signature: PrintSignature, marks: readonly PrintMark[] = []): PrintFacts {
   const head = ecf.Encabezado;
   const idDoc = child(head, 'IdDoc');
   const emisor = child(head, 'Emisor');
@@ -104,6 +144,8 @@ export function printFacts(tipo: number, ecf: EcfObject, signature: PrintSignatu
     text(emisor, 'NombreComercial'),
     text(emisor, 'Sucursal') === '' ? '' : `Sucursal: ${text(emisor, 'Sucursal')}`,
     text(emisor, 'DireccionEmisor'),
+    text(emisor, 'Municipio') === '' ? '' : `Municipio: ${placeName(text(emisor, 'Municipio'))}`,
+    text(emisor, 'Provincia') === '' ? '' : `Provincia: ${placeName(text(emisor, 'Provincia'))}`,
     phones.length === 0 ? '' : `Tel.: ${phones.join(', ')}`,
     text(emisor, 'CorreoEmisor'),
     text(emisor, 'WebSite'),
@@ -115,6 +157,8 @@ export function printFacts(tipo: number, ecf: EcfObject, signature: PrintSignatu
     ['Identificador extranjero', text(comprador, 'IdentificadorExtranjero')],
     ['Razón social', text(comprador, 'RazonSocialComprador')],
     ['Dirección', text(comprador, 'DireccionComprador')],
+    place('Municipio', text(comprador, 'MunicipioComprador')),
+    place('Provincia', text(comprador, 'ProvinciaComprador')),
     ['País', text(comprador, 'PaisComprador')],
     ['Correo', text(comprador, 'CorreoComprador')],
   ]);
@@ -129,12 +173,16 @@ export function printFacts(tipo: number, ecf: EcfObject, signature: PrintSignatu
 
   const lines = list(ecf, 'DetallesItems', 'Item').map((item): PrintedLine => {
     const discount = text(item, 'DescuentoMonto');
+    const surcharge = text(item, 'RecargoMonto');
+    const unit = text(item, 'UnidadMedida');
     return {
       quantity: formatDecimal(text(item, 'CantidadItem'), 0),
+      unit: unit === '' ? '' : unitAbbreviation(unit),
       name: text(item, 'NombreItem'),
       description: text(item, 'DescripcionItem'),
       unitPrice: formatDecimal(text(item, 'PrecioUnitarioItem')),
-      discount: discount === '' ? '' : formatDecimal(discount),
+      discount: discount === '' || Number(discount) === 0 ? '' : `-${formatDecimal(discount)}`,
+      surcharge: surcharge === '' || Number(surcharge) === 0 ? '' : `+${formatDecimal(surcharge)}`,
       tax: rateOf(totales, text(item, 'IndicadorFacturacion')),
       amount: formatDecimal(text(item, 'MontoItem')),
     };
@@ -158,19 +206,39 @@ export function printFacts(tipo: number, ecf: EcfObject, signature: PrintSignatu
     amount('Valor a pagar', 'ValorPagar', true),
   ].filter((t) => t.value !== '');
 
+  const paymentType = text(idDoc, 'TipoPago');
+  const forms = list(idDoc, 'TablaFormasPago', 'FormaDePago').map((form): readonly [string, string] => {
+    const code = text(form, 'FormaPago');
+    return ['Forma de pago', `${PAYMENT_FORMS[code] ?? code} ${pesos(text(form, 'MontoPago'))}`];
+  });
+  const payment = facts([
+    ['Tipo de pago', PAYMENT_TYPES[paymentType] ?? paymentType],
+    ['Fecha límite de pago', text(idDoc, 'FechaLimitePago')],
+    ['Término de pago', text(idDoc, 'TerminoPago')],
+    ...forms,
+  ]);
+
+  const adjustments = list(ecf, 'DescuentosORecargos', 'DescuentoORecargo').map((adj): readonly [string, string] => {
+    const surcharge = text(adj, 'TipoAjuste') === 'R';
+    const rate = text(adj, 'TipoValor') === '%' && text(adj, 'ValorDescuentooRecargo') !== '' ? ` (${formatDecimal(text(adj, 'ValorDescuentooRecargo'))}%)` : '';
+    const label = `${surcharge ? 'Recargo' : 'Descuento'}${text(adj, 'DescripcionDescuentooRecargo') === '' ? '' : ` ${text(adj, 'DescripcionDescuentooRecargo')}`}${rate}`;
+    const amount = text(adj, 'MontoDescuentooRecargo');
+    return [label, amount === '' ? '' : `${surcharge ? '+' : '-'}${pesos(amount)}`];
+  });
+
   return {
     typeName,
     encf: text(idDoc, 'eNCF'),
     issuer: { rnc: text(emisor, 'RNCEmisor'), name: text(emisor, 'RazonSocialEmisor'), details },
-    dates: facts([
-      ['Fecha de emisión', text(emisor, 'FechaEmision')],
-      ['Vencimiento de la secuencia', text(idDoc, 'FechaVencimientoSecuencia')],
-      ['Fecha límite de pago', text(idDoc, 'FechaLimitePago')],
-    ]),
+    issueDate: text(emisor, 'FechaEmision'),
+    expiry: text(idDoc, 'FechaVencimientoSecuencia'),
     buyer,
     reference,
+    payment,
     lines,
+    adjustments: facts(adjustments),
     totals,
     signature,
+    marks: marks.map((m) => PRINT_MARKS[m]),
   };
 }

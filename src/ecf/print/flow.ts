@@ -1,7 +1,7 @@
 // The printed e-CF is laid out as a column of blocks (the header, each line, the totals), then
 // cut into pages. Blocks only know their height until they are drawn, so a page's height can
 // follow its content (the receipt roll) and "Página N de M" knows M when it is drawn.
-import { type FontName, type PdfPage, textWidth, wrapText } from '../../lib/pdf/index.ts';
+import { type FontName, mm, type PdfPage, textWidth, wrapText } from '../../lib/pdf/index.ts';
 import { encodeQr, type QrCode } from '../../lib/qr/index.ts';
 
 export interface Block {
@@ -82,12 +82,14 @@ export function rule(x: number, width: number, height: number, lineWidth = 0.5):
 
 /** Light modules around the code on every side, as ISO/IEC 18004 asks for. */
 export const QR_QUIET_MODULES = 4;
+/** DGII's clear margin around the QR code: 3 mm (Informe Técnico e-CF 17.2.3). */
+export const QR_MIN_MARGIN = mm(3);
 
 export interface PlacedQr {
   readonly code: QrCode;
   /** The symbol's side in points, without the quiet zone. */
   readonly side: number;
-  /** The quiet zone's width in points on each side. */
+  /** The quiet zone's width in points on each side: four modules, and never under DGII's 3 mm. */
   readonly quiet: number;
   /** Draws the symbol with the top-left corner of its quiet zone at (x, y). */
   draw(page: PdfPage, x: number, y: number): void;
@@ -97,11 +99,37 @@ export interface PlacedQr {
 export function placeQr(data: string, side: number): PlacedQr {
   const code = encodeQr(data, { ecc: 'M' });
   const cell = side / code.size;
-  const quiet = QR_QUIET_MODULES * cell;
+  const quiet = Math.max(QR_QUIET_MODULES * cell, QR_MIN_MARGIN);
   return {
     code, side, quiet,
     draw(page, x, y) {
       page.squares(x + quiet, y + quiet, cell, (col, row) => code.isDark(col, row), code.size, code.size);
     },
   };
+}
+
+/**
+ * A mark of a document without fiscal value ("RECHAZADO — sin validez fiscal"): large bold text in
+ * a heavy frame across `width`, so no one takes the page for a valid e-CF.
+ */
+export function markBanner(marks: readonly string[], x: number, width: number, size: number): Block[] {
+  return marks.map((mark) => {
+    const height = size * 1.9;
+    return {
+      height: height + 6,
+      draw(page: PdfPage, top: number) {
+        page.rect(x, top, width, height, { fill: 0.9, stroke: true, lineWidth: 2.5 });
+        fitText(page, x + width / 2, top + height / 2 + size * 0.36, mark, { font: 'Helvetica-Bold', size }, width - 12, 'center');
+      },
+    };
+  });
+}
+
+/** The logo scaled to fit `maxWidth` × `maxHeight` (never enlarged past 1 px per point), then `after` points of space. */
+export function logoBlock(logo: { name: string; width: number; height: number } | null | undefined, x: number, width: number, maxWidth: number, maxHeight: number, align: 'left' | 'center', after: number): Block[] {
+  if (logo === null || logo === undefined) return [];
+  const scale = Math.min(maxWidth / logo.width, maxHeight / logo.height, 1);
+  const w = logo.width * scale;
+  const h = logo.height * scale;
+  return [{ height: h + after, draw: (page, top) => page.image(logo.name, align === 'center' ? x + (width - w) / 2 : x, top, w, h) }];
 }

@@ -7,6 +7,7 @@
 import { deflateSync } from 'node:zlib';
 import { FONT_NAMES } from './metrics.ts';
 import { LETTER, checkPageSize } from './page-sizes.ts';
+import type { PdfImage } from './image.ts';
 import { FONT_RESOURCES, PdfPage } from './page.ts';
 import { dateString, num, textString } from './syntax.ts';
 
@@ -31,6 +32,13 @@ const FIRST_PAGE = INFO + 1;
 
 export class PdfDocument {
   private readonly pages: PdfPage[] = [];
+  private readonly images: PdfImage[] = [];
+
+  /** Adds an image to the file (once, however often it is drawn) and returns its name for PdfPage.image. */
+  addImage(image: PdfImage): string {
+    this.images.push(image);
+    return `Im${this.images.length}`;
+  }
 
   /** Adds a page `width` × `height` points (Letter by default) and returns it for drawing. */
   addPage(width: number = LETTER.width, height: number = LETTER.height): PdfPage {
@@ -60,7 +68,20 @@ export class PdfDocument {
     });
     out.object(INFO, infoDictionary(info));
 
-    const resources = `<< /Font << ${fontRefs.join(' ')} >> >>`;
+    // Images follow the pages: each its object, and its soft mask's after it when it has one.
+    let next = FIRST_PAGE + 2 * this.pages.length;
+    const imageRefs: string[] = [];
+    for (const [i, image] of this.images.entries()) {
+      const id = next;
+      const mask = image.alpha === null ? null : id + 1;
+      next += mask === null ? 1 : 2;
+      imageRefs.push(`/Im${i + 1} ${id} 0 R`);
+      const common = `/Type /XObject /Subtype /Image /Width ${image.width} /Height ${image.height} /BitsPerComponent 8`;
+      out.rawStream(id, `${common} /ColorSpace /${image.colorSpace} /Filter /${image.filter}${mask === null ? '' : ` /SMask ${mask} 0 R`}`, image.data);
+      if (mask !== null && image.alpha !== null) out.rawStream(mask, `${common} /ColorSpace /DeviceGray /Filter /FlateDecode`, image.alpha);
+    }
+    const xobjects = imageRefs.length === 0 ? '' : ` /XObject << ${imageRefs.join(' ')} >>`;
+    const resources = `<< /Font << ${fontRefs.join(' ')} >>${xobjects} >>`;
     this.pages.forEach((page, i) => {
       const id = FIRST_PAGE + 2 * i;
       out.object(
@@ -99,9 +120,14 @@ class FileWriter {
   }
 
   stream(id: number, compressed: Buffer): void {
+    this.rawStream(id, '/Filter /FlateDecode', compressed);
+  }
+
+  /** A stream whose dictionary entries (besides /Length) are `dict`. */
+  rawStream(id: number, dict: string, data: Buffer): void {
     this.offsets[id] = this.length;
-    this.raw(`${id} 0 obj\n<< /Length ${compressed.length} /Filter /FlateDecode >>\nstream\n`);
-    this.bytes(compressed);
+    this.raw(`${id} 0 obj\n<< /Length ${data.length} ${dict} >>\nstream\n`);
+    this.bytes(data);
     this.raw('\nendstream\nendobj\n');
   }
 

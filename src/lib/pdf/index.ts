@@ -9,3 +9,5 @@ export { encodedWidth, FONT_NAMES, glyphWidth, textWidth } from './metrics.ts';
 export type { FontName } from './metrics.ts';
 export { wrapText } from './wrap.ts';
 export { REPLACEMENT_CHAR, toWinAnsi, winAnsiBytes } from './winansi.ts';
+export { ImageError, MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE, readImage, sniffImage } from './image.ts';
+export type { ImageType, PdfImage } from './image.ts';

@@ -118,6 +118,15 @@ export class PdfPage {
     return this;
   }
 
+  /** The image `name` (PdfDocument.addImage) in the box whose top-left corner is (x, y), `w` × `h` points. */
+  image(name: string, x: number, y: number, w: number, h: number): this {
+    if (!/^Im[1-9][0-9]*$/.test(name)) throw new RangeError(`not an image name: ${name}`);
+    positive('image width', w);
+    positive('image height', h);
+    this.ops.push(`q ${num(w)} 0 0 ${num(h)} ${num(x)} ${num(this.height - y - h)} cm /${name} Do Q\n`);
+    return this;
+  }
+
   /** The page's content stream, as a byte string (chars 0–255). */
   content(): string {
     return this.ops.join('');
