@@ -66,6 +66,9 @@ import { approvalSendJob, BuyerApprovals } from './receiver/buyer-approval.ts';
 import { ownDirectory } from './receiver/own-directory.ts';
 import { ReceiverService } from './receiver/service.ts';
 import { signerTrustPolicy } from './receiver/signer-trust.ts';
+import { commercialApprovalRoutes } from './approvals/routes.ts';
+import { APPROVAL_SCHEMAS } from './approvals/schemas.ts';
+import { approvalRequestJob, CommercialApprovals } from './approvals/service.ts';
 
 export interface Service {
   url: string;
@@ -136,6 +139,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       'sequences.expiry': expiryJob(sequences, log),
       'exchange.deliver': buyerDeliveryJob({ sql: db.sql, judgeSigner: (env, leaf, offered, at) => signerTrust.judge(env, leaf, offered, at), outbox, directory: dgii.directory, fe, credentials: (tenantId, now) => certificates.credentials(tenantId, now), config: config.exchange, log }),
       'exchange.approval': approvalSendJob({ sql: db.sql, directory: dgii.directory, dgii: dgii.client, fe, certificates, config: config.exchange, log }),
+      'approval.send': approvalRequestJob({ sql: db.sql, directory: dgii.directory, dgii: dgii.client, fe, certificates, config: config.exchange, log }),
       'maintenance.purge': maintenanceJob({ idempotencyKeys: (batch) => idempotency.purgeExpired(batch), sessions: () => identity.purgeExpiredSessions() }, log),
       'maintenance.repair': repairJob({ sql: db.sql, repairers: jobRepairers(config), everyMs: config.queue.repairIntervalMs, log, onRepaired: metrics.onRepaired }),
     });
@@ -155,12 +159,13 @@ export async function startService(config: Config, options: StartOptions = {}): 
     });
 
     const signerTrust = signerTrustPolicy(config.receiver, log);
+    const commercialApprovals = new CommercialApprovals({ sql: db.sql, certificates, rncOf: async (tenantId) => (await identity.tenant(tenantId))?.rnc, onQueued: () => runtime.nudge() });
     const router = new Router();
     let openapi: Record<string, unknown> | null = null;
     const routes = [
       ...systemRoutes({
         sql: db.sql,
-        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...CERTIFICATE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...RECEIVER_SCHEMAS, ...SEQUENCE_SCHEMAS }, webhooks: webhookEventDocs(config.webhooks) })),
+        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...CERTIFICATE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...RECEIVER_SCHEMAS, ...SEQUENCE_SCHEMAS, ...APPROVAL_SCHEMAS }, webhooks: webhookEventDocs(config.webhooks) })),
       }),
       ...authRoutes({ config, identity, tokens, authenticator }),
       // Before documentRoutes: /documentos-ecf/export must not be read as a document id.
@@ -175,6 +180,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...receiverRoutes({ receiver: new ReceiverService(db.sql, outbox, certificates, log, signerTrust), auth: new SenderAuth(db.sql, signerTrust) }),
       ...receivedDocumentRoutes(new ReceivedDocuments(db.sql)),
       ...approvalRoutes({ approvals: new BuyerApprovals({ sql: db.sql, certificates, onQueued: () => runtime.nudge() }), idempotency }),
+      ...commercialApprovalRoutes({ approvals: commercialApprovals, idempotency }),
     ];
     for (const route of routes) router.add(route);
 

@@ -23,6 +23,8 @@ export interface JobPayloads {
   'exchange.deliver': { documentId: string };
   /** Sends a commercial approval the tenant decided as buyer to the emisor's receiver or to DGII. */
   'exchange.approval': { approvalId: string; target: 'emisor' | 'dgii' };
+  /** Sends a commercial approval about any e-CF (approvals/) to DGII or to the emisor's receiver. */
+  'approval.send': { approvalId: string; target: 'emisor' | 'dgii' };
   'maintenance.purge': Record<string, never>;
   /** Periodic: gives a job back to work in flight that lost its own (src/maintenance/repair.ts). */
   'maintenance.repair': Record<string, never>;
@@ -38,6 +40,7 @@ export const JOB_KINDS = {
   'sequences.expiry': { maxAttempts: 1_000_000, backoffBaseMs: 60_000, backoffMaxMs: 3_600_000 },
   'exchange.deliver': { maxAttempts: 8, backoffBaseMs: 5_000, backoffMaxMs: 600_000 },
   'exchange.approval': { maxAttempts: 8, backoffBaseMs: 5_000, backoffMaxMs: 600_000 },
+  'approval.send': { maxAttempts: 8, backoffBaseMs: 5_000, backoffMaxMs: 600_000 },
   'maintenance.purge': { maxAttempts: 1_000_000, backoffBaseMs: 60_000, backoffMaxMs: 3_600_000 },
   'maintenance.repair': { maxAttempts: 1_000_000, backoffBaseMs: 5_000, backoffMaxMs: 300_000 },
   noop: { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 100 },
