@@ -69,6 +69,9 @@ import { signerTrustPolicy } from './receiver/signer-trust.ts';
 import { commercialApprovalRoutes } from './approvals/routes.ts';
 import { APPROVAL_SCHEMAS } from './approvals/schemas.ts';
 import { approvalRequestJob, CommercialApprovals } from './approvals/service.ts';
+import { certificationRoutes } from './certification/routes.ts';
+import { CERTIFICATION_SCHEMAS } from './certification/schemas.ts';
+import { CertificationService } from './certification/service.ts';
 
 export interface Service {
   url: string;
@@ -159,13 +162,23 @@ export async function startService(config: Config, options: StartOptions = {}): 
     });
 
     const signerTrust = signerTrustPolicy(config.receiver, log);
+    const receivedDocuments = new ReceivedDocuments(db.sql);
+    const certification = new CertificationService({
+      sql: db.sql,
+      certificates,
+      rncOf: async (tenantId) => (await identity.tenant(tenantId))?.rnc,
+      receivedCount: async (tenantId, environment) => (await receivedDocuments.list({ tenantId, environment, pageSize: 1 })).items.length,
+      setTally: async () => null,
+      publicUrl: () => config.publicUrl ?? ownUrl,
+      log,
+    });
     const commercialApprovals = new CommercialApprovals({ sql: db.sql, certificates, rncOf: async (tenantId) => (await identity.tenant(tenantId))?.rnc, onQueued: () => runtime.nudge() });
     const router = new Router();
     let openapi: Record<string, unknown> | null = null;
     const routes = [
       ...systemRoutes({
         sql: db.sql,
-        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...CERTIFICATE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...RECEIVER_SCHEMAS, ...SEQUENCE_SCHEMAS, ...APPROVAL_SCHEMAS }, webhooks: webhookEventDocs(config.webhooks) })),
+        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...CERTIFICATE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...RECEIVER_SCHEMAS, ...SEQUENCE_SCHEMAS, ...APPROVAL_SCHEMAS, ...CERTIFICATION_SCHEMAS }, webhooks: webhookEventDocs(config.webhooks) })),
       }),
       ...authRoutes({ config, identity, tokens, authenticator }),
       // Before documentRoutes: /documentos-ecf/export must not be read as a document id.
@@ -178,9 +191,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...webhookRoutes({ settings: webhookSettings, webhooks }),
       ...metricsRoutes({ metrics, token: config.metricsToken }),
       ...receiverRoutes({ receiver: new ReceiverService(db.sql, outbox, certificates, log, signerTrust), auth: new SenderAuth(db.sql, signerTrust) }),
-      ...receivedDocumentRoutes(new ReceivedDocuments(db.sql)),
+      ...receivedDocumentRoutes(receivedDocuments),
       ...approvalRoutes({ approvals: new BuyerApprovals({ sql: db.sql, certificates, onQueued: () => runtime.nudge() }), idempotency }),
       ...commercialApprovalRoutes({ approvals: commercialApprovals, idempotency }),
+      ...certificationRoutes({ certification }),
     ];
     for (const route of routes) router.add(route);
 
