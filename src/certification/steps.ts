@@ -73,6 +73,9 @@ export const STEPS: readonly StepDef[] = [
 
 export const STEP_KEYS = STEPS.map((s) => s.clave);
 
+/** Who knows where the step stands: the service itself, the taxpayer's mark, or only DGII's portal. */
+export type StepOrigin = 'servicio' | 'marcado' | 'portal';
+
 export interface StepMark { estado: StepState; nota: string | null; updatedAt: Date }
 
 export function progress(facts: ProgressFacts, marks: ReadonlyMap<string, StepMark>) {
@@ -86,7 +89,7 @@ export function progress(facts: ProgressFacts, marks: ReadonlyMap<string, StepMa
       nombre: step.nombre,
       estado,
       faltante: estado === 'completado' ? null : (auto?.faltante ?? step.faltante(facts)),
-      origen: auto !== null ? 'servicio' : mark !== undefined ? 'marcado' : 'portal',
+      origen: (auto !== null ? 'servicio' : mark !== undefined ? 'marcado' : 'portal') as StepOrigin,
       nota: auto === null ? (mark?.nota ?? null) : null,
       actualizado: auto === null && mark !== undefined ? mark.updatedAt.toISOString() : null,
     };

@@ -65,6 +65,12 @@ export const RANGE_ESTADOS = {
     vencida: { label: 'Vencida', tone: 'warn' },
     anulada: { label: 'Anulada', tone: 'neutral' },
 };
+export const STEP_ESTADOS = {
+    pendiente: { label: 'Pendiente', tone: 'neutral' },
+    en_curso: { label: 'En curso', tone: 'info' },
+    completado: { label: 'Completado', tone: 'ok' },
+    error: { label: 'Error', tone: 'bad' },
+};
 export const ANNULMENT_ESTADOS = {
     recibido: { label: 'Recibida', tone: 'info' },
     aceptado: { label: 'Aceptada', tone: 'ok' },

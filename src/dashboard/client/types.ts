@@ -10,6 +10,7 @@ import type { ReceivedSummary as ServerReceivedSummary } from '../../receiver/vi
 import type { Page as ServerPage } from '../../lib/page.ts';
 import type { WebhookService } from '../../webhooks/service.ts';
 import type { AnnulmentView, RangeView } from '../../sequences/views.ts';
+import type { CertificationService } from '../../certification/service.ts';
 import type { SettingsView } from '../../webhooks/settings.ts';
 import type { attemptView, deliveryView, DeliverySubject as ServerDeliverySubject } from '../../webhooks/views.ts';
 
@@ -53,3 +54,6 @@ export type SentApproval = Wire<ReturnType<typeof sentApprovalView>>;
 /** A DGII-authorised eNCF range and what is left of it. */
 export type Range = Wire<RangeView>;
 export type Annulment = Wire<AnnulmentView>;
+/** Where the tenant stands in each step of DGII's certification portal. */
+export type CertificationProgress = Wire<Awaited<ReturnType<CertificationService['progress']>>>;
+export type CertificationStep = CertificationProgress['pasos'][number];
