@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from './config.ts';
+import type { Environment } from './environments.ts';
 import { Authenticator } from './auth/authenticator.ts';
 import { IdentityService } from './auth/identity.ts';
 import { PasswordHasher } from './auth/passwords.ts';
@@ -72,6 +73,7 @@ import { approvalRequestJob, CommercialApprovals } from './approvals/service.ts'
 import { certificationRoutes } from './certification/routes.ts';
 import { CERTIFICATION_SCHEMAS } from './certification/schemas.ts';
 import { CertificationService } from './certification/service.ts';
+import { TestSets } from './certification/test-sets.ts';
 
 export interface Service {
   url: string;
@@ -162,17 +164,31 @@ export async function startService(config: Config, options: StartOptions = {}): 
     });
 
     const signerTrust = signerTrustPolicy(config.receiver, log);
+    const commercialApprovals = new CommercialApprovals({ sql: db.sql, certificates, rncOf: async (tenantId) => (await identity.tenant(tenantId))?.rnc, onQueued: () => runtime.nudge() });
     const receivedDocuments = new ReceivedDocuments(db.sql);
+    const documentByEncf = async (tenantId: number, environment: Environment, encf: string) => {
+      const [d] = (await documents.list({ tenantId, environment, encf, pageSize: 1 })).items;
+      return d === undefined ? null : { id: d.internalTrackId, estado: d.estado, detalle: [d.dgiiCode, d.dgiiMessage].filter((x) => x !== null && x !== '').join(' ') || null };
+    };
+    const testSets = new TestSets({
+      sql: db.sql,
+      rncOf: async (tenantId) => (await identity.tenant(tenantId))?.rnc,
+      emit: async (tenantId, environment, body) => {
+        const { view } = await documents.emit(tenantId, environment, body, async () => {});
+        return { id: view.internalTrackId, estado: view.estado, detalle: null };
+      },
+      documentByEncf,
+      approvals: commercialApprovals,
+    });
     const certification = new CertificationService({
       sql: db.sql,
       certificates,
       rncOf: async (tenantId) => (await identity.tenant(tenantId))?.rnc,
       receivedCount: async (tenantId, environment) => (await receivedDocuments.list({ tenantId, environment, pageSize: 1 })).items.length,
-      setTally: async () => null,
+      setTally: (tenantId, environment) => testSets.tally(tenantId, environment),
       publicUrl: () => config.publicUrl ?? ownUrl,
       log,
     });
-    const commercialApprovals = new CommercialApprovals({ sql: db.sql, certificates, rncOf: async (tenantId) => (await identity.tenant(tenantId))?.rnc, onQueued: () => runtime.nudge() });
     const router = new Router();
     let openapi: Record<string, unknown> | null = null;
     const routes = [
@@ -194,7 +210,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...receivedDocumentRoutes(receivedDocuments),
       ...approvalRoutes({ approvals: new BuyerApprovals({ sql: db.sql, certificates, onQueued: () => runtime.nudge() }), idempotency }),
       ...commercialApprovalRoutes({ approvals: commercialApprovals, idempotency }),
-      ...certificationRoutes({ certification }),
+      ...certificationRoutes({ certification, sets: testSets }),
     ];
     for (const route of routes) router.add(route);
 

@@ -60,3 +60,61 @@ export async function upsertStepMark(sql: Queryable, m: { tenantId: number; envi
     values (${m.tenantId}, ${m.environment}, ${m.paso}, ${m.estado}, ${m.nota}, ${m.userId})
     on conflict (tenant_id, environment, paso) do update set estado = excluded.estado, nota = excluded.nota, user_id = excluded.user_id, updated_at = now()`;
 }
+
+export interface SetRow { id: string; tenantId: number; environment: Environment; origen: string; createdAt: Date }
+
+export interface CaseRow {
+  setId: string;
+  numero: number;
+  caso: string;
+  clase: 'ecf' | 'aprobacion';
+  tipo: number | null;
+  encf: string;
+  fase: number;
+  body: Record<string, unknown>;
+  estado: 'pendiente' | 'enviado' | 'aceptado' | 'rechazado';
+  detalle: string | null;
+  documentId: string | null;
+  approvalId: string | null;
+  updatedAt: Date;
+}
+
+export type NewCase = Pick<CaseRow, 'numero' | 'caso' | 'clase' | 'tipo' | 'encf' | 'fase' | 'body'>;
+
+export async function findSet(sql: Queryable, tenantId: number, environment: Environment): Promise<SetRow | undefined> {
+  const [row] = await sql<SetRow[]>`select id, tenant_id, environment, origen, created_at from certification_sets where tenant_id = ${tenantId} and environment = ${environment}`;
+  return row;
+}
+
+export async function deleteSet(sql: Queryable, id: string): Promise<void> {
+  await sql`delete from certification_sets where id = ${id}`;
+}
+
+export async function insertSet(sql: Queryable, s: { id: string; tenantId: number; environment: Environment; origen: string }): Promise<void> {
+  await sql`insert into certification_sets (id, tenant_id, environment, origen) values (${s.id}, ${s.tenantId}, ${s.environment}, ${s.origen})`;
+}
+
+export async function insertCase(sql: Queryable, setId: string, c: NewCase): Promise<void> {
+  await sql`
+    insert into certification_cases (set_id, numero, caso, clase, tipo, encf, fase, body)
+    values (${setId}, ${c.numero}, ${c.caso}, ${c.clase}, ${c.tipo}, ${c.encf}, ${c.fase}, ${sql.json(c.body as never)})`;
+}
+
+/** In the order they are sent: fase, then the set's own order. */
+export async function listCases(sql: Queryable, setId: string): Promise<CaseRow[]> {
+  return sql<CaseRow[]>`
+    select set_id, numero, caso, clase, tipo, encf, fase, body, estado, detalle, document_id, approval_id, updated_at
+    from certification_cases where set_id = ${setId} order by fase, numero`;
+}
+
+export async function updateCase(sql: Queryable, setId: string, numero: number, c: { estado: string; detalle: string | null; documentId?: string | null; approvalId?: string | null }): Promise<void> {
+  await sql`
+    update certification_cases set estado = ${c.estado}, detalle = ${c.detalle},
+      document_id = coalesce(${c.documentId ?? null}::uuid, document_id), approval_id = coalesce(${c.approvalId ?? null}::uuid, approval_id), updated_at = now()
+    where set_id = ${setId} and numero = ${numero}`;
+}
+
+export async function countCasesSent(sql: Queryable, setId: string): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from certification_cases where set_id = ${setId} and estado <> 'pendiente'`;
+  return row?.n ?? 0;
+}

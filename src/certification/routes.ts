@@ -7,6 +7,7 @@ import { ok } from '../http/reply.ts';
 import { header, type RequestContext, type Route } from '../http/types.ts';
 import { MAX_PORTAL_DOCUMENT_BYTES } from './portal-documents.ts';
 import type { CertificationService } from './service.ts';
+import { MAX_SET_BYTES, type TestSets } from './test-sets.ts';
 
 // DGII's certification portal: progress, the portal documents the service signs and the steps
 // the taxpayer marks. Signed-in users only (the dashboard's session): an API key serves
@@ -24,9 +25,52 @@ function userOf(ctx: RequestContext): number {
   return userId;
 }
 
-export function certificationRoutes(deps: { certification: CertificationService }): Route[] {
-  const { certification } = deps;
+export function certificationRoutes(deps: { certification: CertificationService; sets: TestSets }): Route[] {
+  const { certification, sets } = deps;
   return [
+    {
+      method: 'POST', path: '/{env}/certificacion/set', auth: 'bearer', rateScope: 'sensitive', body: 'raw', bodyLimit: MAX_SET_BYTES,
+      doc: {
+        operationId: 'importCertificationSet', tags: TAGS, summary: 'Import DGII\'s test set (its .xlsx workbook, or the same cases as CSV)',
+        description: 'Each sheet (or the CSV file) whose header row has TipoeCF is read as e-CF cases, one per row, the columns named as DGII\'s workbook names them (the XML elements, repeated ones numbered: NumeroLinea[1]); one with RNCEmisor, eNCF, Estado and RNCComprador as commercial approvals. "#e" is an empty cell. Every case is validated (the e-CF as POST /{env}/documentos-ecf would, with the eNCF the set prescribes and this tenant as emisor; the approvals as POST /{env}/aprobaciones-comerciales) before anything is stored: one invalid case and the answer is 422 naming each case\'s problems. Replaces a set none of whose cases was sent yet.',
+        requestBody: { contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', schema: { type: 'string', format: 'binary' } },
+        responses: {
+          '201': { description: 'The set and its cases, in the order they go.', schema: envelope(S.ref('CertificationSet')) },
+          '409': ERR('CONFLICT: the current set is already being sent.'),
+          '413': ERR(`PAYLOAD_TOO_LARGE: over ${MAX_SET_BYTES / 1024 / 1024} MiB.`),
+          '422': ERR('VALIDATION_ERROR: the file cannot be read (damaged workbook, zip bomb, not UTF-8 CSV), no case was found, or cases are not valid (path "<case>: <field>").'),
+        },
+      },
+      handler: async (ctx) => {
+        userOf(ctx);
+        const name = header(ctx.headers, 'x-nombre-archivo');
+        const origen = name !== undefined && /^[\p{L}\p{N} ._()-]{1,120}$/u.test(name) ? name : 'set de pruebas';
+        return ok(await sets.import(tenantOf(ctx), envOf(ctx), ctx.rawBody, origen), 201);
+      },
+    },
+    {
+      method: 'GET', path: '/{env}/certificacion/set', auth: 'bearer',
+      doc: {
+        operationId: 'getCertificationSet', tags: TAGS, summary: 'The imported test set, its cases and where each stands',
+        responses: { '200': { description: 'The set.', schema: envelope(S.ref('CertificationSet')) }, '404': ERR('NOT_FOUND: no set imported in this environment.') },
+      },
+      handler: async (ctx) => {
+        userOf(ctx);
+        return ok(await sets.view(tenantOf(ctx), envOf(ctx)));
+      },
+    },
+    {
+      method: 'POST', path: '/{env}/certificacion/set/enviar', auth: 'bearer', body: 'optionalJson',
+      doc: {
+        operationId: 'runCertificationSet', tags: TAGS, summary: 'Send the test set on: take DGII\'s answers so far and send what may go now',
+        description: 'In DGII\'s order, one phase after the other: the type 32 under RD$250,000 (sent as RFCE), the other e-CF, the debit and credit notes (once the documents they modify are accepted), the commercial approvals. Each call takes in the verdicts that arrived and sends the next phase when the current one is accepted; call it again until every case is aceptado. A rejected case stops the set there, with DGII\'s reason in its detalle. Running it again resumes: a case already emitted is found by its eNCF and not emitted twice.',
+        responses: { '200': { description: 'The set as it now stands.', schema: envelope(S.ref('CertificationSet')) }, '404': ERR('NOT_FOUND: no set imported in this environment.') },
+      },
+      handler: async (ctx) => {
+        userOf(ctx);
+        return ok(await sets.run(tenantOf(ctx), envOf(ctx)));
+      },
+    },
     {
       method: 'GET', path: '/{env}/certificacion', auth: 'bearer',
       doc: {

@@ -28,8 +28,34 @@ const SIGNATURE: Schema = S.object({
   createdAt: S.dateTime(),
 });
 
+const TALLY: Schema = S.object({ total: S.int(), aceptados: S.int(), rechazados: S.int(), pendientes: S.int() });
+
+const CASE: Schema = S.object({
+  numero: S.int({ description: 'Its place in the set as imported.' }),
+  caso: S.string({ description: 'The set\'s CasoPrueba, else the sheet and row.' }),
+  clase: S.string({ enum: ['ecf', 'aprobacion'] }),
+  tipo: S.nullable(S.int()),
+  encf: S.string(),
+  fase: S.int({ description: '1 type 32 under RD$250,000 (RFCE), 2 other e-CF, 3 notes, 4 commercial approvals.' }),
+  faseNombre: S.string(),
+  estado: S.string({ enum: ['pendiente', 'enviado', 'aceptado', 'rechazado'] }),
+  detalle: S.nullable(S.string({ description: 'DGII\'s answer, or why the case could not be sent.' })),
+  documentId: S.nullable(S.uuid()),
+  approvalId: S.nullable(S.uuid()),
+  updatedAt: S.dateTime(),
+});
+
+const SET: Schema = S.object({
+  id: S.uuid(),
+  origen: S.string(),
+  createdAt: S.dateTime(),
+  resumen: S.object({ ecf: TALLY, aprobaciones: TALLY }),
+  casos: S.array(CASE),
+});
+
 export const CERTIFICATION_SCHEMAS: Record<string, Schema> = {
   CertificationStep: STEP,
   CertificationProgress: PROGRESS,
   PortalSignature: SIGNATURE,
+  CertificationSet: SET,
 };
