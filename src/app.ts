@@ -179,6 +179,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
       },
       documentByEncf,
       approvals: commercialApprovals,
+      printed: (tenantId, environment, id) => documents.printed(tenantId, environment, id, 'carta'),
+      signedXml: (tenantId, environment, id) => documents.signedXml(tenantId, environment, id),
     });
     const certification = new CertificationService({
       sql: db.sql,

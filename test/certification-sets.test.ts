@@ -1,6 +1,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { deflateRawSync, crc32 } from 'node:zlib';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sampleEcf } from './fixtures/ecf.ts';
 import { newTenantWithCertificate } from './helpers/certificates.ts';
 import { FAST_PIPELINE } from './helpers/documents.ts';
@@ -19,11 +23,14 @@ import { STEP_KEYS } from '../src/certification/steps.ts';
 
 type Tenant = Awaited<ReturnType<typeof newTenantWithCertificate>>;
 let t: TestService;
+let dir = '';
 before(async () => {
   t = await startTestService({ env: { ...FAST_PIPELINE, RATE_LIMIT_SENSITIVE_PER_MINUTE: '1000', EXCHANGE_RETRY_BASE_MS: '20', EXCHANGE_RETRY_MAX_MS: '50' } });
+  dir = await mkdtemp(join(tmpdir(), 'ecf-sets-'));
 });
 after(async () => {
   await t.close();
+  await rm(dir, { recursive: true, force: true });
 });
 
 const OTHER_EMISOR = '131880681';
@@ -89,6 +96,20 @@ test('a set from a workbook is validated, sent to CerteCF in DGII\'s order and a
   const approvals = await t.sql<{ encf: string; estado: string; dgiiEstado: string }[]>`select encf, estado, dgii_estado from commercial_approval_requests where tenant_id = ${a.tenantId} order by encf`;
   assert.deepEqual(approvals.map((x) => [x.encf, x.estado, x.dgiiEstado]), [['E310000000005', 'aprobado', 'enviado'], ['E330000000001', 'rechazado', 'enviado']]);
 
+  // The printed-representation review: the PDF and XML of each e-CF, in one ZIP.
+  const review = await fetch(`${t.url}/CerteCF/certificacion/set/revision.zip`, { headers: bearer(a) });
+  assert.equal(review.status, 200);
+  const zipFile = join(dir, 'revision.zip');
+  await writeFile(zipFile, Buffer.from(await review.arrayBuffer()));
+  const listed = spawnSync('unzip', ['-Z1', zipFile], { encoding: 'utf8' });
+  assert.equal(spawnSync('unzip', ['-tq', zipFile], { encoding: 'utf8' }).status, 0, 'unzip -t passes');
+  const names = listed.stdout.trim().split('\n').sort();
+  assert.deepEqual(names, ['E310000000001.pdf', 'E310000000001.xml', 'E320000000001.pdf', 'E320000000001.xml', 'E340000000001.pdf', 'E340000000001.xml', 'E430000000001.pdf', 'E430000000001.xml', 'LEAME.txt']);
+  spawnSync('unzip', ['-o', '-q', zipFile, 'E340000000001.pdf', '-d', dir]);
+  const text = spawnSync('pdftotext', [join(dir, 'E340000000001.pdf'), '-'], { encoding: 'utf8' });
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(text.stdout, /E340000000001/);
+
   // Running it again changes nothing; a case whose record was lost is found by its eNCF, not emitted twice.
   await t.sql`update certification_cases set estado = 'pendiente', document_id = null where set_id = ${done.id} and encf = 'E340000000001'`;
   const again = await call(t.url, 'POST', '/CerteCF/certificacion/set/enviar', { headers: bearer(a) });
@@ -130,6 +151,7 @@ test('a set with an invalid case is refused whole, naming the case; nothing is s
   const [n] = await t.sql<{ n: number }[]>`select count(*)::int as n from certification_sets where tenant_id = ${a.tenantId}`;
   assert.equal(n?.n, 0);
   assert.equal((await call(t.url, 'POST', '/CerteCF/certificacion/set/enviar', { headers: bearer(a) })).status, 404);
+  assert.equal((await call(t.url, 'GET', '/CerteCF/certificacion/set/revision.zip', { headers: bearer(a) })).status, 404);
 });
 
 test('the same cases as CSV are imported; an unreadable file, a zip bomb and an API key are refused', async () => {

@@ -1,4 +1,5 @@
 import { AppError } from '../errors.ts';
+import { zipStream } from '../lib/zip/index.ts';
 import { S, envelope } from '../http/openapi.ts';
 import { envOf, tenantOf, uuidParam } from '../http/params.ts';
 import { PAGE_QUERY_DOCS, pageResponse, readPage } from '../http/paging.ts';
@@ -57,6 +58,26 @@ export function certificationRoutes(deps: { certification: CertificationService;
       handler: async (ctx) => {
         userOf(ctx);
         return ok(await sets.view(tenantOf(ctx), envOf(ctx)));
+      },
+    },
+    {
+      method: 'GET', path: '/{env}/certificacion/set/revision.zip', auth: 'bearer',
+      doc: {
+        operationId: 'downloadCertificationReview', tags: TAGS, summary: 'One ZIP with the PDF and signed XML of each of the set\'s e-CF, for DGII\'s printed-representation review',
+        responses: {
+          '200': { description: 'A ZIP: {eNCF}.pdf and {eNCF}.xml per e-CF, and LEAME.txt listing them.', contentType: 'application/zip', schema: { type: 'string', format: 'binary' } },
+          '404': ERR('NOT_FOUND: no set imported in this environment.'),
+          '409': ERR('CONFLICT: no e-CF of the set is signed yet.'),
+        },
+      },
+      handler: async (ctx) => {
+        userOf(ctx);
+        const entries = await sets.reviewEntries(tenantOf(ctx), envOf(ctx));
+        return {
+          status: 200,
+          stream: { source: zipStream(entries), contentType: 'application/zip' },
+          headers: { 'content-disposition': `attachment; filename="revision-representacion-impresa-${envOf(ctx)}.zip"` },
+        };
       },
     },
     {

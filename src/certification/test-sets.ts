@@ -33,7 +33,13 @@ export interface TestSetDeps {
   /** The tenant's e-CF with this eNCF, if any. */
   documentByEncf: (tenantId: number, environment: Environment, encf: string) => Promise<EmittedDocument | null>;
   approvals: CommercialApprovals;
+  /** The printed representation (PDF) of a signed e-CF of the tenant. */
+  printed: (tenantId: number, environment: Environment, documentId: string) => Promise<{ data: Buffer; filename: string }>;
+  /** The signed XML of an e-CF of the tenant. */
+  signedXml: (tenantId: number, environment: Environment, documentId: string) => Promise<string>;
 }
+
+export interface ReviewEntry { name: string; data: Buffer | string; modified: Date }
 
 const FASES = { 1: 'Facturas de consumo menores de RD$250,000 (RFCE)', 2: 'e-CF', 3: 'Notas de débito y crédito', 4: 'Aprobaciones comerciales' } as const;
 
@@ -146,6 +152,36 @@ export class TestSets {
       resumen: { ecf: tallyOf(ecf), aprobaciones: tallyOf(aprobaciones) },
       casos: cases.map(caseView),
     };
+  }
+
+  /**
+   * What DGII's reviewers ask for in the printed-representation steps: the PDF and the signed XML
+   * of each of the set's e-CF, named by eNCF, with a list of what is in the archive. 409 while no
+   * case has a signed document.
+   */
+  async reviewEntries(tenantId: number, environment: Environment): Promise<ReviewEntry[]> {
+    const set = await findSet(this.deps.sql, tenantId, environment);
+    if (set === undefined) throw notFound('Test set');
+    const cases = (await listCases(this.deps.sql, set.id)).filter((c) => c.clase === 'ecf' && c.documentId !== null);
+    const modified = new Date();
+    const entries: ReviewEntry[] = [];
+    const lines: string[] = [];
+    for (const c of cases) {
+      const id = c.documentId as string;
+      try {
+        const pdf = await this.deps.printed(tenantId, environment, id);
+        const xml = await this.deps.signedXml(tenantId, environment, id);
+        entries.push({ name: `${c.encf}.pdf`, data: pdf.data, modified }, { name: `${c.encf}.xml`, data: xml, modified });
+        lines.push(`${c.encf}\ttipo ${c.tipo ?? ''}\t${c.caso}\t${c.estado}`);
+      } catch (err) {
+        // Not signed yet (or never): left out, and said so in the list.
+        if (!(err instanceof AppError)) throw err;
+        lines.push(`${c.encf}\ttipo ${c.tipo ?? ''}\t${c.caso}\tsin firmar: ${err.message}`);
+      }
+    }
+    if (entries.length === 0) throw new AppError('CONFLICT', 'No e-CF of the set is signed yet: send the set first (POST …/certificacion/set/enviar)');
+    entries.push({ name: 'LEAME.txt', data: `Representaciones impresas y XML firmados del set de pruebas (${set.origen}), ambiente ${environment}.\r\n\r\n${lines.join('\r\n')}\r\n`, modified });
+    return entries;
   }
 
   /** For the progress of steps 2 and 3; null without a set. */
