@@ -2,8 +2,10 @@ import { crc32, inflateRawSync } from 'node:zlib';
 
 // A small ZIP reader (APPNOTE 6.3.10) for archives a person uploads: an .xlsx workbook is one.
 // Everything is bounded before it is believed: the archive's size, the number of entries, each
-// entry's declared size, the sum of them, and the expansion ratio (zip bombs); inflation stops
-// at the declared size (maxOutputLength), and the result must match it and its CRC-32. Only
+// entry's declared size and the sum of what is read (zip bombs: an entry that claims more is
+// refused unread, one that claims less is cut off where its claim ends, since inflation stops one
+// byte past the declared size, and entries sharing their data still count each time they are
+// read); the result must match the declared size and its CRC-32. Only
 // stored and deflated entries, no encryption, no ZIP64, no multi-disk archives.
 
 export interface ZipLimits {
@@ -14,8 +16,6 @@ export interface ZipLimits {
   maxEntryBytes: number;
   /** Every entry read, uncompressed. */
   maxTotalBytes: number;
-  /** Uncompressed over compressed size, for entries of more than 64 KiB. */
-  maxRatio: number;
 }
 
 export const DEFAULT_ZIP_LIMITS: ZipLimits = {
@@ -23,7 +23,6 @@ export const DEFAULT_ZIP_LIMITS: ZipLimits = {
   maxEntries: 500,
   maxEntryBytes: 20 * 1024 * 1024,
   maxTotalBytes: 50 * 1024 * 1024,
-  maxRatio: 200,
 };
 
 export class ZipError extends Error {
@@ -73,7 +72,6 @@ export class ZipReader {
     const { data, limits } = this;
     if (e.size > limits.maxEntryBytes) throw new ZipError(`${name} is larger than ${limits.maxEntryBytes} bytes`);
     if (this.readBytes + e.size > limits.maxTotalBytes) throw new ZipError(`the archive holds more than ${limits.maxTotalBytes} bytes`);
-    if (e.size > 65_536 && e.size > e.compressedSize * limits.maxRatio) throw new ZipError(`${name} expands more than ${limits.maxRatio} times: refused`);
     if (e.localOffset + 30 > data.length || data.readUInt32LE(e.localOffset) !== LOCAL) throw new ZipError(`${name}: no local header where the directory says`);
     const start = e.localOffset + 30 + data.readUInt16LE(e.localOffset + 26) + data.readUInt16LE(e.localOffset + 28);
     if (start + e.compressedSize > data.length) throw new ZipError(`${name} runs past the end of the archive`);
