@@ -168,7 +168,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const receivedDocuments = new ReceivedDocuments(db.sql);
     const documentByEncf = async (tenantId: number, environment: Environment, encf: string) => {
       const [d] = (await documents.list({ tenantId, environment, encf, pageSize: 1 })).items;
-      return d === undefined ? null : { id: d.internalTrackId, estado: d.estado, detalle: [d.dgiiCode, d.dgiiMessage].filter((x) => x !== null && x !== '').join(' ') || null };
+      return d === undefined ? null : { id: d.internalTrackId, estado: d.estado, detalle: d.dgiiMessage === null || d.dgiiMessage === '' ? null : d.dgiiMessage };
     };
     const testSets = new TestSets({
       sql: db.sql,

@@ -152,6 +152,8 @@ test('a set with an invalid case is refused whole, naming the case; nothing is s
   assert.equal(n?.n, 0);
   assert.equal((await call(t.url, 'POST', '/CerteCF/certificacion/set/enviar', { headers: bearer(a) })).status, 404);
   assert.equal((await call(t.url, 'GET', '/CerteCF/certificacion/set/revision.zip', { headers: bearer(a) })).status, 404);
+  const none = await call(t.url, 'GET', '/CerteCF/certificacion/set', { headers: bearer(a) });
+  assert.deepEqual([none.status, none.body.data], [200, null]);
 });
 
 test('the same cases as CSV are imported; an unreadable file, a zip bomb and an API key are refused', async () => {

@@ -45,7 +45,7 @@ export function certificationRoutes(deps: { certification: CertificationService;
       handler: async (ctx) => {
         userOf(ctx);
         const name = header(ctx.headers, 'x-nombre-archivo');
-        const origen = name !== undefined && /^[\p{L}\p{N} ._()-]{1,120}$/u.test(name) ? name : 'set de pruebas';
+        const origen = name !== undefined && /^[\p{L}\p{N} ._()-]{1,120}$/u.test(name) ? name : 'Set de pruebas';
         return ok(await sets.import(tenantOf(ctx), envOf(ctx), ctx.rawBody, origen), 201);
       },
     },
@@ -53,11 +53,11 @@ export function certificationRoutes(deps: { certification: CertificationService;
       method: 'GET', path: '/{env}/certificacion/set', auth: 'bearer',
       doc: {
         operationId: 'getCertificationSet', tags: TAGS, summary: 'The imported test set, its cases and where each stands',
-        responses: { '200': { description: 'The set.', schema: envelope(S.ref('CertificationSet')) }, '404': ERR('NOT_FOUND: no set imported in this environment.') },
+        responses: { '200': { description: 'The set; null when none was imported in this environment.', schema: envelope(S.nullable(S.ref('CertificationSet'))) } },
       },
       handler: async (ctx) => {
         userOf(ctx);
-        return ok(await sets.view(tenantOf(ctx), envOf(ctx)));
+        return ok(await sets.find(tenantOf(ctx), envOf(ctx)));
       },
     },
     {

@@ -139,6 +139,11 @@ export class TestSets {
     return { ...(await this.view(tenantId, environment)), hojasIgnoradas: ignored };
   }
 
+  /** The set, or null when none was imported in this environment. */
+  async find(tenantId: number, environment: Environment) {
+    return (await findSet(this.deps.sql, tenantId, environment)) === undefined ? null : this.view(tenantId, environment);
+  }
+
   async view(tenantId: number, environment: Environment) {
     const set = await findSet(this.deps.sql, tenantId, environment);
     if (set === undefined) throw notFound('Test set');

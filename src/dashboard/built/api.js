@@ -73,6 +73,15 @@ export class Api {
     delete(path) {
         return this.send('DELETE', path, { auth: true });
     }
+    upload(path, data, contentType) {
+        return this.send('POST', path, { file: { data, contentType }, auth: true });
+    }
+    async exchangeFile(path, data, contentType) {
+        const res = await this.authorised('POST', path, { file: { data, contentType }, auth: true });
+        if (!res.ok)
+            throw errorOf(res.status, await res.json().catch(() => null));
+        return res.blob();
+    }
     async download(path) {
         const res = await this.authorised('GET', path, { auth: true });
         if (!res.ok)
@@ -108,6 +117,8 @@ export class Api {
             headers.authorization = `Bearer ${bearer}`;
         if (options.body !== undefined)
             headers['content-type'] = 'application/json';
+        if (options.file !== undefined)
+            headers['content-type'] = options.file.contentType;
         try {
             return await fetch(path, {
                 method,
@@ -115,6 +126,7 @@ export class Api {
                 credentials: 'omit',
                 cache: 'no-store',
                 ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+                ...(options.file === undefined ? {} : { body: options.file.data }),
                 ...(options.signal === undefined ? {} : { signal: options.signal }),
             });
         }

@@ -71,6 +71,12 @@ export const STEP_ESTADOS = {
     completado: { label: 'Completado', tone: 'ok' },
     error: { label: 'Error', tone: 'bad' },
 };
+export const CASE_ESTADOS = {
+    pendiente: { label: 'Pendiente', tone: 'neutral' },
+    enviado: { label: 'Enviado', tone: 'info' },
+    aceptado: { label: 'Aceptado', tone: 'ok' },
+    rechazado: { label: 'Rechazado', tone: 'bad' },
+};
 export const ANNULMENT_ESTADOS = {
     recibido: { label: 'Recibida', tone: 'info' },
     aceptado: { label: 'Aceptada', tone: 'ok' },

@@ -24,6 +24,8 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 interface SendOptions {
   body?: unknown;
+  /** A file sent as it is (a workbook, an XML to sign) instead of a JSON body. */
+  file?: { data: Blob; contentType: string };
   signal?: AbortSignal;
   /** Send the bearer token (and refresh on 401). */
   auth: boolean;
@@ -107,6 +109,18 @@ export class Api {
     return this.send<T>('DELETE', path, { auth: true });
   }
 
+  /** A file sent as it is, answered in JSON (a test set's import). */
+  upload<T>(path: string, data: Blob, contentType: string): Promise<T> {
+    return this.send<T>('POST', path, { file: { data, contentType }, auth: true });
+  }
+
+  /** A file sent as it is and answered by a file (a portal document and its signed copy). */
+  async exchangeFile(path: string, data: Blob, contentType: string): Promise<Blob> {
+    const res = await this.authorised('POST', path, { file: { data, contentType }, auth: true });
+    if (!res.ok) throw errorOf(res.status, await res.json().catch(() => null));
+    return res.blob();
+  }
+
   /** A non-JSON resource (the signed XML), with the same credentials and refresh. */
   async download(path: string): Promise<Blob> {
     const res = await this.authorised('GET', path, { auth: true });
@@ -142,6 +156,7 @@ export class Api {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (bearer !== undefined) headers.authorization = `Bearer ${bearer}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
+    if (options.file !== undefined) headers['content-type'] = options.file.contentType;
     try {
       return await fetch(path, {
         method,
@@ -149,6 +164,7 @@ export class Api {
         credentials: 'omit',
         cache: 'no-store',
         ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+        ...(options.file === undefined ? {} : { body: options.file.data }),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       });
     } catch (err) {

@@ -102,6 +102,14 @@ export const STEP_ESTADOS = {
   error: { label: 'Error', tone: 'bad' },
 } as const satisfies Record<string, { label: string; tone: Tone }>;
 
+/** The `estado` of a case of DGII's test set (src/certification/test-sets.ts). */
+export const CASE_ESTADOS = {
+  pendiente: { label: 'Pendiente', tone: 'neutral' },
+  enviado: { label: 'Enviado', tone: 'info' },
+  aceptado: { label: 'Aceptado', tone: 'ok' },
+  rechazado: { label: 'Rechazado', tone: 'bad' },
+} as const satisfies Record<string, { label: string; tone: Tone }>;
+
 /** The `estado` of an annulment (ANECF). */
 export const ANNULMENT_ESTADOS = {
   recibido: { label: 'Recibida', tone: 'info' },

@@ -11,6 +11,7 @@ import type { Page as ServerPage } from '../../lib/page.ts';
 import type { WebhookService } from '../../webhooks/service.ts';
 import type { AnnulmentView, RangeView } from '../../sequences/views.ts';
 import type { CertificationService } from '../../certification/service.ts';
+import type { TestSets } from '../../certification/test-sets.ts';
 import type { SettingsView } from '../../webhooks/settings.ts';
 import type { attemptView, deliveryView, DeliverySubject as ServerDeliverySubject } from '../../webhooks/views.ts';
 
@@ -57,3 +58,5 @@ export type Annulment = Wire<AnnulmentView>;
 /** Where the tenant stands in each step of DGII's certification portal. */
 export type CertificationProgress = Wire<Awaited<ReturnType<CertificationService['progress']>>>;
 export type CertificationStep = CertificationProgress['pasos'][number];
+/** DGII's test set as imported, its cases and where each stands. */
+export type CertificationSet = Wire<Awaited<ReturnType<TestSets['view']>>>;
