@@ -156,6 +156,24 @@ test('a set with an invalid case is refused whole, naming the case; nothing is s
   assert.deepEqual([none.status, none.body.data], [200, null]);
 });
 
+test('a case DGII rejects stops the set at its phase, with DGII\'s reason; the progress shows the step in error', async () => {
+  const a = await newTenantWithCertificate(t.url);
+  const rejected = { CasoPrueba: 'FCF-1', ...flattenEcf(sampleEcf(31, { Encabezado: { Emisor: { RNCEmisor: a.rnc, InformacionAdicionalEmisor: '[simulador:rechazar]' } } }) as { ECF: Record<string, unknown> }) };
+  assert.equal((await importSet(a, await xlsx([{ name: 'ECF', rows: table([rejected, ecfRow(a, 34, 'NC-1')]) }]))).status, 201);
+  const stopped = await waitFor(async () => {
+    const r = await call(t.url, 'POST', '/CerteCF/certificacion/set/enviar', { headers: bearer(a) });
+    return r.body.data.casos[0].estado === 'rechazado' ? r.body.data : undefined;
+  }, 30_000, 'the rejection');
+  assert.ok(typeof stopped.casos[0].detalle === 'string' && stopped.casos[0].detalle.length > 0, 'DGII\'s reason');
+  const again = (await call(t.url, 'POST', '/CerteCF/certificacion/set/enviar', { headers: bearer(a) })).body.data;
+  assert.equal(again.casos[1].estado, 'pendiente', 'the note waits');
+  const [n] = await t.sql<{ n: number }[]>`select count(*)::int as n from documents where tenant_id = ${a.tenantId}`;
+  assert.equal(n?.n, 1);
+  const step = (await call(t.url, 'GET', '/CerteCF/certificacion', { headers: bearer(a) })).body.data.pasos[1];
+  assert.equal(step.estado, 'error');
+  assert.match(step.faltante, /1 de 2 casos de e-CF rechazados/);
+});
+
 test('the same cases as CSV are imported; an unreadable file, a zip bomb and an API key are refused', async () => {
   const a = await newTenantWithCertificate(t.url);
   const res = await importSet(a, csv(table(approvalRows(a))));
@@ -163,7 +181,7 @@ test('the same cases as CSV are imported; an unreadable file, a zip bomb and an 
   assert.deepEqual(res.body.data.casos.map((c: Loose) => [c.clase, c.encf, c.fase]), [['aprobacion', 'E310000000005', 4], ['aprobacion', 'E330000000001', 4]]);
   const ecfCsv = await importSet(a, csv(table([ecfRow(a, 31, 'FCF-1'), ecfRow(a, 32, 'FC-1')])));
   assert.equal(ecfCsv.status, 201, ecfCsv.text);
-  assert.deepEqual(ecfCsv.body.data.casos.map((c: Loose) => c.caso), ['FC-1', 'FCF-1'], 'the new set replaced the one not yet sent');
+  assert.deepEqual(ecfCsv.body.data.casos.map((c: Loose) => c.caso), ['FC-1', 'FCF-1'], 'the new set replaced the previous one');
 
   // One entry that says it is 1 KiB but inflates to 50 MiB of zeros.
   const payload = deflateRawSync(Buffer.alloc(50 * 1024 * 1024));
@@ -187,4 +205,7 @@ test('the same cases as CSV are imported; an unreadable file, a zip bomb and an 
   assert.equal((await importSet(a, Buffer.from([0xff, 0xfe, 0x00]))).status, 422);
   const key = await call(t.url, 'POST', '/CerteCF/certificacion/set', { body: csv(table(approvalRows(a))), headers: { 'x-api-key': a.apiKey } });
   assert.equal(key.status, 401);
+  const production = await call(t.url, 'POST', '/eCF/certificacion/set', { body: csv(table(approvalRows(a))), headers: { ...bearer(a), 'content-type': 'text/csv' } });
+  assert.equal(production.status, 409, 'never to production');
+  assert.equal((await call(t.url, 'POST', '/eCF/certificacion/set/enviar', { headers: bearer(a) })).status, 409);
 });

@@ -75,10 +75,3 @@ export async function updateApprovalRequestLeg(sql: Queryable, id: string, targe
     await sql`update commercial_approval_requests set dgii_estado = ${estado}, dgii_detalle = ${detalle}, updated_at = now() where id = ${id}`;
   }
 }
-
-/** How many of the tenant's approvals in this environment stand at each DGII-leg outcome. */
-export async function countApprovalRequestsByDgiiLeg(sql: Queryable, tenantId: number, environment: Environment): Promise<{ dgiiEstado: string; n: number }[]> {
-  return sql<{ dgiiEstado: string; n: number }[]>`
-    select dgii_estado, count(*)::int as n from commercial_approval_requests
-    where tenant_id = ${tenantId} and environment = ${environment} group by dgii_estado`;
-}

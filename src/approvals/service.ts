@@ -16,7 +16,7 @@ import { readDecision, sendApprovalLeg, type ApprovalLegDeps } from '../receiver
 import type { CredentialSource } from '../receiver/service.ts';
 import { signXml } from '../xml/index.ts';
 import {
-  type ApprovalRequestRow, countApprovalRequestsByDgiiLeg, findApprovalRequest, findApprovalRequestOf, findTenantApprovalRequest,
+  type ApprovalRequestRow, findApprovalRequest, findApprovalRequestOf, findTenantApprovalRequest,
   insertApprovalRequest, listApprovalRequests, updateApprovalRequestLeg,
 } from './queries.ts';
 
@@ -96,9 +96,6 @@ export function approvalRequestView(row: ApprovalRequestRow) {
 }
 export type ApprovalRequestView = ReturnType<typeof approvalRequestView>;
 
-/** Where the tenant's approvals of an environment stand on their DGII leg. */
-export interface ApprovalTally { total: number; enviado: number; pendiente: number; error: number }
-
 export interface CommercialApprovalDeps {
   sql: Sql;
   certificates: CredentialSource;
@@ -172,15 +169,6 @@ export class CommercialApprovals {
 
   async list(tenantId: number, environment: Environment, after: string | undefined, pageSize: number): Promise<Page<ApprovalRequestView>> {
     return toPage(await listApprovalRequests(this.deps.sql, tenantId, environment, after, pageSize + 1), pageSize, approvalRequestView);
-  }
-
-  async tally(tenantId: number, environment: Environment): Promise<ApprovalTally> {
-    const t: ApprovalTally = { total: 0, enviado: 0, pendiente: 0, error: 0 };
-    for (const { dgiiEstado, n } of await countApprovalRequestsByDgiiLeg(this.deps.sql, tenantId, environment)) {
-      t.total += n;
-      if (dgiiEstado === 'enviado' || dgiiEstado === 'pendiente' || dgiiEstado === 'error') t[dgiiEstado] += n;
-    }
-    return t;
   }
 }
 

@@ -113,8 +113,3 @@ export async function updateCase(sql: Queryable, setId: string, numero: number, 
       document_id = coalesce(${c.documentId ?? null}::uuid, document_id), approval_id = coalesce(${c.approvalId ?? null}::uuid, approval_id), updated_at = now()
     where set_id = ${setId} and numero = ${numero}`;
 }
-
-export async function countCasesSent(sql: Queryable, setId: string): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from certification_cases where set_id = ${setId} and estado <> 'pendiente'`;
-  return row?.n ?? 0;
-}

@@ -33,11 +33,11 @@ export function certificationRoutes(deps: { certification: CertificationService;
       method: 'POST', path: '/{env}/certificacion/set', auth: 'bearer', rateScope: 'sensitive', body: 'raw', bodyLimit: MAX_SET_BYTES,
       doc: {
         operationId: 'importCertificationSet', tags: TAGS, summary: 'Import DGII\'s test set (its .xlsx workbook, or the same cases as CSV)',
-        description: 'Each sheet (or the CSV file) whose header row has TipoeCF is read as e-CF cases, one per row, the columns named as DGII\'s workbook names them (the XML elements, repeated ones numbered: NumeroLinea[1]); one with RNCEmisor, eNCF, Estado and RNCComprador as commercial approvals. "#e" is an empty cell. Every case is validated (the e-CF as POST /{env}/documentos-ecf would, with the eNCF the set prescribes and this tenant as emisor; the approvals as POST /{env}/aprobaciones-comerciales) before anything is stored: one invalid case and the answer is 422 naming each case\'s problems. Replaces a set none of whose cases was sent yet.',
+        description: 'Each sheet (or the CSV file) whose header row has TipoeCF is read as e-CF cases, one per row, the columns named as DGII\'s workbook names them (the XML elements, repeated ones numbered: NumeroLinea[1]); one with RNCEmisor, eNCF, Estado and RNCComprador as commercial approvals. "#e" is an empty cell. Every case is validated (the e-CF as POST /{env}/documentos-ecf would, with the eNCF the set prescribes and this tenant as emisor; the approvals as POST /{env}/aprobaciones-comerciales) before anything is stored: one invalid case and the answer is 422 naming each case\'s problems. A new import replaces the set of the environment; e-CF already emitted are found again by their eNCF when it runs. Test sets go to CerteCF (or TesteCF to rehearse): in eCF the answer is 409.',
         requestBody: { contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', schema: { type: 'string', format: 'binary' } },
         responses: {
           '201': { description: 'The set and its cases, in the order they go.', schema: envelope(S.ref('CertificationSet')) },
-          '409': ERR('CONFLICT: the current set is already being sent.'),
+          '409': ERR('CONFLICT: the environment is eCF (production).'),
           '413': ERR(`PAYLOAD_TOO_LARGE: over ${MAX_SET_BYTES / 1024 / 1024} MiB.`),
           '422': ERR('VALIDATION_ERROR: the file cannot be read (damaged workbook, zip bomb, not UTF-8 CSV), no case was found, or cases are not valid (path "<case>: <field>").'),
         },
@@ -85,7 +85,7 @@ export function certificationRoutes(deps: { certification: CertificationService;
       doc: {
         operationId: 'runCertificationSet', tags: TAGS, summary: 'Send the test set on: take DGII\'s answers so far and send what may go now',
         description: 'In DGII\'s order, one phase after the other: the type 32 under RD$250,000 (sent as RFCE), the other e-CF, the debit and credit notes (once the documents they modify are accepted), the commercial approvals. Each call takes in the verdicts that arrived and sends the next phase when the current one is accepted; call it again until every case is aceptado. A rejected case stops the set there, with DGII\'s reason in its detalle. Running it again resumes: a case already emitted is found by its eNCF and not emitted twice.',
-        responses: { '200': { description: 'The set as it now stands.', schema: envelope(S.ref('CertificationSet')) }, '404': ERR('NOT_FOUND: no set imported in this environment.') },
+        responses: { '200': { description: 'The set as it now stands.', schema: envelope(S.ref('CertificationSet')) }, '404': ERR('NOT_FOUND: no set imported in this environment.'), '409': ERR('CONFLICT: the environment is eCF (production).') },
       },
       handler: async (ctx) => {
         userOf(ctx);

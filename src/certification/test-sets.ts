@@ -4,7 +4,7 @@ import type { Sql } from '../db/connect.ts';
 import type { Environment } from '../environments.ts';
 import { AppError, errorMessage, notFound, validationError, type FieldError } from '../errors.ts';
 import { casesOfTable, type CaseProblem, type SetCase } from './cases.ts';
-import { countCasesSent, deleteSet, findSet, insertCase, insertSet, listCases, type CaseRow, updateCase } from './queries.ts';
+import { deleteSet, findSet, insertCase, insertSet, listCases, type CaseRow, updateCase } from './queries.ts';
 import type { CaseTally } from './steps.ts';
 import { readCsv, readXlsx, XlsxError } from './xlsx.ts';
 
@@ -76,6 +76,11 @@ function caseStateOf(estado: string): 'enviado' | 'aceptado' | 'rechazado' {
   return 'enviado';
 }
 
+/** A test set goes to DGII's certification (or its rehearsal), never to production. */
+function assertTestEnvironment(environment: Environment): void {
+  if (environment === 'eCF') throw new AppError('CONFLICT', 'Test sets are sent to CerteCF (or TesteCF to rehearse), never to production (eCF)');
+}
+
 export class TestSets {
   private readonly deps: TestSetDeps;
 
@@ -86,6 +91,7 @@ export class TestSets {
   /** Reads and validates every case; 422 listing each case's problems; stores nothing then. */
   async import(tenantId: number, environment: Environment, bytes: Buffer, origen: string) {
     const { sql } = this.deps;
+    assertTestEnvironment(environment);
     const rnc = await this.deps.rncOf(tenantId);
     if (rnc === undefined) throw new AppError('UNAUTHORIZED');
     if (bytes.length === 0) throw validationError([{ path: '$', message: 'the body is empty: send DGII\'s workbook (.xlsx) or a CSV file' }]);
@@ -128,11 +134,9 @@ export class TestSets {
     if (cases.length === 0) throw validationError([{ path: '$', message: `no case found: a sheet or file needs a header row with TipoeCF (e-CF) or RNCEmisor, eNCF, Estado and RNCComprador (approvals)${ignored.length > 0 ? `; read without cases: ${ignored.join(', ')}` : ''}` }], 'The test set cannot be read');
     const id = randomUUID();
     await sql.begin(async (tx) => {
+      // A new import replaces the set; what was already emitted is found again by its eNCF when it runs.
       const existing = await findSet(tx, tenantId, environment);
-      if (existing !== undefined) {
-        if ((await countCasesSent(tx, existing.id)) > 0) throw new AppError('CONFLICT', 'The current test set is already being sent; run it to the end (POST …/certificacion/set/enviar) rather than replacing it');
-        await deleteSet(tx, existing.id);
-      }
+      if (existing !== undefined) await deleteSet(tx, existing.id);
       await insertSet(tx, { id, tenantId, environment, origen });
       for (const c of cases) await insertCase(tx, id, c);
     });
@@ -200,10 +204,12 @@ export class TestSets {
   /** Takes in DGII's answers so far and sends what may go now; call again to go on. */
   async run(tenantId: number, environment: Environment) {
     const { sql } = this.deps;
+    assertTestEnvironment(environment);
     const set = await findSet(sql, tenantId, environment);
     if (set === undefined) throw notFound('Test set');
     let cases = await listCases(sql, set.id);
-    for (const c of cases.filter((x) => x.estado === 'enviado')) await this.refresh(tenantId, environment, c);
+    // A rejected e-CF is looked at again too: a document in error may have been sent again (…/reenviar).
+    for (const c of cases.filter((x) => x.estado === 'enviado' || (x.estado === 'rechazado' && x.clase === 'ecf'))) await this.refresh(tenantId, environment, c);
     cases = await listCases(sql, set.id);
     const open = cases.find((c) => c.estado !== 'aceptado');
     if (open !== undefined) {
@@ -226,7 +232,7 @@ export class TestSets {
       const doc = await this.deps.documentByEncf(tenantId, environment, c.encf);
       if (doc === null) return;
       const estado = caseStateOf(doc.estado);
-      if (estado !== 'enviado') await updateCase(this.deps.sql, c.setId, c.numero, { estado, detalle: doc.detalle });
+      if (estado !== c.estado) await updateCase(this.deps.sql, c.setId, c.numero, { estado, detalle: doc.detalle, documentId: doc.id });
       return;
     }
     if (c.approvalId === null) return;
