@@ -174,6 +174,25 @@ test('a case DGII rejects stops the set at its phase, with DGII\'s reason; the p
   assert.match(step.faltante, /1 de 2 casos de e-CF rechazados/);
 });
 
+test('runs made at once (two tabs) send each case once and mark none rejected', async () => {
+  const a = await newTenantWithCertificate(t.url);
+  assert.equal((await importSet(a, await xlsx([{ name: 'ECF', rows: table([ecfRow(a, 31, 'FCF-1'), ecfRow(a, 43, 'GM-1')]) }, { name: 'ACECF', rows: table(approvalRows(a)) }]))).status, 201);
+  const run = () => call(t.url, 'POST', '/CerteCF/certificacion/set/enviar', { headers: bearer(a) });
+  for (let round = 0; round < 3; round++) {
+    const answers = await Promise.all([run(), run(), run()]);
+    for (const r of answers) {
+      assert.equal(r.status, 200, r.text);
+      assert.ok(r.body.data.casos.every((c: Loose) => c.estado !== 'rechazado'), JSON.stringify(r.body.data.casos));
+    }
+    await waitFor(async () => (await run()).body.data.casos.every((c: Loose) => c.estado !== 'enviado'), 20_000, 'the phase judged');
+  }
+  const done = (await run()).body.data;
+  assert.ok(done.casos.every((c: Loose) => c.estado === 'aceptado'), JSON.stringify(done.casos));
+  const [docs] = await t.sql<{ n: number }[]>`select count(*)::int as n from documents where tenant_id = ${a.tenantId}`;
+  const [approvals] = await t.sql<{ n: number }[]>`select count(*)::int as n from commercial_approval_requests where tenant_id = ${a.tenantId}`;
+  assert.deepEqual([docs?.n, approvals?.n], [2, 2]);
+});
+
 test('the same cases as CSV are imported; an unreadable file, a zip bomb and an API key are refused', async () => {
   const a = await newTenantWithCertificate(t.url);
   const res = await importSet(a, csv(table(approvalRows(a))));

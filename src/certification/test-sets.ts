@@ -255,6 +255,15 @@ export class TestSets {
       }
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
+      // Two runs at once (two tabs, two instances): the other one emitted or sent it first.
+      if (c.clase === 'ecf' && err.code === 'ENCF_ALREADY_USED') {
+        const doc = await this.deps.documentByEncf(tenantId, environment, c.encf);
+        if (doc !== null) return updateCase(sql, c.setId, c.numero, { estado: caseStateOf(doc.estado), detalle: doc.detalle, documentId: doc.id });
+      }
+      if (c.clase === 'aprobacion' && err.code === 'CONFLICT') {
+        const a = await this.deps.approvals.find(tenantId, environment, String(c.body.rncEmisor), c.encf);
+        if (a !== null) return updateCase(sql, c.setId, c.numero, { estado: 'enviado', detalle: null, approvalId: a.id });
+      }
       const details = err.details?.map((d) => `${d.path}: ${d.message}`).join('; ');
       await updateCase(sql, c.setId, c.numero, { estado: 'rechazado', detalle: `${err.message}${details === undefined || details === '' ? '' : ` (${details})`}`.slice(0, 1000) });
     }
