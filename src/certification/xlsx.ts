@@ -42,6 +42,16 @@ function stringItem(si: XmlElement): string {
   return children(si, 'r').map((r) => { const rt = child(r, 't'); return rt === undefined ? '' : textContent(rt); }).join('');
 }
 
+/**
+ * A number cell as Excel shows it: its file keeps the binary double's 17 digits (4674.3500000000004
+ * for 4674.35); 15 significant digits, what Excel displays, give back what was typed.
+ */
+function excelNumber(raw: string): string {
+  if (!/^-?\d+\.\d{12,}$/.test(raw)) return raw;
+  const n = Number(raw);
+  return Number.isFinite(n) ? String(Number(n.toPrecision(15))) : raw;
+}
+
 /** 0-based column of a cell reference such as "AB12". */
 function columnOf(ref: string): number {
   const m = /^([A-Z]{1,3})\d+$/.exec(ref);
@@ -110,6 +120,8 @@ export function readXlsx(bytes: Buffer): Sheet[] {
               text = s;
             } else if (type === 'b') {
               text = raw === '1' ? 'TRUE' : 'FALSE';
+            } else if (type === undefined || type === 'n') {
+              text = excelNumber(raw);
             } else {
               text = raw;
             }
