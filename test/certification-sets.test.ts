@@ -35,8 +35,9 @@ after(async () => {
 
 const OTHER_EMISOR = '131880681';
 
+/** A case as DGII's workbook has it: CasoPrueba, the e-CF's columns, and the FechaHoraFirma of DGII's example (the service signs anew). */
 function ecfRow(a: Tenant, tipo: 31 | 32 | 34 | 43, caso: string): Record<string, string> {
-  return { CasoPrueba: caso, ...flattenEcf(sampleEcf(tipo, { Encabezado: { Emisor: { RNCEmisor: a.rnc } } }) as { ECF: Record<string, unknown> }) };
+  return { CasoPrueba: caso, ...flattenEcf(sampleEcf(tipo, { Encabezado: { Emisor: { RNCEmisor: a.rnc } } }) as { ECF: Record<string, unknown> }), FechaHoraFirma: '13-11-2023 16:35:54' };
 }
 
 function approvalRows(a: Tenant): Record<string, string>[] {

@@ -1,4 +1,4 @@
-import { ecfSchema, isGroup, isEcfTipo, validateEcf, type EcfObject, type EcfTipo, type EcfValue, type SchemaElement } from '../ecf/validation/index.ts';
+import { ecfSchema, INPUT_POLICY, isGroup, isEcfTipo, validateEcf, type EcfObject, type EcfTipo, type EcfValue, type SchemaElement } from '../ecf/validation/index.ts';
 import { sentAsRfce } from '../ecf/xml/index.ts';
 import type { FieldError } from '../errors.ts';
 import { readApprovalInput } from '../approvals/service.ts';
@@ -67,6 +67,8 @@ function build(el: SchemaElement, path: string, suffix: string, row: Row): EcfVa
   const out: Record<string, EcfValue> = {};
   for (const c of el.children) {
     const childPath = path === '' ? c.name : `${path}.${c.name}`;
+    // What the service writes itself when it signs (FechaHoraFirma): the set's value is DGII's example.
+    if (INPUT_POLICY[`ECF.${childPath}`]?.kind === 'refused') continue;
     if (c.max > 1) {
       const values: EcfValue[] = [];
       for (let i = 1; i <= Math.min(c.max, MAX_INDEX); i++) {
