@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from './config.ts';
+import type { Environment } from './environments.ts';
 import { Authenticator } from './auth/authenticator.ts';
 import { IdentityService } from './auth/identity.ts';
 import { PasswordHasher } from './auth/passwords.ts';
@@ -72,6 +73,13 @@ import { receivedVerificationJob } from './receiver/verification.ts';
 import { ownDirectory } from './receiver/own-directory.ts';
 import { ReceiverService } from './receiver/service.ts';
 import { signerTrustPolicy } from './receiver/signer-trust.ts';
+import { commercialApprovalRoutes } from './approvals/routes.ts';
+import { APPROVAL_SCHEMAS } from './approvals/schemas.ts';
+import { approvalRequestJob, CommercialApprovals } from './approvals/service.ts';
+import { certificationRoutes } from './certification/routes.ts';
+import { CERTIFICATION_SCHEMAS } from './certification/schemas.ts';
+import { CertificationService } from './certification/service.ts';
+import { TestSets } from './certification/test-sets.ts';
 
 export interface Service {
   url: string;
@@ -151,6 +159,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       'exchange.approval': approvalSendJob({ sql: db.sql, outbox, directory: dgii.directory, dgii: dgii.client, fe, certificates, config: config.exchange, log }),
       'receiver.verify': receivedVerificationJob({ sql: db.sql, dgii: dgii.client, outbox, approvals: buyerApprovals, config: config.exchange, log }),
       'email.send': email.job(),
+      'approval.send': approvalRequestJob({ sql: db.sql, directory: dgii.directory, dgii: dgii.client, fe, certificates, config: config.exchange, log }),
       'maintenance.purge': maintenanceJob({ idempotencyKeys: (batch) => idempotency.purgeExpired(batch), sessions: () => identity.purgeExpiredSessions() }, log),
       'maintenance.repair': repairJob({ sql: db.sql, repairers: jobRepairers(config), everyMs: config.queue.repairIntervalMs, log, onRepaired: metrics.onRepaired }),
     });
@@ -170,12 +179,39 @@ export async function startService(config: Config, options: StartOptions = {}): 
     });
 
     const signerTrust = signerTrustPolicy(config.receiver, log);
+    const commercialApprovals = new CommercialApprovals({ sql: db.sql, certificates, rncOf: async (tenantId) => (await identity.tenant(tenantId))?.rnc, onQueued: () => runtime.nudge() });
+    const receivedDocuments = new ReceivedDocuments(db.sql);
+    const documentByEncf = async (tenantId: number, environment: Environment, encf: string) => {
+      const [d] = (await documents.list({ tenantId, environment, encf, pageSize: 1 })).items;
+      return d === undefined ? null : { id: d.internalTrackId, estado: d.estado, detalle: d.dgiiMessage === null || d.dgiiMessage === '' ? null : d.dgiiMessage };
+    };
+    const testSets = new TestSets({
+      sql: db.sql,
+      rncOf: async (tenantId) => (await identity.tenant(tenantId))?.rnc,
+      emit: async (tenantId, environment, body) => {
+        const { view } = await documents.emit(tenantId, environment, body, async () => {});
+        return { id: view.internalTrackId, estado: view.estado, detalle: null };
+      },
+      documentByEncf,
+      approvals: commercialApprovals,
+      printed: (tenantId, environment, id) => documents.printed(tenantId, environment, id, 'carta'),
+      signedXml: (tenantId, environment, id) => documents.signedXml(tenantId, environment, id),
+    });
+    const certification = new CertificationService({
+      sql: db.sql,
+      certificates,
+      rncOf: async (tenantId) => (await identity.tenant(tenantId))?.rnc,
+      receivedCount: async (tenantId, environment) => (await receivedDocuments.list({ tenantId, environment, pageSize: 1 })).items.length,
+      setTally: (tenantId, environment) => testSets.tally(tenantId, environment),
+      publicUrl: () => config.publicUrl ?? ownUrl,
+      log,
+    });
     const router = new Router();
     let openapi: Record<string, unknown> | null = null;
     const routes = [
       ...systemRoutes({
         sql: db.sql,
-        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...CERTIFICATE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...RECEIVER_SCHEMAS, ...SEQUENCE_SCHEMAS }, webhooks: webhookEventDocs(config.webhooks) })),
+        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...CERTIFICATE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...RECEIVER_SCHEMAS, ...SEQUENCE_SCHEMAS, ...APPROVAL_SCHEMAS, ...CERTIFICATION_SCHEMAS }, webhooks: webhookEventDocs(config.webhooks) })),
       }),
       ...authRoutes({ config, identity, tokens, authenticator }),
       // Before documentRoutes: /documentos-ecf/export must not be read as a document id.
@@ -190,8 +226,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...webhookRoutes({ settings: webhookSettings, webhooks, attemptTimeoutMs: config.webhooks.timeoutMs }),
       ...metricsRoutes({ metrics, token: config.metricsToken }),
       ...receiverRoutes({ receiver: new ReceiverService(db.sql, outbox, certificates, log, signerTrust), auth: new SenderAuth(db.sql, signerTrust), crlWaitMs: 2 * config.receiver.crlTimeoutMs }),
-      ...receivedDocumentRoutes(new ReceivedDocuments(db.sql), new ReceiverSettings(db.sql)),
+      ...receivedDocumentRoutes(receivedDocuments, new ReceiverSettings(db.sql)),
       ...approvalRoutes({ approvals: buyerApprovals, idempotency }),
+      ...commercialApprovalRoutes({ approvals: commercialApprovals, idempotency }),
+      ...certificationRoutes({ certification, sets: testSets }),
     ];
     for (const route of routes) router.add(route);
 

@@ -31,8 +31,10 @@ const RANKS: Readonly<Record<string, number>> = {
   // the e-CF model
   'ecf/': 20,
   // features: equal rank; see FEATURE_ORDER below
+  'approvals/': 30,
   'auth/': 30,
   'certificates/': 30,
+  'certification/': 30,
   'dashboard/': 30,
   'dgii/': 30,
   'documents/': 30,

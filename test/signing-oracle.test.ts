@@ -106,6 +106,8 @@ const AUDITED_SIGNERS: Record<string, string> = {
   'src/receiver/service.ts': 'the ARECF built by buildArecfXml',
   'src/receiver/buyer-approval.ts': 'the ACECF built by buildAcecfXml',
   'src/ecf/xml/seed-check.ts': 'a seed, only once seedProblem found it exactly DGII\'s seed document',
+  'src/approvals/service.ts': 'the ACECF about any e-CF built by buildAcecfXml from the tenant\'s validated decision',
+  'src/certification/service.ts': 'a portal document (the postulación) only once recognisePortalDocument found it on the allow-list, naming the tenant\'s RNC',
 };
 
 function sourceFiles(dir: string): string[] {

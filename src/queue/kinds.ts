@@ -27,6 +27,8 @@ export interface JobPayloads {
   'receiver.verify': { receivedId: string };
   /** E-mails an accepted e-CF to its buyer (documents/buyer-email.ts). */
   'email.send': { documentId: string; tenantId: number };
+  /** Sends a commercial approval about any e-CF (approvals/) to DGII or to the emisor's receiver. */
+  'approval.send': { approvalId: string; target: 'emisor' | 'dgii' };
   'maintenance.purge': Record<string, never>;
   /** Periodic: gives a job back to work in flight that lost its own (src/maintenance/repair.ts). */
   'maintenance.repair': Record<string, never>;
@@ -44,6 +46,7 @@ export const JOB_KINDS = {
   'exchange.approval': { maxAttempts: 8, backoffBaseMs: 5_000, backoffMaxMs: 600_000 },
   'receiver.verify': { maxAttempts: 8, backoffBaseMs: 5_000, backoffMaxMs: 600_000 },
   'email.send': { maxAttempts: 8, backoffBaseMs: 60_000, backoffMaxMs: 3_600_000 },
+  'approval.send': { maxAttempts: 8, backoffBaseMs: 5_000, backoffMaxMs: 600_000 },
   'maintenance.purge': { maxAttempts: 1_000_000, backoffBaseMs: 60_000, backoffMaxMs: 3_600_000 },
   'maintenance.repair': { maxAttempts: 1_000_000, backoffBaseMs: 5_000, backoffMaxMs: 300_000 },
   noop: { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 100 },

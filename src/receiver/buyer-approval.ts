@@ -139,8 +139,52 @@ export interface ApprovalJobDeps {
   log: Logger;
 }
 
+export interface ApprovalLegDeps {
+  directory: ReceiverDirectory;
+  /** DGII's client; null with a custom tax authority (then the DGII leg is no_aplica). */
+  dgii: DgiiClient | null;
+  fe: FeClient;
+  certificates: CredentialSource;
+}
+
+/** A signed ACECF on its way: whose, about which emisor's e-CF, under which file name. */
+export interface OutgoingApproval {
+  tenantId: number;
+  environment: Environment;
+  rncEmisor: string;
+  fileName: string;
+  xml: string;
+}
+
+export type LegOutcome = { estado: 'enviado' | 'no_aplica' | 'error'; detalle: string | null };
+
+/**
+ * Sends one leg of a commercial approval: to DGII's aprobacioncomercial service, or to the
+ * emisor's receiver when DGII's directory lists it. The outcome to record; throws when the
+ * failure is worth another attempt. Also used by approvals/ for approvals about any e-CF.
+ */
+export async function sendApprovalLeg(deps: ApprovalLegDeps, target: 'emisor' | 'dgii', a: OutgoingApproval, signal: AbortSignal): Promise<LegOutcome> {
+  const { directory, dgii, fe, certificates } = deps;
+  try {
+    if (target === 'dgii') {
+      if (dgii === null) return { estado: 'no_aplica', detalle: 'No DGII client with a custom tax authority' };
+      const answer = await dgii.sendApproval(a.tenantId, a.environment, { fileName: a.fileName, xml: a.xml }, signal);
+      return { estado: 'enviado', detalle: [answer.codigo, answer.estado, ...answer.mensajes].filter((x) => x !== null).join(' ') || null };
+    }
+    const entry = await directory.lookup(a.tenantId, a.environment, a.rncEmisor, signal);
+    if (entry === null) return { estado: 'no_aplica', detalle: `DGII's directory does not list ${a.rncEmisor} as an electronic receiver in ${a.environment}` };
+    const credential = await certificates.credentials(a.tenantId, new Date());
+    if (credential === null) return { estado: 'error', detalle: 'No valid certificate to authenticate to the emisor\'s receiver' };
+    await fe.sendApproval(entry, credential, a.fileName, a.xml, signal);
+    return { estado: 'enviado', detalle: null };
+  } catch (err) {
+    if (err instanceof PermanentAuthorityError || (err instanceof ExchangeError && !err.transient)) return { estado: 'error', detalle: errorMessage(err) };
+    throw err;
+  }
+}
+
 export function approvalSendJob(deps: ApprovalJobDeps): JobDefinition<'exchange.approval'> {
-  const { sql, outbox, directory, dgii, fe, certificates, config, log } = deps;
+  const { sql, outbox, config, log } = deps;
   // Each leg's end is told to the buyer (the tenant) with an ecf.commercial_approval_update.
   const record = async (id: string, target: 'emisor' | 'dgii', estado: string, detalle: string | null) => {
     await sql.begin(async (tx) => {
@@ -157,22 +201,8 @@ export function approvalSendJob(deps: ApprovalJobDeps): JobDefinition<'exchange.
       const a = await findSentApproval(sql, approvalId);
       if (a === undefined || (target === 'emisor' ? a.emisorEstado : a.dgiiEstado) !== 'pendiente') return;
       const fileName = documentFileName(a.rncEmisor, a.encf);
-      try {
-        if (target === 'dgii') {
-          if (dgii === null) return record(a.id, target, 'no_aplica', 'No DGII client with a custom tax authority');
-          const answer = await dgii.sendApproval(a.tenantId, a.environment, { fileName, xml: a.xml }, ctx.signal);
-          return record(a.id, target, 'enviado', [answer.codigo, answer.estado, ...answer.mensajes].filter((x) => x !== null).join(' ') || null);
-        }
-        const entry = await directory.lookup(a.tenantId, a.environment, a.rncEmisor, ctx.signal);
-        if (entry === null) return record(a.id, target, 'no_aplica', `DGII's directory does not list ${a.rncEmisor} as an electronic receiver in ${a.environment}`);
-        const credential = await certificates.credentials(a.tenantId, new Date());
-        if (credential === null) return record(a.id, target, 'error', 'No valid certificate to authenticate to the emisor\'s receiver');
-        await fe.sendApproval(entry, credential, fileName, a.xml, ctx.signal);
-        return record(a.id, target, 'enviado', null);
-      } catch (err) {
-        if (err instanceof PermanentAuthorityError || (err instanceof ExchangeError && !err.transient)) return record(a.id, target, 'error', errorMessage(err));
-        throw err;
-      }
+      const outcome = await sendApprovalLeg(deps, target, { tenantId: a.tenantId, environment: a.environment, rncEmisor: a.rncEmisor, fileName, xml: a.xml }, ctx.signal);
+      await record(a.id, target, outcome.estado, outcome.detalle);
     },
     async exhausted(job, err) {
       await record(job.payload.approvalId, job.payload.target, 'error', `Not sent after ${job.attempts} attempts: ${errorMessage(err)}`);

@@ -81,6 +81,15 @@ export class Api {
         if (res.status !== 204)
             throw errorOf(res.status, await res.json().catch(() => null));
     }
+    upload(path, data, contentType) {
+        return this.send('POST', path, { file: { data, contentType }, auth: true });
+    }
+    async exchangeFile(path, data, contentType) {
+        const res = await this.authorised('POST', path, { file: { data, contentType }, auth: true });
+        if (!res.ok)
+            throw errorOf(res.status, await res.json().catch(() => null));
+        return res.blob();
+    }
     async download(path) {
         const res = await this.authorised('GET', path, { auth: true });
         if (!res.ok)

@@ -73,6 +73,18 @@ export const RANGE_ESTADOS = {
     vencida: { label: 'Vencida', tone: 'warn' },
     anulada: { label: 'Anulada', tone: 'neutral' },
 };
+export const STEP_ESTADOS = {
+    pendiente: { label: 'Pendiente', tone: 'neutral' },
+    en_curso: { label: 'En curso', tone: 'info' },
+    completado: { label: 'Completado', tone: 'ok' },
+    error: { label: 'Error', tone: 'bad' },
+};
+export const CASE_ESTADOS = {
+    pendiente: { label: 'Pendiente', tone: 'neutral' },
+    enviado: { label: 'Enviado', tone: 'info' },
+    aceptado: { label: 'Aceptado', tone: 'ok' },
+    rechazado: { label: 'Rechazado', tone: 'bad' },
+};
 export const ANNULMENT_ESTADOS = {
     recibido: { label: 'Recibida', tone: 'info' },
     aceptado: { label: 'Aceptada', tone: 'ok' },

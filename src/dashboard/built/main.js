@@ -4,6 +4,7 @@ import { PATHS } from "./context.js";
 import { errorBox, h, select } from "./dom.js";
 import { ENVIRONMENT_PURPOSES, ENVIRONMENTS } from "./labels.js";
 import { certificatePage } from "./page-certificate.js";
+import { certificationPage } from "./page-certification.js";
 import { deliveriesPage } from "./page-deliveries.js";
 import { deliveryPage } from "./page-delivery.js";
 import { documentPage } from "./page-document.js";
@@ -21,9 +22,10 @@ const SECTIONS = {
     documentos: { label: 'Documentos', path: PATHS.documents },
     recibidos: { label: 'Recibidos', path: PATHS.received },
     secuencias: { label: 'Secuencias', path: PATHS.sequences },
+    certificacion: { label: 'Certificación', path: PATHS.certification },
     configuracion: { label: 'Configuración', path: PATHS.settings },
 };
-const BY_ENVIRONMENT = new Set(['resumen', 'documentos', 'recibidos', 'secuencias']);
+const BY_ENVIRONMENT = new Set(['resumen', 'documentos', 'recibidos', 'secuencias', 'certificacion']);
 const TABS = {
     webhooks: { label: 'Webhooks', path: PATHS.webhooks },
     entregas: { label: 'Entregas', path: PATHS.deliveries },
@@ -41,6 +43,7 @@ const ROUTES = [
     { pattern: /^\/recibidos$/, title: 'Documentos recibidos', render: receivedListPage, section: 'recibidos' },
     { pattern: new RegExp(`^/recibidos/${ID}$`), params: ['id'], title: 'Documento recibido', render: receivedDocumentPage, section: 'recibidos' },
     { pattern: /^\/secuencias$/, title: 'Secuencias', render: sequencesPage, section: 'secuencias' },
+    { pattern: /^\/certificacion$/, title: 'Certificación', render: certificationPage, section: 'certificacion' },
     { pattern: /^\/configuracion\/webhooks$/, title: 'Webhooks', render: webhooksPage, section: 'configuracion', tab: 'webhooks' },
     { pattern: /^\/configuracion\/entregas$/, title: 'Entregas de webhooks', render: deliveriesPage, section: 'configuracion', tab: 'entregas' },
     { pattern: new RegExp(`^/configuracion/entregas/${ID}$`), params: ['id'], title: 'Entrega', render: deliveryPage, section: 'configuracion', tab: 'entregas' },

@@ -24,7 +24,7 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 interface SendOptions {
   body?: unknown;
-  /** A file sent as it is (the logo), instead of a JSON body. */
+  /** A file sent as it is (the logo, a workbook, an XML to sign) instead of a JSON body. */
   file?: { data: Blob; contentType: string };
   signal?: AbortSignal;
   /** Send the bearer token (and refresh on 401). */
@@ -118,6 +118,18 @@ export class Api {
   async remove(path: string): Promise<void> {
     const res = await this.authorised('DELETE', path, { auth: true });
     if (res.status !== 204) throw errorOf(res.status, await res.json().catch(() => null));
+  }
+
+  /** A file sent as it is, answered in JSON (a test set's import). */
+  upload<T>(path: string, data: Blob, contentType: string): Promise<T> {
+    return this.send<T>('POST', path, { file: { data, contentType }, auth: true });
+  }
+
+  /** A file sent as it is and answered by a file (a portal document and its signed copy). */
+  async exchangeFile(path: string, data: Blob, contentType: string): Promise<Blob> {
+    const res = await this.authorised('POST', path, { file: { data, contentType }, auth: true });
+    if (!res.ok) throw errorOf(res.status, await res.json().catch(() => null));
+    return res.blob();
   }
 
   /** A non-JSON resource (the signed XML), with the same credentials and refresh. */

@@ -24,6 +24,7 @@ export const PATHS = {
   overview: '/resumen',
   received: '/recibidos',
   sequences: '/secuencias',
+  certification: '/certificacion',
   settings: '/configuracion',
   webhooks: '/configuracion/webhooks',
   deliveries: '/configuracion/entregas',

@@ -104,6 +104,22 @@ export const RANGE_ESTADOS = {
   anulada: { label: 'Anulada', tone: 'neutral' },
 } as const satisfies Record<string, { label: string; tone: Tone }>;
 
+/** The `estado` of a step of DGII's certification portal (src/certification/steps.ts). */
+export const STEP_ESTADOS = {
+  pendiente: { label: 'Pendiente', tone: 'neutral' },
+  en_curso: { label: 'En curso', tone: 'info' },
+  completado: { label: 'Completado', tone: 'ok' },
+  error: { label: 'Error', tone: 'bad' },
+} as const satisfies Record<string, { label: string; tone: Tone }>;
+
+/** The `estado` of a case of DGII's test set (src/certification/test-sets.ts). */
+export const CASE_ESTADOS = {
+  pendiente: { label: 'Pendiente', tone: 'neutral' },
+  enviado: { label: 'Enviado', tone: 'info' },
+  aceptado: { label: 'Aceptado', tone: 'ok' },
+  rechazado: { label: 'Rechazado', tone: 'bad' },
+} as const satisfies Record<string, { label: string; tone: Tone }>;
+
 /** The `estado` of an annulment (ANECF). */
 export const ANNULMENT_ESTADOS = {
   recibido: { label: 'Recibida', tone: 'info' },

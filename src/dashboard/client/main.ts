@@ -3,6 +3,7 @@ import { PATHS, type PageContext, type PageRenderer } from './context.ts';
 import { errorBox, h, select } from './dom.ts';
 import { ENVIRONMENT_PURPOSES, ENVIRONMENTS, type Environment } from './labels.ts';
 import { certificatePage } from './page-certificate.ts';
+import { certificationPage } from './page-certification.ts';
 import { deliveriesPage } from './page-deliveries.ts';
 import { deliveryPage } from './page-delivery.ts';
 import { documentPage } from './page-document.ts';
@@ -25,11 +26,12 @@ const SECTIONS = {
   documentos: { label: 'Documentos', path: PATHS.documents },
   recibidos: { label: 'Recibidos', path: PATHS.received },
   secuencias: { label: 'Secuencias', path: PATHS.sequences },
+  certificacion: { label: 'Certificación', path: PATHS.certification },
   configuracion: { label: 'Configuración', path: PATHS.settings },
 } as const;
 type Section = keyof typeof SECTIONS;
 /** Sections whose pages show one environment's data: only there is the switcher shown. */
-const BY_ENVIRONMENT: ReadonlySet<Section> = new Set(['resumen', 'documentos', 'recibidos', 'secuencias']);
+const BY_ENVIRONMENT: ReadonlySet<Section> = new Set(['resumen', 'documentos', 'recibidos', 'secuencias', 'certificacion']);
 
 // The specification sends people to "Settings → Webhooks": Configuración holds everything
 // that is set up once, each part a tab of its own.
@@ -65,6 +67,7 @@ const ROUTES: readonly RouteEntry[] = [
   { pattern: /^\/recibidos$/, title: 'Documentos recibidos', render: receivedListPage, section: 'recibidos' },
   { pattern: new RegExp(`^/recibidos/${ID}$`), params: ['id'], title: 'Documento recibido', render: receivedDocumentPage, section: 'recibidos' },
   { pattern: /^\/secuencias$/, title: 'Secuencias', render: sequencesPage, section: 'secuencias' },
+  { pattern: /^\/certificacion$/, title: 'Certificación', render: certificationPage, section: 'certificacion' },
   { pattern: /^\/configuracion\/webhooks$/, title: 'Webhooks', render: webhooksPage, section: 'configuracion', tab: 'webhooks' },
   { pattern: /^\/configuracion\/entregas$/, title: 'Entregas de webhooks', render: deliveriesPage, section: 'configuracion', tab: 'entregas' },
   { pattern: new RegExp(`^/configuracion/entregas/${ID}$`), params: ['id'], title: 'Entrega', render: deliveryPage, section: 'configuracion', tab: 'entregas' },

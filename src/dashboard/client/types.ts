@@ -12,6 +12,8 @@ import type { ReceivedSummary as ServerReceivedSummary } from '../../receiver/vi
 import type { Page as ServerPage } from '../../lib/page.ts';
 import type { WebhookService } from '../../webhooks/service.ts';
 import type { AnnulmentView, RangeView } from '../../sequences/views.ts';
+import type { CertificationService } from '../../certification/service.ts';
+import type { TestSets } from '../../certification/test-sets.ts';
 import type { SettingsView } from '../../webhooks/settings.ts';
 import type { ReceiverSettingsView } from '../../receiver/settings.ts';
 import type { attemptView, deliveryView, DeliverySubject as ServerDeliverySubject } from '../../webhooks/views.ts';
@@ -61,3 +63,8 @@ export type SentApproval = Wire<ReturnType<typeof sentApprovalView>>;
 /** A DGII-authorised eNCF range and what is left of it. */
 export type Range = Wire<RangeView>;
 export type Annulment = Wire<AnnulmentView>;
+/** Where the tenant stands in each step of DGII's certification portal. */
+export type CertificationProgress = Wire<Awaited<ReturnType<CertificationService['progress']>>>;
+export type CertificationStep = CertificationProgress['pasos'][number];
+/** DGII's test set as imported, its cases and where each stands. */
+export type CertificationSet = Wire<Awaited<ReturnType<TestSets['view']>>>;

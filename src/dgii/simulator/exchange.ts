@@ -2,7 +2,9 @@ import { ESTADO_CODES } from '../protocol/paths.ts';
 import type { DirectoryEntry } from '../protocol/exchange-answers.ts';
 import type { Handler, HandlerContext } from './context.ts';
 import { bearerToken, errorReply, jsonReply, type Reply, UNAUTHORIZED, uploadedXml } from './http.ts';
-import { parseXml, textAt } from '../../xml/index.ts';
+import { parseXml, textAt, verifyXml, type XmlDocument } from '../../xml/index.ts';
+import { describeCertificate } from '../../certificates/check.ts';
+import { validateAcecfXml } from '../../ecf/xml/validate.ts';
 import { APPROVAL_NOT_REQUIRED, takesApproval, tipoOfEncf } from '../../ecf/exchange-rules.ts';
 
 // The directory of electronic receivers, "Consulta Estado", DGII's copy of commercial approvals
@@ -73,27 +75,35 @@ export const consultaEstadoHandler: Handler = (ctx) => {
   });
 };
 
-/** DGII takes a buyer's ACECF from the buyer (the token's holder is its RNCComprador). */
+/**
+ * DGII takes a buyer's ACECF from the buyer (the token's holder is its RNCComprador), as it does
+ * in certification step 3: the document must satisfy acecf.xsd and carry a valid signature by a
+ * certificate of that same buyer.
+ */
 export const aprobacionHandler: Handler = (ctx) => {
   const holderId = holder(ctx);
   if (holderId === null) return UNAUTHORIZED;
   const upload = uploadedXml(ctx.req, ctx.body);
   if ('reply' in upload) return upload.reply;
-  let estado: string | undefined;
-  let comprador: string | undefined;
-  let encf: string | undefined;
-  let emisor: string | undefined;
+  let doc: XmlDocument;
   try {
-    const root = parseXml(upload.file.data).root;
-    if (root.localName !== 'ACECF') return errorReply(400, 'El documento no es una aprobación comercial (ACECF)');
-    estado = textAt(root, ['DetalleAprobacionComercial', 'Estado'])?.trim();
-    comprador = textAt(root, ['DetalleAprobacionComercial', 'RNCComprador'])?.trim();
-    encf = textAt(root, ['DetalleAprobacionComercial', 'eNCF'])?.trim();
-    emisor = textAt(root, ['DetalleAprobacionComercial', 'RNCEmisor'])?.trim();
+    doc = parseXml(upload.file.data);
   } catch {
     return errorReply(400, 'El archivo no es un XML válido');
   }
+  const root = doc.root;
+  if (root.localName !== 'ACECF') return errorReply(400, 'El documento no es una aprobación comercial (ACECF)');
+  const estado = textAt(root, ['DetalleAprobacionComercial', 'Estado'])?.trim();
+  const comprador = textAt(root, ['DetalleAprobacionComercial', 'RNCComprador'])?.trim();
   if (comprador !== holderId) return errorReply(400, `El RNCComprador ${comprador ?? ''} no corresponde al RNC ${holderId} del token`);
+  const invalid = validateAcecfXml(doc);
+  if (invalid.length > 0) return errorReply(400, `La aprobación comercial no cumple el esquema: ${invalid.slice(0, 3).map((e) => `${e.path} ${e.message}`).join('; ')}`);
+  const verified = verifyXml(upload.file.data);
+  if (!verified.valid) return errorReply(400, `La firma de la aprobación comercial no es válida: ${verified.reason}`);
+  const signer = describeCertificate(verified.certificate).holderId;
+  if (signer !== holderId) return errorReply(400, `La aprobación comercial está firmada por ${signer ?? 'un certificado sin titular'}, no por el comprador ${holderId}`);
+  const encf = textAt(root, ['DetalleAprobacionComercial', 'eNCF'])?.trim();
+  const emisor = textAt(root, ['DetalleAprobacionComercial', 'RNCEmisor'])?.trim();
   const tipo = tipoOfEncf(encf ?? '');
   if (tipo !== null && !takesApproval(tipo)) return errorReply(400, APPROVAL_NOT_REQUIRED);
   // DGII takes approvals only of e-CF it holds, and not of rejected ones.
