@@ -197,7 +197,7 @@ export class DocumentService {
     const signature = { securityCode: row.securityCode, timbreUrl: row.timbreUrl, fechaHoraFirma: row.fechaHoraFirma };
     const marks = printMarks(environment, row.estado === 'rechazado');
     const logo = (await findLogoImage(this.sql, tenantId)) ?? null;
-    return printDocument({ tipo: row.tipo, ecf: row.ecf, signature, marks, logo }, format, row.rncEmisor, row.encf);
+    return printDocument({ tipo: row.tipo, ecf: row.ecf, signature, marks, logo }, format, row.rncEmisor, row.encf, String(tenantId));
   }
 
   /** The buyer's signed ARECF; 404 for another tenant's document and while the buyer has not answered. */

@@ -51,6 +51,6 @@ export class ReceivedDocuments {
     } catch (err) {
       throw new AppError('VALIDATION_ERROR', `This document cannot be printed: ${errorMessage(err)}`);
     }
-    return printDocument({ tipo: row.tipo, ecf: row.ecf, signature, marks: printMarks(environment, false) }, format, row.rncEmisor, row.encf);
+    return printDocument({ tipo: row.tipo, ecf: row.ecf, signature, marks: printMarks(environment, false) }, format, row.rncEmisor, row.encf, String(tenantId));
   }
 }

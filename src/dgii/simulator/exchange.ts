@@ -106,9 +106,11 @@ export const aprobacionHandler: Handler = (ctx) => {
   const emisor = textAt(root, ['DetalleAprobacionComercial', 'RNCEmisor'])?.trim();
   const tipo = tipoOfEncf(encf ?? '');
   if (tipo !== null && !takesApproval(tipo)) return errorReply(400, APPROVAL_NOT_REQUIRED);
-  // DGII takes approvals only of e-CF it holds, and not of rejected ones.
+  // DGII takes approvals only of e-CF it holds, and not of rejected ones. In CerteCF the
+  // approvals of DGII's test set are about e-CF that DGII's own test issuers made, which no
+  // taxpayer sent through this simulator: there it judges only those it does hold.
   const codigo = codigoOf(ctx, emisor ?? '', encf ?? '', null);
-  if (codigo === 0) return errorReply(400, 'Factura no encontrada para esta Aprobación comercial');
+  if (codigo === 0 && ctx.environment !== 'CerteCF') return errorReply(400, 'Factura no encontrada para esta Aprobación comercial');
   if (codigo === 2) return errorReply(400, 'No se encuentra un e-CF válido para esta aprobación comercial');
   ctx.state.counters.approvalsReceived++;
   const approved = estado === '1';

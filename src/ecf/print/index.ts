@@ -2,7 +2,6 @@
 // email and receipt printers. Built from the stored e-CF and its signature's facts only, so
 // issued and received documents print alike.
 import { A4, LETTER, PdfDocument, type PdfImage } from '../../lib/pdf/index.ts';
-import { AppError, errorMessage } from '../../errors.ts';
 import type { EcfObject } from '../types.ts';
 import { printFacts, type PrintLogo, type PrintMark, type PrintSignature } from './facts.ts';
 import { renderSheet } from './sheet.ts';
@@ -15,6 +14,8 @@ export { SHEET_QR_MIN_EDGE_DISTANCE, SHEET_QR_SIDE } from './sheet.ts';
 export { TICKET_QR_SIDE } from './ticket.ts';
 
 /** The `formato` values: Letter and A4 sheets, and an 80 mm thermal receipt roll. */
+import { RenderPool } from './render-pool.ts';
+
 export const PRINT_FORMATS = ['carta', 'a4', 'ticket80'] as const;
 export type PrintFormat = (typeof PRINT_FORMATS)[number];
 export const DEFAULT_PRINT_FORMAT: PrintFormat = 'carta';
@@ -66,18 +67,19 @@ export interface PrintedPdf {
   readonly filename: string;
 }
 
+/** The pool every printout of this process is rendered by (threads start on first use, and end when idle). */
+let sharedPool: RenderPool | null = null;
+export function sharedRenderPool(): RenderPool {
+  return (sharedPool ??= new RenderPool());
+}
+
 /**
- * renderEcfPdf for a stored document. The content was validated when it was stored, so the
- * writer's RangeError/TypeError means data it cannot lay out: a 422 naming why, not a 500.
+ * renderEcfPdf for a stored document, on a thread of `pool` in `owner`'s turn (the tenant:
+ * see render-pool.ts). The content was validated when it was stored, so the writer's
+ * RangeError/TypeError means data it cannot lay out: a 422 naming why, not a 500.
  */
-export function printDocument(input: PrintInput, format: PrintFormat, rncEmisor: string, encf: string): PrintedPdf {
-  let data: Buffer;
-  try {
-    data = renderEcfPdf(input, format);
-  } catch (err) {
-    if (!(err instanceof RangeError || err instanceof TypeError)) throw err;
-    throw new AppError('VALIDATION_ERROR', `This document cannot be printed: ${errorMessage(err)}`);
-  }
+export async function printDocument(input: PrintInput, format: PrintFormat, rncEmisor: string, encf: string, owner: string, pool: RenderPool = sharedRenderPool()): Promise<PrintedPdf> {
+  const data = await pool.render(input, format, owner);
   // Both are digits and letters once stored; anything else is dropped so the header stays valid.
   return { data, filename: `${rncEmisor}${encf}.pdf`.replace(/[^A-Za-z0-9.]/g, '') };
 }
