@@ -34,7 +34,7 @@ test('the directory answers a listing, one RNC (a single object in eCF), and not
   assert.deepEqual(await client.directory(1, 'TesteCF', null, signal), [BUYER]);
   assert.deepEqual(await client.directory(1, 'CerteCF', BUYER.rnc, signal), [BUYER]);
   assert.deepEqual(await client.directory(1, 'eCF', BUYER.rnc, signal), [BUYER]);
-  assert.deepEqual(await client.directory(1, 'TesteCF', '109999999', signal), []);
+  assert.deepEqual(await client.directory(1, 'TesteCF', '109999995', signal), []);
 });
 
 test('directory answers are cached for the configured time, absence included', async () => {
@@ -43,8 +43,8 @@ test('directory answers are cached for the configured time, absence included', a
   const cached = new CachedDirectory(client, 60_000);
   assert.deepEqual(await cached.lookup(1, 'TesteCF', BUYER.rnc, signal), BUYER);
   assert.deepEqual(await cached.lookup(1, 'TesteCF', BUYER.rnc, signal), BUYER);
-  assert.equal(await cached.lookup(1, 'TesteCF', '108888888', signal), null);
-  assert.equal(await cached.lookup(1, 'TesteCF', '108888888', signal), null);
+  assert.equal(await cached.lookup(1, 'TesteCF', '108888882', signal), null);
+  assert.equal(await cached.lookup(1, 'TesteCF', '108888882', signal), null);
   assert.equal(sim.simulator.counters().directoryQueries - before, 2);
   const uncached = new CachedDirectory(client, 0);
   await uncached.lookup(1, 'TesteCF', BUYER.rnc, signal);

@@ -211,7 +211,7 @@ describe('emit', () => {
     const attempts: [string, string, unknown, Record<string, string>][] = [
       ['POST', '/TesteCF/documentos-ecf', body, { 'x-api-key': a.apiKey }],
       ['POST', '/TesteCF/documentos-ecf', { ECF: {}, [lone]: 1 }, { 'x-api-key': a.apiKey, 'idempotency-key': 'surrogate-1' }],
-      ['POST', '/TesteCF/customer/register', { email: 'lone@example.com', password: 'correct horse battery', name: lone, rnc: '131880682' }, {}],
+      ['POST', '/TesteCF/customer/register', { email: 'lone@example.com', password: 'correct horse battery', name: lone, rnc: '131880691' }, {}],
       ['POST', '/api/keys', { name: lone }, bearer],
       ['PUT', '/api/webhooks/settings', { webhookUrl: `https://example.com/${lone}` }, bearer],
     ];

@@ -285,10 +285,32 @@ export async function findArecf(sql: Queryable, id: string): Promise<string | un
 }
 
 /** An e-CF of the tenant by its eNCF, for the rules on the documents a 33 or 34 modifies. */
-export async function findByEncf(sql: Queryable, tenantId: number, environment: Environment, encf: string): Promise<{ estado: Estado } | undefined> {
-  const [row] = await sql<{ estado: Estado }[]>`
-    select estado from documents where tenant_id = ${tenantId} and environment = ${environment} and encf = ${encf}`;
+export interface EncfHolder {
+  estado: Estado;
+  tipo: number;
+  /** yyyy-MM-dd */
+  fechaEmision: string;
+  rncComprador: string | null;
+  montoTotal: string;
+}
+
+export async function findByEncf(sql: Queryable, tenantId: number, environment: Environment, encf: string): Promise<EncfHolder | undefined> {
+  const [row] = await sql<EncfHolder[]>`
+    select estado, tipo, to_char(fecha_emision, 'YYYY-MM-DD') as fecha_emision, rnc_comprador, monto_total::text as monto_total
+    from documents where tenant_id = ${tenantId} and environment = ${environment} and encf = ${encf}`;
   return row;
+}
+
+/**
+ * The sum of the credit notes (34) issued against an e-CF, but those DGII refused or that ended
+ * in error (they credit nothing), as text; '0' when there are none.
+ */
+export async function creditedAgainst(sql: Queryable, tenantId: number, environment: Environment, encf: string): Promise<string> {
+  const [row] = await sql<{ total: string }[]>`
+    select coalesce(sum(monto_total), 0)::text as total from documents
+    where tenant_id = ${tenantId} and environment = ${environment} and tipo = 34
+      and ecf -> 'InformacionReferencia' ->> 'NCFModificado' = ${encf} and estado not in ('rechazado', 'error')`;
+  return row?.total ?? '0';
 }
 
 /**
