@@ -68,6 +68,8 @@ export class SequenceService {
       else {
         fechaVencimiento = parseCalendarDate(fecha);
         if (fechaVencimiento === null) errors.push({ path: 'fechaVencimiento', message: 'must be a date, dd-MM-yyyy' });
+        // DGII refuses every e-CF of an expired range, in every environment: registering one only strands it.
+        else if (fechaVencimiento < dominicanToday()) errors.push({ path: 'fechaVencimiento', message: `must not have passed: today in Santo Domingo is ${toDgiiDate(dominicanToday())}` });
       }
     } else if (tipo !== null && fecha !== undefined) {
       errors.push({ path: 'fechaVencimiento', message: `type ${tipo} sequences carry no expiry date` });
