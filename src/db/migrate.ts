@@ -30,8 +30,12 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
       text,
     });
   }
+  // Numbers are handed out in blocks to work done in parallel, so a gap may stand until the
+  // work merges; a number used twice is refused, and migrate() refuses one numbered below a
+  // migration already applied (history is never rewritten, nor filled in behind).
   out.forEach((mig, i) => {
-    if (mig.version !== i + 1) throw new Error(`migrations must be numbered 1..n without gaps; found ${mig.version} at position ${i + 1}`);
+    const previous = out[i - 1]?.version ?? 0;
+    if (mig.version <= previous) throw new Error(`migrations must be numbered in increasing order, each number once; found ${mig.version} after ${previous}`);
   });
   return out;
 }
@@ -58,6 +62,8 @@ export async function migrate(sql: Sql, log: Logger, dir = MIGRATIONS_DIR): Prom
         }
       }
       if (done.has(mig.version)) return false;
+      const newest = Math.max(0, ...done.keys());
+      if (mig.version < newest) throw new Error(`migration ${mig.version} (${mig.name}) is numbered below migration ${newest}, already applied; renumber it above`);
       await tx.unsafe(mig.text);
       await recordMigration(tx, mig);
       return true;
