@@ -130,7 +130,7 @@ describe('emit', () => {
     const payloads = events.map((e) => JSON.parse(e.body)).filter((p) => p.event === 'ecf.status_update');
     assert.deepEqual(payloads.map((p) => p.estado), ['recibido', 'en_proceso', 'aceptado']);
     for (const p of payloads) {
-      assert.deepEqual(Object.keys(p), ['event', 'internalTrackId', 'encf', 'estado', 'dgiiCode', 'dgiiMessage', 'trackId', 'timestamp', 'sequence']);
+      assert.deepEqual(Object.keys(p), ['event', 'internalTrackId', 'encf', 'estado', 'dgiiCode', 'dgiiMessage', 'trackId', 'secuenciaUtilizada', 'timestamp', 'sequence']);
       assert.equal(p.event, 'ecf.status_update');
       assert.match(p.timestamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     }
