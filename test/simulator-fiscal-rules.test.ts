@@ -9,7 +9,7 @@ import type { DgiiCredentials } from '../src/dgii/protocol/index.ts';
 import { addDays, dominicanToday, toDgiiDate } from '../src/ecf/encf.ts';
 import { validateEcf } from '../src/ecf/validation/index.ts';
 import type { EcfObject } from '../src/ecf/validation/index.ts';
-import { buildEcfXml, formatFechaHoraFirma } from '../src/ecf/xml/index.ts';
+import { buildAcecfXml, buildEcfXml, formatFechaHoraFirma } from '../src/ecf/xml/index.ts';
 import { signXml } from '../src/xml/index.ts';
 import { sampleEcf, type JsonObject } from './fixtures/ecf.ts';
 import { CertificateFactory, EMISOR_RNC, EMISOR_SUBJECT, startSimulator, type RunningSimulator } from './helpers/dgii-protocol.ts';
@@ -110,5 +110,41 @@ describe('the simulator rejects what DGII rejects', () => {
     }
     const tooMuch = ecfOf(34, ref);
     assertRejected(await verdict(34, tooMuch.ecf, tooMuch.encf), /must not exceed 4567\.00/);
+  });
+});
+
+describe('the commercial-approval service', () => {
+  const BUYER = '101672919';
+  let buyer: DgiiCredentials;
+  let buyerToken: string;
+  before(async () => {
+    buyer = certs.make(`/CN=Comprador SRL/serialNumber=${BUYER}`);
+    const seed = await (await fetch(`${base}/autenticacion/api/autenticacion/semilla`)).text();
+    buyerToken = String((await post(`${base}/autenticacion/api/autenticacion/validarsemilla`, signXml(seed, buyer.privateKey, buyer.certificate), 'semilla.xml')).json.token);
+  });
+
+  function acecf(encf: string, signer = buyer): string {
+    const xml = buildAcecfXml({ rncEmisor: EMISOR_RNC, encf, fechaEmision: '15-03-2025', montoTotal: '112467.00', rncComprador: BUYER, estado: 1, fechaHoraAprobacion: new Date() });
+    return signXml(xml, signer.privateKey, signer.certificate);
+  }
+  const approve = (xml: string, filename: string) => post(`${base}/aprobacioncomercial/api/aprobacioncomercial`, xml, filename, buyerToken);
+
+  it('takes a signed ACECF named {RNCComprador}{eNCF}.xml about an e-CF it accepted, and refuses the rest with DGII\'s messages', async () => {
+    const original = ecfOf(31, {});
+    assert.equal((await verdict(31, original.ecf, original.encf)).codigo, 1);
+    const good = acecf(original.encf);
+    const wrongName = await approve(good, `${EMISOR_RNC}${original.encf}.xml`);
+    assert.equal(wrongName.status, 400);
+    assert.match(String(wrongName.json.mensaje ?? JSON.stringify(wrongName.json)), new RegExp(`debe llamarse ${BUYER}${original.encf}\\.xml`));
+    const ok = await approve(good, `${BUYER}${original.encf}.xml`);
+    assert.equal(ok.status, 200, JSON.stringify(ok.json));
+    assert.equal(ok.json.codigo, '01');
+
+    const tampered = good.replace('<Estado>1</Estado>', '<Estado>2</Estado>');
+    assert.match(JSON.stringify((await approve(tampered, `${BUYER}${original.encf}.xml`)).json), /La firma del XML no es válida/);
+    const unknown = `E31${String(Date.now() % 1e6).padStart(6, '0')}9999`;
+    assert.match(JSON.stringify((await approve(acecf(unknown), `${BUYER}${unknown}.xml`)).json), /Factura no encontrada/);
+    const consumer = 'E320000000001';
+    assert.match(JSON.stringify((await approve(acecf(consumer), `${BUYER}${consumer}.xml`)).json), /no es requerida para este tipo/);
   });
 });

@@ -4,7 +4,7 @@ import type { Queryable, Sql } from '../db/connect.ts';
 import { PermanentAuthorityError } from '../dgii/authority.ts';
 import type { ReceiverDirectory } from '../dgii/directory.ts';
 import type { DgiiClient } from '../dgii/protocol/client.ts';
-import { documentFileName } from '../dgii/protocol/paths.ts';
+import { approvalFileName } from '../dgii/protocol/paths.ts';
 import { buildAcecfXml } from '../ecf/xml/index.ts';
 import type { Environment } from '../environments.ts';
 import { AppError, errorMessage, notFound, validationError } from '../errors.ts';
@@ -13,7 +13,7 @@ import type { FeClient } from '../exchange/fe-client.ts';
 import type { Logger } from '../log.ts';
 import { insertJob } from '../queue/queries.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
-import { signXml } from '../xml/index.ts';
+import { parseXml, signXml, textAt } from '../xml/index.ts';
 import { findReceived, findSentApproval, insertSentApproval, type SentApprovalRow, updateSentApprovalLeg } from './queries.ts';
 import type { CredentialSource } from './service.ts';
 
@@ -123,6 +123,12 @@ export interface ApprovalJobDeps {
   log: Logger;
 }
 
+/** DGII names an ACECF by its RNCComprador (this tenant, the buyer) and the eNCF it approves. */
+function acecfFileName(xml: string, encf: string): string {
+  const rncComprador = textAt(parseXml(xml).root, ['DetalleAprobacionComercial', 'RNCComprador'])?.trim() ?? '';
+  return approvalFileName(rncComprador, encf);
+}
+
 export function approvalSendJob(deps: ApprovalJobDeps): JobDefinition<'exchange.approval'> {
   const { sql, directory, dgii, fe, certificates, config, log } = deps;
   const record = async (id: string, target: 'emisor' | 'dgii', estado: string, detalle: string | null) => {
@@ -135,7 +141,7 @@ export function approvalSendJob(deps: ApprovalJobDeps): JobDefinition<'exchange.
       const { approvalId, target } = job.payload;
       const a = await findSentApproval(sql, approvalId);
       if (a === undefined || (target === 'emisor' ? a.emisorEstado : a.dgiiEstado) !== 'pendiente') return;
-      const fileName = documentFileName(a.rncEmisor, a.encf);
+      const fileName = acecfFileName(a.xml, a.encf);
       try {
         if (target === 'dgii') {
           if (dgii === null) return record(a.id, target, 'no_aplica', 'No DGII client with a custom tax authority');

@@ -1,5 +1,6 @@
 import { ESTADO_CODES } from '../protocol/paths.ts';
 import type { DirectoryEntry } from '../protocol/exchange-answers.ts';
+import { approvalRefusal } from './approval-checks.ts';
 import type { Handler, HandlerContext } from './context.ts';
 import { bearerToken, errorReply, jsonReply, type Reply, UNAUTHORIZED, uploadedXml } from './http.ts';
 import { parseXml, textAt } from '../../xml/index.ts';
@@ -88,6 +89,8 @@ export const aprobacionHandler: Handler = (ctx) => {
     return errorReply(400, 'El archivo no es un XML válido');
   }
   if (comprador !== holderId) return errorReply(400, `El RNCComprador ${comprador ?? ''} no corresponde al RNC ${holderId} del token`);
+  const refusal = approvalRefusal(upload.file.data, upload.file.filename, ctx.environment, ctx.state);
+  if (refusal !== null) return errorReply(400, refusal);
   ctx.state.counters.approvalsReceived++;
   const approved = estado === '1';
   return jsonReply(200, { codigo: approved ? '01' : '02', estado: approved ? 'Aprobación Comercial Aprobada.' : 'Aprobación Comercial Rechazada.', mensaje: [] });
