@@ -22,6 +22,7 @@ let sim: RunningSimulator;
 let base: string;
 let token: string;
 let counter = 0;
+let tokenAnswer: Loose;
 
 async function post(url: string, content: string, filename: string, bearer?: string): Promise<{ status: number; json: Loose }> {
   const { body, contentType } = encodeMultipartFile({ field: 'xml', filename, content });
@@ -39,6 +40,7 @@ before(async () => {
   const seed = await (await fetch(`${base}/autenticacion/api/autenticacion/semilla`)).text();
   const res = await post(`${base}/autenticacion/api/autenticacion/validarsemilla`, signXml(seed, emisor.privateKey, emisor.certificate), 'semilla.xml');
   token = String(res.json.token);
+  tokenAnswer = res.json;
 });
 after(async () => {
   await sim.simulator.close();
@@ -147,4 +149,9 @@ describe('the commercial-approval service', () => {
     const consumer = 'E320000000001';
     assert.match(JSON.stringify((await approve(acecf(consumer), `${BUYER}${consumer}.xml`)).json), /no es requerida para este tipo/);
   });
+});
+
+it('answers token dates as DGII writes them: yyyy-MM-ddTHH:mm:ssZ, no milliseconds', () => {
+  for (const date of [tokenAnswer.expira, tokenAnswer.expedido]) assert.match(String(date), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+  assert.equal(Date.parse(String(tokenAnswer.expira)) - Date.parse(String(tokenAnswer.expedido)), 3_600_000);
 });

@@ -8,3 +8,8 @@ export function parseCalendarDate(text: string): string | null {
   const valid = date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(m) - 1 && date.getUTCDate() === Number(d);
   return valid ? `${y}-${m}-${d}` : null;
 }
+
+/** DGII's token dates: yyyy-MM-ddTHH:mm:ssZ, UTC without milliseconds (Descripción Técnica v1.6). */
+export function dgiiTokenDate(at: Date): string {
+  return at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

@@ -1,3 +1,4 @@
+import { dgiiTokenDate } from '../../lib/dates.ts';
 import { certificateProblem, describeCertificate } from '../../certificates/check.ts';
 import { seedModelXml } from '../../ecf/xml/seed.ts';
 import { textAt, verifyXml } from '../../xml/index.ts';
@@ -32,5 +33,5 @@ export const validateSeedHandler: Handler = (ctx) => {
   const { token, expedido, expira } = ctx.env.issueToken(holderId, ctx.now);
   ctx.state.counters.tokensIssued++;
   ctx.log.debug('token issued', { environment: ctx.environment, holderId });
-  return jsonReply(200, { token, expira: expira.toISOString(), expedido: expedido.toISOString() });
+  return jsonReply(200, { token, expira: dgiiTokenDate(expira), expedido: dgiiTokenDate(expedido) });
 };
