@@ -57,8 +57,11 @@ function ecfOf(tipo: 31 | 33 | 34 | 41 | 45, overrides: JsonObject, edit: (ecf: 
   return { ecf, encf };
 }
 
+let lastFechaFirma = '';
+
 async function verdict(tipo: 31 | 33 | 34 | 41 | 45, ecf: EcfObject, encf: string): Promise<Loose> {
-  const xml = signXml(buildEcfXml(tipo, ecf, formatFechaHoraFirma(new Date())), emisor.privateKey, emisor.certificate);
+  lastFechaFirma = formatFechaHoraFirma(new Date());
+  const xml = signXml(buildEcfXml(tipo, ecf, lastFechaFirma), emisor.privateKey, emisor.certificate);
   const sent = await post(`${base}/recepcion/api/facturaselectronicas`, xml, `${EMISOR_RNC}${encf}.xml`, token);
   assert.equal(sent.status, 200, JSON.stringify(sent.json));
   for (;;) {
@@ -154,4 +157,17 @@ describe('the commercial-approval service', () => {
 it('answers token dates as DGII writes them: yyyy-MM-ddTHH:mm:ssZ, no milliseconds', () => {
   for (const date of [tokenAnswer.expira, tokenAnswer.expedido]) assert.match(String(date), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
   assert.equal(Date.parse(String(tokenAnswer.expira)) - Date.parse(String(tokenAnswer.expedido)), 3_600_000);
+});
+
+it('the timbre page shows the e-CF only when MontoTotal and the dates are its own', async () => {
+  const { ecf, encf } = ecfOf(31, {});
+  assert.equal((await verdict(31, ecf, encf)).codigo, 1);
+  const page = async (changes: Record<string, string>) => {
+    const values: Record<string, string> = { RncEmisor: EMISOR_RNC, ENCF: encf, FechaEmision: '15-03-2025', MontoTotal: '112467.00', FechaFirma: lastFechaFirma, ...changes };
+    return (await fetch(`${sim.url}/testecf/ConsultaTimbre?${new URLSearchParams(values).toString()}`)).text();
+  };
+  assert.match(await page({}), /<td>Aceptado<\/td>/);
+  assert.match(await page({ MontoTotal: '112467.01' }), /Datos no válidos: El MontoTotal no corresponde/);
+  assert.match(await page({ FechaEmision: '16-03-2025' }), /Datos no válidos: La FechaEmision no corresponde/);
+  assert.match(await page({ FechaFirma: '01-01-2025 00:00:00' }), /Datos no válidos: La FechaFirma no corresponde/);
 });

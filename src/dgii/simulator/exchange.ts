@@ -1,6 +1,7 @@
 import { ESTADO_CODES } from '../protocol/paths.ts';
 import type { DirectoryEntry } from '../protocol/exchange-answers.ts';
 import { approvalRefusal } from './approval-checks.ts';
+import { timbreMismatch } from './fiscal-checks.ts';
 import type { Handler, HandlerContext } from './context.ts';
 import { bearerToken, errorReply, jsonReply, type Reply, UNAUTHORIZED, uploadedXml } from './http.ts';
 import { parseXml, textAt } from '../../xml/index.ts';
@@ -111,5 +112,10 @@ export const timbreHandler: Handler = (ctx) => {
   const encf = param(ctx.url, 'ENCF');
   if (rncEmisor === null || encf === null) return errorReply(400, 'Los parámetros RncEmisor y ENCF son requeridos');
   const codigo = codigoOf(ctx, rncEmisor, encf, param(ctx.url, 'CodigoSeguridad'));
+  // The e-CF's own amount and dates, on the full e-CF's page (a summary's page carries no dates).
+  const mismatch = ctx.url.pathname.toLowerCase().endsWith('/consultatimbre')
+    ? timbreMismatch(ctx.state, ctx.environment, rncEmisor, encf, { fechaEmision: param(ctx.url, 'FechaEmision'), montoTotal: param(ctx.url, 'MontoTotal'), fechaFirma: param(ctx.url, 'FechaFirma') })
+    : null;
+  if (mismatch !== null) return timbrePage('Consulta Timbre', [['RNC Emisor', rncEmisor], ['e-NCF', encf], ['Estado', `Datos no válidos: ${mismatch}`]]);
   return timbrePage('Consulta Timbre', [['RNC Emisor', rncEmisor], ['e-NCF', encf], ['Estado', ESTADO_CODES[codigo as keyof typeof ESTADO_CODES]]]);
 };

@@ -24,6 +24,8 @@ const MAX_REMEMBERED = 100_000;
 interface Remembered extends ModifiedEcf {
   /** MontoTotal of the credit notes accepted against it. */
   credited: string;
+  /** FechaHoraFirma as signed, dd-MM-yyyy HH:mm:ss. */
+  fechaFirma: string | null;
 }
 
 /** The accepted e-CF of each simulator, by environment|RNCEmisor|eNCF; bounded, oldest forgotten first. */
@@ -94,8 +96,31 @@ export function rememberAccepted(r: FiscalReading, environment: Environment, sta
     rncComprador: text(r.ecf, 'Encabezado', 'Comprador', 'RNCComprador') ?? null,
     montoTotal,
     credited: '0',
+    fechaFirma: text(r.ecf, 'FechaHoraFirma') ?? null,
   });
   const ncf = text(r.ecf, 'InformacionReferencia', 'NCFModificado');
   const original = r.tipo === 34 && ncf !== undefined ? ledger.get(key(environment, r.rncEmisor, ncf)) : undefined;
   if (original !== undefined) original.credited = formatDec(add(parseDecimal(original.credited) ?? ZERO, parseDecimal(montoTotal) ?? ZERO), 2);
+}
+
+/** The timbre's values (the QR's query) that differ from the e-CF this simulator accepted. */
+export interface TimbreValues {
+  fechaEmision: string | null;
+  montoTotal: string | null;
+  fechaFirma: string | null;
+}
+
+/**
+ * Why a timbre does not match the accepted e-CF it names (DGII's ConsultaTimbre shows the e-CF
+ * only when MontoTotal and the dates are its own), or null when it does or the e-CF is unknown.
+ */
+export function timbreMismatch(state: SimulatorState, environment: Environment, rncEmisor: string, encf: string, values: TimbreValues): string | null {
+  const e = ledgerOf(state).get(key(environment, rncEmisor, encf));
+  if (e === undefined) return null;
+  const amount = values.montoTotal === null ? undefined : parseDecimal(values.montoTotal);
+  const own = parseDecimal(e.montoTotal);
+  if (values.montoTotal === null || amount === undefined || own === undefined || formatDec(amount, 2) !== formatDec(own, 2)) return 'El MontoTotal no corresponde al e-CF';
+  if (values.fechaEmision === null || isoOf(values.fechaEmision) !== e.fechaEmision) return 'La FechaEmision no corresponde al e-CF';
+  if (e.fechaFirma !== null && values.fechaFirma !== e.fechaFirma) return 'La FechaFirma no corresponde al e-CF';
+  return null;
 }
