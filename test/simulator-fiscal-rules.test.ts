@@ -171,3 +171,16 @@ it('the timbre page shows the e-CF only when MontoTotal and the dates are its ow
   assert.match(await page({ FechaEmision: '16-03-2025' }), /Datos no válidos: La FechaEmision no corresponde/);
   assert.match(await page({ FechaFirma: '01-01-2025 00:00:00' }), /Datos no válidos: La FechaFirma no corresponde/);
 });
+
+it('the directory answers a number with a wrong check digit as invalid, and an unknown valid one as not listed', async () => {
+  const ask = async (rnc: string) => {
+    const res = await fetch(`${base}/consultadirectorio/api/consultas/obtenerdirectorioporrnc?rnc=${rnc}`, { headers: { authorization: `Bearer ${token}` } });
+    return { status: res.status, text: await res.text() };
+  };
+  const bad = await ask('101672910');
+  assert.equal(bad.status, 400);
+  assert.match(bad.text, /dígito verificador/);
+  const unknown = await ask('401506254');
+  assert.equal(unknown.status, 404);
+  assert.match(unknown.text, /no figura en el directorio/);
+});

@@ -113,14 +113,16 @@ export interface TimbreValues {
 /**
  * Why a timbre does not match the accepted e-CF it names (DGII's ConsultaTimbre shows the e-CF
  * only when MontoTotal and the dates are its own), or null when it does or the e-CF is unknown.
+ * Values the link leaves out are not compared.
  */
 export function timbreMismatch(state: SimulatorState, environment: Environment, rncEmisor: string, encf: string, values: TimbreValues): string | null {
   const e = ledgerOf(state).get(key(environment, rncEmisor, encf));
   if (e === undefined) return null;
   const amount = values.montoTotal === null ? undefined : parseDecimal(values.montoTotal);
   const own = parseDecimal(e.montoTotal);
-  if (values.montoTotal === null || amount === undefined || own === undefined || formatDec(amount, 2) !== formatDec(own, 2)) return 'El MontoTotal no corresponde al e-CF';
-  if (values.fechaEmision === null || isoOf(values.fechaEmision) !== e.fechaEmision) return 'La FechaEmision no corresponde al e-CF';
-  if (e.fechaFirma !== null && values.fechaFirma !== e.fechaFirma) return 'La FechaFirma no corresponde al e-CF';
+  // A value the link leaves out is not compared (older links carried RncEmisor and ENCF only).
+  if (values.montoTotal !== null && (amount === undefined || own === undefined || formatDec(amount, 2) !== formatDec(own, 2))) return 'El MontoTotal no corresponde al e-CF';
+  if (values.fechaEmision !== null && isoOf(values.fechaEmision) !== e.fechaEmision) return 'La FechaEmision no corresponde al e-CF';
+  if (values.fechaFirma !== null && e.fechaFirma !== null && values.fechaFirma !== e.fechaFirma) return 'La FechaFirma no corresponde al e-CF';
   return null;
 }
