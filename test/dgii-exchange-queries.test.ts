@@ -52,6 +52,15 @@ test('directory answers are cached for the configured time, absence included', a
   assert.equal(sim.simulator.counters().directoryQueries - before, 4);
 });
 
+test('a directory lookup of a number with a wrong check digit finds nobody without asking DGII', async () => {
+  const client = sim.client({ 1: emisor });
+  const before = sim.simulator.counters().directoryQueries;
+  const cached = new CachedDirectory(client, 0);
+  assert.equal(await cached.lookup(1, 'TesteCF', '108888881', signal), null);
+  assert.equal(await cached.lookup(1, 'TesteCF', '000000000', signal), null);
+  assert.equal(sim.simulator.counters().directoryQueries - before, 0);
+});
+
 test('Consulta Estado and the timbre page find an e-CF by RNC, eNCF and its security code once DGII holds it', async () => {
   const client = sim.client({ 1: emisor });
   const doc = signedEcf(emisor);
