@@ -33,7 +33,9 @@ test('npm run tenant -- create makes a tenant, user and working API key without 
     assert.deepEqual(row?.keyHash, createHash('sha256').update(out.apiKey.key).digest());
 
     await assert.rejects(run(process.execPath, [...args.slice(0, 6), '--rnc', '123'], { cwd: ROOT, env }), /--rnc must be 9 or 11 digits/);
-    await assert.rejects(run(process.execPath, [...args.slice(0, 5), '--rnc', '123456789'], { cwd: ROOT, env }), (err: Error) => /ambiguous/.test(err.message) && !/at parseArgs/.test(err.message));
+    await assert.rejects(run(process.execPath, [...args.slice(0, 6), '--rnc', '40212345670'], { cwd: ROOT, env }), /--rnc must be a valid RNC or cédula: .*check digit \(Luhn\) must be 8/);
+    await assert.rejects(run(process.execPath, [...args.slice(0, 6), '--rnc', '131880682'], { cwd: ROOT, env }), /check digit \(modulus 11\) must be 1/);
+    await assert.rejects(run(process.execPath, [...args.slice(0, 5), '--rnc', '123456786'], { cwd: ROOT, env }), (err: Error) => /ambiguous/.test(err.message) && !/at parseArgs/.test(err.message));
   } finally {
     if (server === null) await db?.close();
     await server?.close();

@@ -34,7 +34,7 @@ test('the directory answers a listing, one RNC (a single object in eCF), and not
   assert.deepEqual(await client.directory(1, 'TesteCF', null, signal), [BUYER]);
   assert.deepEqual(await client.directory(1, 'CerteCF', BUYER.rnc, signal), [BUYER]);
   assert.deepEqual(await client.directory(1, 'eCF', BUYER.rnc, signal), [BUYER]);
-  assert.deepEqual(await client.directory(1, 'TesteCF', '109999999', signal), []);
+  assert.deepEqual(await client.directory(1, 'TesteCF', '109999995', signal), []);
 });
 
 test('directory answers are cached for the configured time, absence included', async () => {
@@ -43,13 +43,22 @@ test('directory answers are cached for the configured time, absence included', a
   const cached = new CachedDirectory(client, 60_000);
   assert.deepEqual(await cached.lookup(1, 'TesteCF', BUYER.rnc, signal), BUYER);
   assert.deepEqual(await cached.lookup(1, 'TesteCF', BUYER.rnc, signal), BUYER);
-  assert.equal(await cached.lookup(1, 'TesteCF', '108888888', signal), null);
-  assert.equal(await cached.lookup(1, 'TesteCF', '108888888', signal), null);
+  assert.equal(await cached.lookup(1, 'TesteCF', '108888882', signal), null);
+  assert.equal(await cached.lookup(1, 'TesteCF', '108888882', signal), null);
   assert.equal(sim.simulator.counters().directoryQueries - before, 2);
   const uncached = new CachedDirectory(client, 0);
   await uncached.lookup(1, 'TesteCF', BUYER.rnc, signal);
   await uncached.lookup(1, 'TesteCF', BUYER.rnc, signal);
   assert.equal(sim.simulator.counters().directoryQueries - before, 4);
+});
+
+test('a directory lookup of a number with a wrong check digit finds nobody without asking DGII', async () => {
+  const client = sim.client({ 1: emisor });
+  const before = sim.simulator.counters().directoryQueries;
+  const cached = new CachedDirectory(client, 0);
+  assert.equal(await cached.lookup(1, 'TesteCF', '108888881', signal), null);
+  assert.equal(await cached.lookup(1, 'TesteCF', '000000000', signal), null);
+  assert.equal(sim.simulator.counters().directoryQueries - before, 0);
 });
 
 test('Consulta Estado and the timbre page find an e-CF by RNC, eNCF and its security code once DGII holds it', async () => {

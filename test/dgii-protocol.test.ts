@@ -97,7 +97,7 @@ describe('DgiiAuthority over the simulator', () => {
     await sleep(PROCESSING_MS + 30);
     assert.deepEqual(await a.status({ tenantId: TENANT, environment: 'TesteCF', trackId }, signal()), {
       kind: 'final',
-      verdict: { estado: 'aceptado', dgiiCode: '0', dgiiMessage: 'Aceptado' },
+      verdict: { estado: 'aceptado', dgiiCode: '0', dgiiMessage: 'Aceptado', secuenciaUtilizada: true },
     });
   });
 
@@ -166,7 +166,7 @@ describe('DgiiAuthority over the simulator', () => {
     await sleep(PROCESSING_MS + 30);
     assert.deepEqual(await a.status({ tenantId: TENANT, environment: 'TesteCF', trackId }, signal()), {
       kind: 'final',
-      verdict: { estado: 'rechazado', dgiiCode: '4', dgiiMessage: 'El eNCF ya fue utilizado por este emisor' },
+      verdict: { estado: 'rechazado', dgiiCode: '4', dgiiMessage: 'El eNCF ya fue utilizado por este emisor', secuenciaUtilizada: true },
     });
   });
 
@@ -213,7 +213,7 @@ describe('DgiiAuthority over the simulator', () => {
     const before = sim.simulator.counters().summariesReceived;
     const { ecfXml, rfceXml, encf } = signedRfce(emisor);
     const result = await a.submit(submission({ xml: ecfXml, encf }, { tipo: 32, signedRfceXml: rfceXml }), signal());
-    assert.deepEqual(result, { kind: 'final', trackId: null, verdict: { estado: 'aceptado', dgiiCode: '0', dgiiMessage: 'Aceptado' } });
+    assert.deepEqual(result, { kind: 'final', trackId: null, verdict: { estado: 'aceptado', dgiiCode: '0', dgiiMessage: 'Aceptado', secuenciaUtilizada: true } });
     assert.equal(sim.simulator.counters().summariesReceived - before, 1);
   });
 
@@ -255,7 +255,7 @@ describe('DgiiAuthority over the simulator', () => {
     await a.submit(submission({ xml: ecfXml, encf }, { tipo: 32, signedRfceXml: rfceXml }), signal());
     const code = securityCodeOf(ecfXml);
     const q = { tenantId: TENANT, environment: 'TesteCF' as const, rncEmisor: EMISOR_RNC, encf, securityCode: code };
-    assert.deepEqual(await a.summaryStatus(q, signal()), { kind: 'final', verdict: { estado: 'aceptado', dgiiCode: '0', dgiiMessage: 'Aceptado' } });
+    assert.deepEqual(await a.summaryStatus(q, signal()), { kind: 'final', verdict: { estado: 'aceptado', dgiiCode: '0', dgiiMessage: 'Aceptado', secuenciaUtilizada: true } });
     const otherCode = `${code[0] === 'A' ? 'B' : 'A'}${code.slice(1)}`;
     for (const miss of [{ ...q, securityCode: otherCode }, { ...q, encf: nextEncf(32) }, { ...q, tenantId: OTHER_TENANT }, { ...q, environment: 'CerteCF' as const }]) {
       const status = await a.summaryStatus(miss, signal());
@@ -535,7 +535,7 @@ describe('DgiiClient failures', () => {
       const a = new DgiiAuthority(clientOf(server.url));
       const status = await a.summaryStatus({ tenantId: TENANT, environment: 'TesteCF', rncEmisor: EMISOR_RNC, encf: 'E320000000001', securityCode: 'a+B/c9' }, signal());
       assert.equal(asked, `/fc/testecf/consultarfce/api/Consultas/Consulta?RNC_Emisor=${EMISOR_RNC}&ENCF=E320000000001&Cod_Seguridad_eCF=a%2BB%2Fc9`);
-      assert.deepEqual(status, { kind: 'final', verdict: { estado: 'rechazado', dgiiCode: '12', dgiiMessage: 'Monto inválido' } });
+      assert.deepEqual(status, { kind: 'final', verdict: { estado: 'rechazado', dgiiCode: '12', dgiiMessage: 'Monto inválido', secuenciaUtilizada: true } });
     } finally {
       await server.close();
     }

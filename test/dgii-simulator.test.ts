@@ -262,7 +262,7 @@ describe('reception and status', () => {
 
     const doc = signedEcf(emisor);
     const trackId = String((await sendEcf(token, doc.xml, doc.encf)).json.trackId);
-    const otherToken = await tokenFor(certs.make('/CN=Tercero/serialNumber=130458712'));
+    const otherToken = await tokenFor(certs.make('/CN=Tercero/serialNumber=130458715'));
     assert.equal((await status(otherToken, trackId)).json.codigo, 0);
     assert.equal((await http('GET', `${base}/consultaresultado/api/consultas/estado`, { headers: { authorization: `Bearer ${token}` } })).status, 400);
   });
@@ -334,7 +334,7 @@ describe('Consulta TrackIds', () => {
     const unknown = await consulta(token, `?rncemisor=${EMISOR_RNC}&encf=${nextEncf()}`);
     assert.equal(unknown.status, 200);
     assert.equal(unknown.text, '[]');
-    const otherToken = await tokenFor(certs.make('/CN=Tercero/serialNumber=130458712'));
+    const otherToken = await tokenFor(certs.make('/CN=Tercero/serialNumber=130458715'));
     assert.equal((await consulta(otherToken, `?rncemisor=${EMISOR_RNC}&encf=${doc.encf}`)).text, '[]');
     const certToken = await tokenFor(emisor, `${sim.url}/certecf`);
     const cert = await http('GET', `${sim.url}/certecf/consultatrackids/api/trackids/consulta?rncemisor=${EMISOR_RNC}&encf=${doc.encf}`, { headers: { authorization: `Bearer ${certToken}` } });
@@ -367,7 +367,7 @@ describe('Consulta RFCE', () => {
     assert.deepEqual(res.json, { rnc: EMISOR_RNC, encf, secuenciaUtilizada: true, codigo: '1', estado: 'Aceptado', mensajes: [{ valor: 'Aceptado', codigo: 0 }] });
     const wrong = await consulta(token, `?RNC_Emisor=${EMISOR_RNC}&ENCF=${encf}&Cod_Seguridad_eCF=${code === 'AAAAAA' ? 'BBBBBB' : 'AAAAAA'}`);
     assert.deepEqual([wrong.json.codigo, wrong.json.estado], ['0', 'No encontrado']);
-    const otherToken = await tokenFor(certs.make('/CN=Tercero/serialNumber=130458712'));
+    const otherToken = await tokenFor(certs.make('/CN=Tercero/serialNumber=130458715'));
     assert.equal((await consulta(otherToken, query)).json.codigo, '0', 'another holder learns nothing');
     assert.equal((await consulta(token, query, '/consultarfce/api/Consultas/Consulta')).status, 404, 'it is on the fc host only');
   });

@@ -22,7 +22,7 @@ let api: Record<string, string>;
 let rnc: string;
 let tenantId: number;
 const ids: string[] = [];
-const BUYER = '130458712';
+const BUYER = '130458715';
 const HOSTILE = '=HYPERLINK("http://evil.example","pulse")';
 
 before(async () => {

@@ -77,12 +77,13 @@ describe('rule 1: sections, required leaves, unknown keys, JSON types', () => {
     assertError(edited(31, { 'DetallesItems.Item.1.NombreItem': undefined }), `${ITEM}[1].NombreItem`, 'is required');
   });
 
-  it('applies minOccurs by type: RNCComprador required in 31, optional in 32', () => {
+  it('applies minOccurs by type: RNCComprador required in 31, optional in 32, Comprador itself optional in 32', () => {
     assertError(edited(31, { 'Encabezado.Comprador.RNCComprador': undefined }), 'ECF.Encabezado.Comprador.RNCComprador', 'is required');
     assertValid(edited(32, { 'Encabezado.Comprador.RNCComprador': undefined }));
     // The type 32 XSD requires the Comprador element although all its children are optional.
     assertValid(edited(32, { 'Encabezado.Comprador': {} }));
-    assertError(edited(32, { 'Encabezado.Comprador': undefined }), 'ECF.Encabezado.Comprador', 'is required');
+    // ...but a type 32 may leave Comprador out of the JSON: it is read as empty (issue 29).
+    assertValid(edited(32, { 'Encabezado.Comprador': undefined }));
     assertValid(edited(33, { 'Encabezado.Comprador': undefined }));
   });
 
@@ -163,8 +164,8 @@ describe('rule 4: RNC and cédula', () => {
   });
 
   it('accepts an RNC and a cédula', () => {
-    assertValid(edited(31, { 'Encabezado.Comprador.RNCComprador': '40223456789' }));
-    assertValid(edited(33, { 'InformacionReferencia.RNCOtroContribuyente': '130458712' }));
+    assertValid(edited(31, { 'Encabezado.Comprador.RNCComprador': '40223456787' }));
+    assertValid(edited(33, { 'InformacionReferencia.RNCOtroContribuyente': '130458715' }));
   });
 });
 

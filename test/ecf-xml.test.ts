@@ -259,7 +259,7 @@ describe('buildRfceXml', () => {
     assert.equal(textAt(encabezado, ['IdDoc', 'eNCF']), 'E320000000001');
     assert.equal(textAt(encabezado, ['IdDoc', 'TipoIngresos']), '01');
     assert.deepEqual(elementChildren(childElement(encabezado, 'Emisor') ?? encabezado).map((e) => e.name), ['RNCEmisor', 'RazonSocialEmisor', 'FechaEmision']);
-    assert.equal(textAt(encabezado, ['Comprador', 'RNCComprador']), '00114272360');
+    assert.equal(textAt(encabezado, ['Comprador', 'RNCComprador']), '00114272362');
     assert.equal(textAt(encabezado, ['Totales', 'MontoTotal']), '2439.99');
     assert.equal(textAt(encabezado, ['IdDoc', 'TablaFormasPago', 'FormaDePago', 'MontoPago']), '2439.99');
   });

@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { randomInt } from 'node:crypto';
+import { randomRnc } from './helpers/tax-ids.ts';
 import { sampleEcf } from './fixtures/ecf.ts';
 import { newTenantWithCertificate } from './helpers/certificates.ts';
 import { CertificateFactory } from './helpers/dgii-protocol.ts';
@@ -41,7 +41,7 @@ before(async () => {
   t = await startTestService({ env: { ...env, EXCHANGE_ALLOW_PRIVATE_NETWORKS: 'true' } });
   guarded = await startTestService({ env });
   certs = new CertificateFactory();
-  stranger = certs.make('/CN=Otro SRL/serialNumber=109999999');
+  stranger = certs.make('/CN=Otro SRL/serialNumber=109999995');
   buyerServer = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -71,7 +71,7 @@ after(async () => {
 });
 
 async function deliverTo(service: TestService, mode: Mode): Promise<Loose> {
-  const rnc = String(randomInt(100_000_000, 999_999_999));
+  const rnc = randomRnc();
   modes.set(rnc, { mode, credentials: certs.make(`/CN=Comprador ${rnc}/serialNumber=${rnc}`) });
   const base = `${buyerUrl}/buyer/${rnc}`;
   service.service.simulator?.listInDirectory({ nombre: 'Comprador', rnc, urlRecepcion: base, urlAceptacion: base, urlOpcional: base });
@@ -91,7 +91,7 @@ const cases: [Mode, RegExp][] = [
   ['hang', /after 2 attempts: .*no answer within 400 ms/],
   ['garbage', /not validly signed|not a readable|XML/i],
   ['tampered', /not validly signed: digest mismatch/],
-  ['wrongSigner', /signed by RNC 109999999, not by the buyer/],
+  ['wrongSigner', /signed by RNC 109999995, not by the buyer/],
 ];
 
 for (const [mode, reason] of cases) {

@@ -17,7 +17,7 @@ let tenantId = 0;
 before(async () => {
   t = await createTestDatabase();
   await migrate(t.db.sql, createLogger('silent'));
-  const [tenant] = await t.db.sql<{ id: number }[]>`insert into tenants (name, rnc) values ('Reclamo SRL', '130000017') returning id`;
+  const [tenant] = await t.db.sql<{ id: number }[]>`insert into tenants (name, rnc) values ('Reclamo SRL', '130000018') returning id`;
   tenantId = tenant?.id ?? 0;
   // One connection, so that what the claim leaves behind is what the next statement meets (the
   // embedded database is one session already).

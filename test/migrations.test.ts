@@ -67,7 +67,7 @@ test('a new migration is applied in its own transaction, and a failing one leave
   const dir = await mkdtemp(join(tmpdir(), 'ecf-mig-'));
   try {
     await cp(MIGRATIONS_DIR, dir, { recursive: true });
-    const next = (await loadMigrations()).length + 1;
+    const next = Math.max(...(await loadMigrations()).map((m) => m.version)) + 1;
     const name = `${String(next).padStart(4, '0')}_broken.sql`;
     await writeFile(join(dir, name), 'create table half_done (id int);\nselect 1/0;\n');
     await assert.rejects(migrate(t.db.sql, log, dir), /division by zero/);
@@ -78,6 +78,30 @@ test('a new migration is applied in its own transaction, and a failing one leave
     // Editing an applied migration is refused: history is forward-only.
     await appendFile(join(dir, name), '-- edited\n');
     await assert.rejects(migrate(t.db.sql, log, dir), /was changed after it was applied/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a migration numbered below one already applied, or a number used twice, is refused; a gap between numbers is not', async () => {
+  await migrate(t.db.sql, log);
+  const dir = await mkdtemp(join(tmpdir(), 'ecf-mig-'));
+  try {
+    await cp(MIGRATIONS_DIR, dir, { recursive: true });
+    const all = await loadMigrations();
+    const newest = Math.max(...all.map((m) => m.version));
+    // Blocks of numbers go to parallel work: a gap below the newest is fine while it stays empty.
+    const ahead = `${String(newest + 3).padStart(4, '0')}_ahead.sql`;
+    await writeFile(join(dir, ahead), 'create table gap_ahead (id int);\n');
+    assert.deepEqual(await migrate(t.db.sql, log, dir), [newest + 3]);
+    const behind = `${String(newest + 2).padStart(4, '0')}_behind.sql`;
+    await writeFile(join(dir, behind), 'create table gap_behind (id int);\n');
+    await assert.rejects(migrate(t.db.sql, log, dir), /numbered below migration \d+, already applied/);
+    const [row] = await t.db.sql`select to_regclass('public.gap_behind') is not null as exists`;
+    assert.equal(row?.exists, false);
+    await rm(join(dir, behind));
+    await writeFile(join(dir, `${String(newest + 3).padStart(4, '0')}_twice.sql`), 'select 1;\n');
+    await assert.rejects(loadMigrations(dir), /increasing order, each number once/);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

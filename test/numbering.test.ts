@@ -11,7 +11,7 @@ let tenantId: number;
 before(async () => {
   t = await createTestDatabase();
   await migrate(t.db.sql, createLogger('silent'));
-  const [tenant] = await t.db.sql<{ id: number }[]>`insert into tenants (name, rnc) values ('Numeración SRL', '130000009') returning id`;
+  const [tenant] = await t.db.sql<{ id: number }[]>`insert into tenants (name, rnc) values ('Numeración SRL', '130000093') returning id`;
   tenantId = tenant?.id ?? 0;
   await t.db.sql`create table taken (encf text not null, txid bigint not null)`;
 });
@@ -50,7 +50,7 @@ function emitDocument(batcher: SequenceBatcher, sequence: Sequence): Promise<str
   return batcher.run(sequence, async (tx, encf) => {
     await tx`
       insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, fecha_emision, monto_total, ecf)
-      values (gen_random_uuid(), ${tenantId}, ${sequence.environment}, ${sequence.tipo}, ${encf}, 'recibido', '130000009', '2025-01-01', 1, '{}')`;
+      values (gen_random_uuid(), ${tenantId}, ${sequence.environment}, ${sequence.tipo}, ${encf}, 'recibido', '130000093', '2025-01-01', 1, '{}')`;
     return encf;
   });
 }
@@ -59,7 +59,7 @@ test('numbers the tenant used explicitly are skipped', async () => {
   const batcher = new SequenceBatcher(t.db.sql);
   await t.db.sql`
     insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, fecha_emision, monto_total, ecf)
-    values (gen_random_uuid(), ${tenantId}, 'TesteCF', 32, 'E320000000002', 'recibido', '130000009', '2025-01-01', 1, '{}')`;
+    values (gen_random_uuid(), ${tenantId}, 'TesteCF', 32, 'E320000000002', 'recibido', '130000093', '2025-01-01', 1, '{}')`;
   const seq: Sequence = { tenantId, environment: 'TesteCF', tipo: 32 };
   const got = await Promise.all(Array.from({ length: 6 }, () => emitDocument(batcher, seq)));
   assert.deepEqual(got.sort(), ['E320000000001', 'E320000000003', 'E320000000004', 'E320000000005', 'E320000000006', 'E320000000007']);
@@ -81,7 +81,7 @@ test('a batch looks for used numbers only after one of its numbers was refused',
   assert.ok(looked.length > 0 && looked.every((l) => l === 0), `checks: ${looked}`);
   await t.db.sql`
     insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, fecha_emision, monto_total, ecf)
-    values (gen_random_uuid(), ${tenantId}, 'CerteCF', 34, 'E340000000006', 'recibido', '130000009', '2025-01-01', 1, '{}')`;
+    values (gen_random_uuid(), ${tenantId}, 'CerteCF', 34, 'E340000000006', 'recibido', '130000093', '2025-01-01', 1, '{}')`;
   looked.length = 0;
   assert.equal(await emitDocument(counting, seq), 'E340000000007');
   assert.deepEqual(looked, [0, 1]);
@@ -150,7 +150,7 @@ function emitChosen(batcher: SequenceBatcher, sequence: Sequence, chosen: string
     await Promise.all([
       tx`
         insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, fecha_emision, monto_total, ecf)
-        values (gen_random_uuid(), ${tenantId}, ${sequence.environment}, ${sequence.tipo}, ${encf}, 'recibido', '130000009', '2025-01-01', 1, '{}')`,
+        values (gen_random_uuid(), ${tenantId}, ${sequence.environment}, ${sequence.tipo}, ${encf}, 'recibido', '130000093', '2025-01-01', 1, '{}')`,
       tx`insert into taken values (${encf}, txid_current())`,
     ]);
     return encf;

@@ -5,7 +5,7 @@ import { ECF_TIPOS, type EcfTipo } from '../src/ecf/ecf-types.ts';
 import type { EcfObject } from '../src/ecf/types.ts';
 import { validateEcf } from '../src/ecf/validation/validate-ecf.ts';
 import { sentAsRfce, timbreUrl } from '../src/ecf/xml/index.ts';
-import { itemsOf, sampleEcf, sampleEcfWithItems, type JsonObject } from './fixtures/ecf.ts';
+import { itemsOf, sampleEcf, sampleEcfWithItems, SEQUENCE_EXPIRY, type JsonObject } from './fixtures/ecf.ts';
 import { PdfTools } from './helpers/pdf-tools.ts';
 
 const tools = new PdfTools();
@@ -95,7 +95,7 @@ describe('printed representation', () => {
     const text = tools.text(pdf, ['-layout']).replace(/\s+/g, ' ');
     for (const needle of [
       'Factura de Crédito Fiscal Electrónica', 'E310000000001', '131880681', '101672919', 'Distribuidora Caribe Digital SRL',
-      'Ferretería Ochoa & Asociados SRL', 'Fecha de emisión: 15-03-2025', 'Vencimiento de la secuencia: 31-12-2026',
+      'Ferretería Ochoa & Asociados SRL', 'Fecha de emisión: 15-03-2025', `Vencimiento de la secuencia: ${SEQUENCE_EXPIRY}`,
       'Instalación y configuración de red', '90,000.00', 'ITBIS 18% RD$ 16,767.00', 'Total RD$ 112,467.00',
       `Código de seguridad: ${CODE}`, `Fecha de firma digital: ${SIGNED_AT}`, 'Página 1 de 1',
     ]) assert.ok(text.includes(needle), `"${needle}" in ${text}`);

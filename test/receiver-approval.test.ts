@@ -68,8 +68,8 @@ test('an ACECF that does not match an e-CF the tenant issued is refused with 400
   const { tenant, fields, sender, token } = await issuedDocument();
   const refusals: [Partial<AcecfFields>, RegExp][] = [
     [{ encf: 'E310000099999' }, /no ha emitido el e-CF/],
-    [{ rncEmisor: '130458712' }, /no es el RNC/],
-    [{ rncComprador: '130458712' }, /RNCComprador/],
+    [{ rncEmisor: '130458715' }, /no es el RNC/],
+    [{ rncComprador: '130458715' }, /RNCComprador/],
     [{ montoTotal: '1.00' }, /MontoTotal/],
     [{ fechaEmision: '01-01-2020' }, /FechaEmision/],
   ];
@@ -85,10 +85,10 @@ test('an ACECF that does not match an e-CF the tenant issued is refused with 400
   const invalid = await sender.send('aprobacioncomercial', signedAcecf(buyer, { ...fields, montoTotal: '12' }), token);
   assert.equal(invalid.status, 400);
   assert.match(invalid.body.error.message, /esquema/);
-  const impostor = certs.make('/CN=Otra Empresa SRL/serialNumber=130458712');
+  const impostor = certs.make('/CN=Otra Empresa SRL/serialNumber=130458715');
   const forged = await sender.send('aprobacioncomercial', signedAcecf(impostor, fields), token);
   assert.equal(forged.status, 400, 'signed by a certificate that is not the buyer\'s');
-  assert.match(forged.body.error.message, /firmó la aprobación comercial es del RNC 130458712, no del RNCComprador 101672919/);
+  assert.match(forged.body.error.message, /firmó la aprobación comercial es del RNC 130458715, no del RNCComprador 101672919/);
   assert.equal((await sender.send('aprobacioncomercial', signedAcecf(buyer, fields), null)).status, 401);
   const [row] = await t.sql<{ n: number }[]>`select count(*)::int as n from commercial_approvals where tenant_id = ${tenant.tenantId}`;
   assert.equal(row?.n, 0);

@@ -11,7 +11,7 @@ import { startTestService, type TestService } from './helpers/service.ts';
 // an e-CF signed with a certificate of another RNC than RNCEmisor, and one sent with a token
 // that was obtained with another RNC's certificate, even when the signature itself is valid.
 
-const OTHER_RNC = '130458712';
+const OTHER_RNC = '130458715';
 let t: TestService;
 let certs: CertificateFactory;
 let emisor: DgiiCredentials;

@@ -200,6 +200,13 @@ test('a seed is good for one attempt, for the receiver and environment that issu
   assert.deepEqual(Object.keys(first.body).sort(), ['expedido', 'expira', 'token']);
   const lifetime = Date.parse(first.body.expira) - Date.parse(first.body.expedido);
   assert.equal(lifetime, 3_600_000);
+  // DGII's token dates: yyyy-MM-ddTHH:mm:ssZ, no milliseconds.
+  for (const date of [first.body.expira, first.body.expedido]) assert.match(date, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+  // With Accept: application/xml, DGII's XML form of the same answer.
+  const asXml = await sender.validate(sender.sign((await sender.seed()).text), 'application/xml');
+  assert.equal(asXml.status, 200, asXml.text);
+  assert.match(asXml.headers.get('content-type') ?? '', /^application\/xml/);
+  assert.match(asXml.text, /<RespuestaAutenticacion><token>[A-Za-z0-9_-]{40,}<\/token><expira>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z<\/expira><expedido>[\dT:Z-]+<\/expedido><\/RespuestaAutenticacion>$/);
   const reused = await sender.validate(signed);
   assert.equal(reused.status, 400);
   assert.match(reused.body.error.message, /semilla/);

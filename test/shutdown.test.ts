@@ -55,7 +55,7 @@ test('the development master key is generated once under DATA_DIR with mode 0600
   delete (env as Record<string, string | undefined>).ECF_MASTER_KEY;
   try {
     const first = await spawnService(env);
-    const tenant = await newTenant(first.url, { rnc: '130000002' });
+    const tenant = await newTenant(first.url, { rnc: '130000026' });
     first.child.kill('SIGINT');
     assert.equal(await first.exited, 0);
     const info = await stat(join(keyDir, 'master.key'));

@@ -21,7 +21,7 @@ test('production warns about WEBHOOK_ALLOW_PRIVATE_NETWORKS=true, closes public 
     assert.equal(listening.dashboard, 'https://ecf.example.com/dashboard/');
     assert.equal(listening.node, process.version);
     assert.equal(listening.pid, process.pid);
-    const res = await call(t.url, 'POST', '/TesteCF/customer/register', { json: { email: 'new@example.com', password: 'long enough password', name: 'Nueva SRL', rnc: '130000009' } });
+    const res = await call(t.url, 'POST', '/TesteCF/customer/register', { json: { email: 'new@example.com', password: 'long enough password', name: 'Nueva SRL', rnc: '130000093' } });
     assert.equal(res.body.error?.code, 'REGISTRATION_DISABLED', res.text);
     const page = await call(t.url, 'GET', '/dashboard/config.json');
     assert.deepEqual(page.body.data, { registrationEnabled: false });

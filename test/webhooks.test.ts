@@ -150,7 +150,7 @@ describe('delivery', () => {
     const estados = events.map((e) => e.json.estado).sort();
     assert.deepEqual(estados, ['aceptado', 'en_proceso', 'recibido']);
     for (const e of events) {
-      assert.deepEqual(Object.keys(e.json), ['event', 'internalTrackId', 'encf', 'estado', 'dgiiCode', 'dgiiMessage', 'trackId', 'timestamp', 'sequence']);
+      assert.deepEqual(Object.keys(e.json), ['event', 'internalTrackId', 'encf', 'estado', 'dgiiCode', 'dgiiMessage', 'trackId', 'secuenciaUtilizada', 'timestamp', 'sequence']);
       assert.equal(e.headers['x-ecf-event-sequence'], String(e.json.sequence));
       assert.match(String(e.json.timestamp), ISO_UTC_MS);
       assert.equal(e.headers['x-ecf-event'], 'ecf.status_update');

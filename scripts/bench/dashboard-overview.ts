@@ -27,7 +27,7 @@ if (!reuse) await fill();
 let t0 = performance.now();
 async function fill(): Promise<void> {
 t0 = performance.now();
-await sql`insert into tenants (name, rnc) values ('Bench', '131000001'), ('Other', '131000002')`;
+await sql`insert into tenants (name, rnc) values ('Bench', '131000002'), ('Other', '131000012')`;
 const xml = `<?xml version="1.0" encoding="UTF-8"?><ECF>${'<Item><NombreItem>Artículo de prueba</NombreItem><MontoItem>100.00</MontoItem></Item>'.repeat(40)}<Signature>${'A'.repeat(344)}</Signature></ECF>`;
 // Tenant 1 holds TOTAL documents over a year, EXPORTED of them in eCF with a signed XML;
 // tenant 2 as many again, so that the tenant filter matters.
@@ -35,7 +35,7 @@ for (const tenant of [1, 2]) {
   await sql.unsafe(`
     insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, fecha_emision, monto_total, ecf, signed_xml, security_code)
     select gen_random_uuid(), ${tenant}, case when i <= ${EXPORTED} then 'eCF' else 'TesteCF' end, 31, 'E31' || lpad(i::text, 10, '0'),
-      (array['aceptado','aceptado','aceptado','rechazado','aceptado_condicional','error'])[1 + i % 6], '131000001', '101672919',
+      (array['aceptado','aceptado','aceptado','rechazado','aceptado_condicional','error'])[1 + i % 6], '131000002', '101672919',
       date '2025-01-01' + (i % 365), 1180.00,
       '{"Encabezado":{"Comprador":{"RazonSocialComprador":"Ferretería Ochoa"},"Totales":{"TotalITBIS":"180.00","MontoTotal":"1180.00"}}}'::jsonb,
       case when i <= ${EXPORTED} then $1 end, 'AbC123'

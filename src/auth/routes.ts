@@ -7,6 +7,7 @@ import { ENVIRONMENTS, parseEnvironment, type Environment } from '../environment
 import { DEFAULT_KEY_ENVIRONMENTS } from './identity.ts';
 import { header, type RequestContext, type Route } from '../http/types.ts';
 import { EMAIL, Input, RNC } from '../lib/input.ts';
+import { taxIdProblem } from '../lib/tax-id.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { IdentityService } from './identity.ts';
 import { NEW_API_KEY, TOKEN_RESPONSE } from './schemas.ts';
@@ -84,7 +85,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       doc: {
         operationId: 'register', tags: ['Authentication'], summary: 'Create a tenant, its first user and API key',
         description: 'Public sign-up (can be disabled with REGISTRATION_ENABLED=false). The API key is shown only in this response.',
-        requestBody: { schema: S.object({ email: S.string({ format: 'email' }), password: S.string({ minLength: 10, maxLength: 256 }), name: S.string({ description: 'Business name.' }), rnc: S.string({ pattern: '^(\\d{9}|\\d{11})$' }) }) },
+        requestBody: { schema: S.object({ email: S.string({ format: 'email' }), password: S.string({ minLength: 10, maxLength: 256 }), name: S.string({ description: 'Business name.' }), rnc: S.string({ pattern: '^(\\d{9}|\\d{11})$', description: 'RNC (9 digits) or cédula (11 digits) with a valid check digit (422 otherwise).' }) }) },
         responses: {
           '201': { description: 'Created.', schema: envelope(S.object({ tenant: S.object({ id: S.int(), name: S.string(), rnc: S.string() }), user: S.object({ id: S.int(), email: S.string(), name: S.string() }), apiKey: S.ref('NewApiKey') })) },
           '403': { description: 'REGISTRATION_DISABLED.', schema: S.ref('ErrorEnvelope') },
@@ -100,6 +101,9 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         const password = v.string('password', PASSWORD_RULE);
         const name = v.string('name', { max: 150 });
         const rnc = v.string('rnc', { max: 11, pattern: RNC, patternMessage: 'must be an RNC (9 digits) or cédula (11 digits)' });
+        // DGII refuses documents of an RNC whose check digit is wrong: a typo is caught here.
+        const rncProblem = RNC.test(rnc) ? taxIdProblem(rnc) : undefined;
+        if (rncProblem !== undefined) v.errors.push({ path: 'rnc', message: `must be a valid RNC or cédula: ${rncProblem}` });
         v.done();
         // The first key acts only where the tenant registered; POST /api/keys makes others.
         return created(await identity.createTenant({ name, rnc, email, password, environments: [envOf(ctx)] }));

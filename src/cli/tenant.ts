@@ -9,6 +9,7 @@ import { openDatabase } from '../db/connect.ts';
 import { migrate } from '../db/migrate.ts';
 import { AppError, errorMessage } from '../errors.ts';
 import { EMAIL, RNC } from '../lib/input.ts';
+import { taxIdProblem } from '../lib/tax-id.ts';
 import { createLogger } from '../log.ts';
 import { configOrExit, exitWithError } from './exit.ts';
 
@@ -39,6 +40,8 @@ if (positionals[0] !== 'create') fail('unknown command');
 const { name, rnc, email } = values;
 if (name === undefined || name.trim() === '') fail('--name is required');
 if (rnc === undefined || !RNC.test(rnc)) fail('--rnc must be 9 or 11 digits');
+const rncProblem = taxIdProblem(rnc);
+if (rncProblem !== undefined) fail(`--rnc must be a valid RNC or cédula: ${rncProblem}`);
 if (email === undefined || !EMAIL.test(email)) fail('--email must be an email address');
 const password = values.password ?? randomBytes(15).toString('base64url');
 if (password.length < 10) fail('--password must have at least 10 characters');

@@ -30,11 +30,12 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
       text,
     });
   }
-  // Numbers only grow and never repeat. Gaps are allowed: parallel branches each take their own
-  // numbers, and one may use fewer than it was given.
+  // Numbers are handed out in blocks to work done in parallel, so a gap may stand until the
+  // work merges; a number used twice is refused, and migrate() refuses one numbered below a
+  // migration already applied (history is never rewritten, nor filled in behind).
   out.forEach((mig, i) => {
-    const before = i === 0 ? 0 : (out[i - 1] as Migration).version;
-    if (mig.version <= before) throw new Error(`migration numbers must grow and never repeat; found ${mig.version} after ${before}`);
+    const previous = out[i - 1]?.version ?? 0;
+    if (mig.version <= previous) throw new Error(`migrations must be numbered in increasing order, each number once; found ${mig.version} after ${previous}`);
   });
   return out;
 }
@@ -61,6 +62,8 @@ export async function migrate(sql: Sql, log: Logger, dir = MIGRATIONS_DIR): Prom
         }
       }
       if (done.has(mig.version)) return false;
+      const newest = Math.max(0, ...done.keys());
+      if (mig.version < newest) throw new Error(`migration ${mig.version} (${mig.name}) is numbered below migration ${newest}, already applied; renumber it above`);
       await tx.unsafe(mig.text);
       await recordMigration(tx, mig);
       return true;

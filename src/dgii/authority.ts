@@ -17,6 +17,8 @@ export interface Verdict {
   estado: FinalEstado;
   dgiiCode: string | null;
   dgiiMessage: string | null;
+  /** DGII's secuenciaUtilizada: whether the eNCF counts as used; absent or null when it did not say. */
+  secuenciaUtilizada?: boolean | null;
 }
 
 /** `queued`: the authority took the document and will decide later; `final`: it decided at once. */

@@ -1,5 +1,6 @@
 import type { Environment } from '../environments.ts';
 import { TtlCache } from '../lib/ttl-cache.ts';
+import { isValidTaxId } from '../lib/tax-id.ts';
 import type { DgiiClient } from './protocol/client.ts';
 import type { DirectoryEntry } from './protocol/exchange-answers.ts';
 
@@ -24,6 +25,8 @@ export class CachedDirectory implements ReceiverDirectory {
   }
 
   async lookup(tenantId: number, environment: Environment, rnc: string, signal: AbortSignal): Promise<DirectoryEntry | null> {
+    // An RNC with a wrong check digit is nobody's: DGII would answer nothing, so it is not asked.
+    if (!isValidTaxId(rnc)) return null;
     const key = `${environment}|${rnc}`;
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached.entry;

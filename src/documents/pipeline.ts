@@ -72,7 +72,7 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
 
   async function finish(doc: DocumentRow, verdict: Verdict, trackId?: string | null): Promise<void> {
     await sql.begin(async (tx) => {
-      const moved = await transition(tx, outbox, doc, verdict.estado, { trackId, dgiiCode: verdict.dgiiCode, dgiiMessage: verdict.dgiiMessage });
+      const moved = await transition(tx, outbox, doc, verdict.estado, { trackId, dgiiCode: verdict.dgiiCode, dgiiMessage: verdict.dgiiMessage, secuenciaUtilizada: verdict.secuenciaUtilizada ?? null });
       if (moved !== undefined) await settleBuyerLeg(tx, outbox, moved);
     });
   }

@@ -42,7 +42,7 @@ export interface NewDocument extends IssuedEcf {
 }
 
 // Columns every document query returns; fecha_emision as ISO text to avoid time zones.
-const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, monto_total, ecf, track_id, dgii_code, dgii_message, security_code, timbre_url, fecha_hora_firma, event_seq, referencia, metadata, created_at, updated_at, receptor_estado, receptor_motivo, receptor_detalle, receptor_updated_at, receptor_received_at, aprobacion_estado, aprobacion_motivo, aprobacion_fecha, aprobacion_signer_trusted';
+const COLUMNS = 'id, seq, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, to_char(fecha_emision, \'YYYY-MM-DD\') as fecha_emision, monto_total, ecf, track_id, dgii_code, dgii_message, secuencia_utilizada, security_code, timbre_url, fecha_hora_firma, event_seq, referencia, metadata, created_at, updated_at, receptor_estado, receptor_motivo, receptor_detalle, receptor_updated_at, receptor_received_at, aprobacion_estado, aprobacion_motivo, aprobacion_fecha, aprobacion_signer_trusted';
 
 
 /**
@@ -117,7 +117,8 @@ export async function transactionStatus(sql: Queryable, xid: string): Promise<st
 /** Which of these eNCFs the tenant already used (given explicitly) in the environment. */
 export async function usedEncfs(sql: Queryable, tenantId: number, environment: Environment, encfs: string[]): Promise<Set<string>> {
   const rows = await sql<{ encf: string }[]>`
-    select encf from documents where tenant_id = ${tenantId} and environment = ${environment} and encf = any(${encfs})`;
+    select encf from documents where tenant_id = ${tenantId} and environment = ${environment} and encf = any(${encfs})
+      and secuencia_utilizada is not false`;
   return new Set(rows.map((r) => r.encf));
 }
 
@@ -169,12 +170,13 @@ export async function updateEstado(
   id: string,
   from: Estado,
   to: Estado,
-  dgii: { trackId?: string | null; dgiiCode: string | null; dgiiMessage: string | null },
+  dgii: { trackId?: string | null; dgiiCode: string | null; dgiiMessage: string | null; secuenciaUtilizada?: boolean | null },
 ): Promise<DocumentRow | undefined> {
   const [row] = await sql<DocumentRow[]>`
     update documents set estado = ${to}, updated_at = now(), event_seq = event_seq + 1,
       track_id = coalesce(${dgii.trackId ?? null}, track_id),
-      dgii_code = ${dgii.dgiiCode}, dgii_message = ${dgii.dgiiMessage}
+      dgii_code = ${dgii.dgiiCode}, dgii_message = ${dgii.dgiiMessage},
+      secuencia_utilizada = coalesce(${dgii.secuenciaUtilizada ?? null}::boolean, secuencia_utilizada)
     where id = ${id} and estado = ${from}
     returning ${sql.unsafe(COLUMNS)}`;
   return row;
@@ -210,11 +212,14 @@ export async function listDocuments(sql: Queryable, f: ListFilter): Promise<Docu
       ${issuedPage(sql, f)}`;
 }
 
-/** How many documents of the tenant use an eNCF from `from` to `to` (eNCFs of one type compare as text). */
+/**
+ * How many documents of the tenant use an eNCF from `from` to `to` (eNCFs of one type compare as
+ * text). A document whose number DGII says was not used (secuencia_utilizada false) uses none.
+ */
 export async function countDocumentsIn(sql: Queryable, tenantId: number, environment: Environment, from: string, to: string): Promise<number> {
   const [row] = await sql<{ n: number }[]>`
     select count(*)::int as n from documents
-    where tenant_id = ${tenantId} and environment = ${environment} and encf >= ${from} and encf <= ${to}`;
+    where tenant_id = ${tenantId} and environment = ${environment} and encf >= ${from} and encf <= ${to} and secuencia_utilizada is not false`;
   return row?.n ?? 0;
 }
 
@@ -223,6 +228,7 @@ export async function firstDocumentNotIn(sql: Queryable, tenantId: number, envir
   const [row] = await sql<{ encf: string; estado: Estado }[]>`
     select encf, estado from documents
     where tenant_id = ${tenantId} and environment = ${environment} and encf >= ${from} and encf <= ${to} and estado <> ${estado}
+      and secuencia_utilizada is not false
     order by encf limit 1`;
   return row;
 }
@@ -291,10 +297,33 @@ export async function findReceivedAcecf(sql: Queryable, id: string): Promise<str
 }
 
 /** An e-CF of the tenant by its eNCF, for the rules on the documents a 33 or 34 modifies. */
-export async function findByEncf(sql: Queryable, tenantId: number, environment: Environment, encf: string): Promise<{ estado: Estado } | undefined> {
-  const [row] = await sql<{ estado: Estado }[]>`
-    select estado from documents where tenant_id = ${tenantId} and environment = ${environment} and encf = ${encf}`;
+export interface EncfHolder {
+  estado: Estado;
+  tipo: number;
+  /** yyyy-MM-dd */
+  fechaEmision: string;
+  rncComprador: string | null;
+  montoTotal: string;
+}
+
+export async function findByEncf(sql: Queryable, tenantId: number, environment: Environment, encf: string): Promise<EncfHolder | undefined> {
+  const [row] = await sql<EncfHolder[]>`
+    select estado, tipo, to_char(fecha_emision, 'YYYY-MM-DD') as fecha_emision, rnc_comprador, monto_total::text as monto_total
+    from documents where tenant_id = ${tenantId} and environment = ${environment} and encf = ${encf}
+    order by secuencia_utilizada is false, seq desc limit 1`;
   return row;
+}
+
+/**
+ * The sum of the credit notes (34) issued against an e-CF, but those DGII refused or that ended
+ * in error (they credit nothing), as text; '0' when there are none.
+ */
+export async function creditedAgainst(sql: Queryable, tenantId: number, environment: Environment, encf: string): Promise<string> {
+  const [row] = await sql<{ total: string }[]>`
+    select coalesce(sum(monto_total), 0)::text as total from documents
+    where tenant_id = ${tenantId} and environment = ${environment} and tipo = 34
+      and ecf -> 'InformacionReferencia' ->> 'NCFModificado' = ${encf} and estado not in ('rechazado', 'error')`;
+  return row?.total ?? '0';
 }
 
 /**

@@ -22,6 +22,8 @@ export interface DocumentRow {
   trackId: string | null;
   dgiiCode: string | null;
   dgiiMessage: string | null;
+  /** DGII's secuenciaUtilizada with its verdict; false frees the eNCF (emit it again, or annul it). */
+  secuenciaUtilizada: boolean | null;
   /** Set with the signature, before the first submission; null until then. */
   securityCode: string | null;
   timbreUrl: string | null;
@@ -69,7 +71,7 @@ export function createdRow(d: NewDocument): CreatedDocument {
   return {
     id: d.id, tenantId: d.tenantId, environment: d.environment, tipo: d.tipo, encf: d.encf, estado: 'recibido',
     rncEmisor: d.rncEmisor, rncComprador: d.rncComprador, fechaEmision: d.fechaEmision, montoTotal: asStoredAmount(d.montoTotal), ecf: d.ecf,
-    trackId: null, dgiiCode: null, dgiiMessage: null, securityCode: null, timbreUrl: null, fechaHoraFirma: null, eventSeq: FIRST_EVENT_SEQ,
+    trackId: null, dgiiCode: null, dgiiMessage: null, secuenciaUtilizada: null, securityCode: null, timbreUrl: null, fechaHoraFirma: null, eventSeq: FIRST_EVENT_SEQ,
     referencia: d.referencia ?? null, metadata: d.metadata === undefined || d.metadata === null ? null : asStoredJsonb(d.metadata), createdAt: d.createdAt, updatedAt: d.createdAt,
     receptorEstado: null, receptorMotivo: null, receptorDetalle: null, receptorUpdatedAt: null, receptorReceivedAt: null,
     aprobacionEstado: null, aprobacionMotivo: null, aprobacionFecha: null, aprobacionSignerTrusted: null,

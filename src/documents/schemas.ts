@@ -51,6 +51,7 @@ export const DOCUMENT_SUMMARY: Schema = S.object({
   trackId: S.nullable(S.string({ description: 'Tracking id the tax authority assigned.' })),
   dgiiCode: S.nullable(S.string({ description: 'The authority\'s message code (0 with acceptance).' })),
   dgiiMessage: S.nullable(S.string()),
+  secuenciaUtilizada: S.nullable({ type: 'boolean', description: 'DGII\'s secuenciaUtilizada with its verdict: whether the eNCF counts as used. false (a rejection DGII says did not use the number) frees the eNCF: emit a new document with it, or annul it (POST /{env}/anulaciones). null until DGII says.' }),
   securityCode: S.nullable(S.string({ description: 'CodigoSeguridad: the first 6 characters of the signature value; null until the document is signed (right before its first submission).' })),
   timbreUrl: S.nullable(S.string({ format: 'uri', description: 'DGII\'s verification URL (ConsultaTimbre, or ConsultaTimbreFC for a type 32 sent as RFCE), printed as a QR code; null until signed.' })),
   fechaHoraFirma: S.nullable(S.string({ description: 'dd-MM-yyyy HH:mm:ss (GMT-4) as in the signed XML; null until signed.' })),
@@ -84,6 +85,7 @@ export const STATUS_UPDATE_EVENT: Schema = S.object({
   dgiiCode: S.nullable(S.string()),
   dgiiMessage: S.nullable(S.string()),
   trackId: S.nullable(S.string()),
+  secuenciaUtilizada: S.nullable({ type: 'boolean', description: 'DGII\'s secuenciaUtilizada with its verdict: whether the eNCF counts as used. false (a rejection DGII says did not use the number) frees the eNCF: emit a new document with it, or annul it (POST /{env}/anulaciones). null until DGII says.' }),
   timestamp: S.string({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' }),
   sequence: EVENT_SEQUENCE,
   // An extra key receivers may ignore: only documents emitted with referencia or metadata have it.

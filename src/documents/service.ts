@@ -6,12 +6,13 @@ import { toPage } from '../lib/page.ts';
 import { emitDocument } from './emit.ts';
 import { SequenceBatcher } from './numbering.ts';
 import {
-  clearSignature, countDocumentsIn, documentHistory, findArecf, findByEncf, findReceivedAcecf, findDocument, findSignedXml, listDocuments, usedEncfs, type DocumentRow, type ListFilter,
+  clearSignature, countDocumentsIn, creditedAgainst, documentHistory, findArecf, findByEncf, findReceivedAcecf, findDocument, findSignedXml, listDocuments, usedEncfs, type DocumentRow, type ListFilter,
 } from './queries.ts';
 import { insertJob } from '../queue/queries.ts';
 import type { DocumentUsage, SequenceService } from '../sequences/service.ts';
 import { transition } from './transitions.ts';
 import { validateEcf } from '../ecf/validation/validate-ecf.ts';
+import { emissionProblems, noteProblems } from '../ecf/validation/emission-rules.ts';
 import { printDocument, printMarks, type PrintedPdf, type PrintFormat } from '../ecf/print/index.ts';
 import type { EcfObject } from '../ecf/types.ts';
 import { documentDetail, documentSummary, type DocumentSummary, isoToDgiiDate, receptorView } from './views.ts';
@@ -78,6 +79,9 @@ export class DocumentService {
     if (result.document.RNCEmisor !== rnc) {
       throw validationError([{ path: 'ECF.Encabezado.Emisor.RNCEmisor', message: `must be the RNC of this account (${rnc})` }], 'The e-CF is not valid');
     }
+    // DGII's rules that need the calendar, the tenant or its other documents: before a number is taken.
+    const problems = emissionProblems(result.document.ecf, { tipo: result.document.tipo, rncEmisor: rnc });
+    if (problems.length > 0) throw validationError(problems, 'The e-CF is not valid');
     await this.checkModifiedEcf(tenantId, environment, result.document.tipo, result.document.ecf);
     let view: ReturnType<typeof emittedView> | undefined;
     const row = await emitDocument(this.batcher, this.outbox, { tenantId, environment, document: result.document, erp }, (tx, doc) => inTransaction(tx, (view = emittedView(doc))));
@@ -136,7 +140,8 @@ export class DocumentService {
 
   /**
    * DGII: a debit or credit note (33, 34) that modifies an e-CF must name one that exists and was
-   * accepted; checked here, before a number is spent. A paper NCF (B…) is not ours to check.
+   * accepted, carry its date, be for its buyer and (34) not credit more than is left of it;
+   * checked here, before a number is spent. A paper NCF (B…) is not ours to check.
    */
   private async checkModifiedEcf(tenantId: number, environment: Environment, tipo: number, ecf: EcfObject): Promise<void> {
     if (tipo !== 33 && tipo !== 34) return;
@@ -149,6 +154,9 @@ export class DocumentService {
     if (modified.estado !== 'aceptado' && modified.estado !== 'aceptado_condicional') {
       throw validationError([{ path, message: `must name an e-CF DGII accepted: ${ncf} is ${modified.estado}` }], 'The e-CF is not valid');
     }
+    const credited = tipo === 34 ? await creditedAgainst(this.sql, tenantId, environment, ncf) : '0';
+    const problems = noteProblems(ecf, tipo, { ...modified, encf: ncf }, credited);
+    if (problems.length > 0) throw validationError(problems, 'The e-CF is not valid');
   }
 
   private async tenantRnc(tenantId: number): Promise<string> {

@@ -10,13 +10,14 @@ export interface DgiiInfo {
   dgiiCode: string | null;
   dgiiMessage: string | null;
   detail?: string | null;
+  secuenciaUtilizada?: boolean | null;
 }
 
 /**
  * The ecf.status_update payload: the fields of the specification, then `sequence` (added by the
  * outbox) and, for a document with an ERP reference, the `erp` extra key receivers may ignore.
  */
-export function statusUpdatePayload(doc: Pick<DocumentRow, 'id' | 'encf' | 'estado' | 'dgiiCode' | 'dgiiMessage' | 'trackId' | 'referencia' | 'metadata'>): Record<string, unknown> {
+export function statusUpdatePayload(doc: Pick<DocumentRow, 'id' | 'encf' | 'estado' | 'dgiiCode' | 'dgiiMessage' | 'trackId' | 'referencia' | 'metadata'> & { secuenciaUtilizada?: boolean | null }): Record<string, unknown> {
   return {
     internalTrackId: doc.id,
     encf: doc.encf,
@@ -24,6 +25,7 @@ export function statusUpdatePayload(doc: Pick<DocumentRow, 'id' | 'encf' | 'esta
     dgiiCode: doc.dgiiCode,
     dgiiMessage: doc.dgiiMessage,
     trackId: doc.trackId,
+    secuenciaUtilizada: doc.secuenciaUtilizada ?? null,
     timestamp: new Date().toISOString(),
     ...erpPayload({ referencia: doc.referencia, metadata: doc.metadata }),
   };

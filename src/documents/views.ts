@@ -27,6 +27,7 @@ export function documentSummary(row: DocumentRow) {
     trackId: row.trackId,
     dgiiCode: row.dgiiCode,
     dgiiMessage: row.dgiiMessage,
+    secuenciaUtilizada: row.secuenciaUtilizada,
     securityCode: row.securityCode,
     timbreUrl: row.timbreUrl,
     fechaHoraFirma: row.fechaHoraFirma,

@@ -26,3 +26,8 @@ export function dateOutOfBounds(iso: string, now = Date.now()): string | null {
   const latest = latestDate(now);
   return iso < EARLIEST_DATE || iso > latest ? `must be between ${EARLIEST_DATE} and ${latest}` : null;
 }
+
+/** DGII's token dates: yyyy-MM-ddTHH:mm:ssZ, UTC without milliseconds (Descripción Técnica v1.6). */
+export function dgiiTokenDate(at: Date): string {
+  return at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

@@ -4,7 +4,7 @@ import type { Queryable, Sql } from '../db/connect.ts';
 import { PermanentAuthorityError } from '../dgii/authority.ts';
 import type { ReceiverDirectory } from '../dgii/directory.ts';
 import type { DgiiClient } from '../dgii/protocol/client.ts';
-import { documentFileName } from '../dgii/protocol/paths.ts';
+import { approvalFileName } from '../dgii/protocol/paths.ts';
 import { buildAcecfXml } from '../ecf/xml/index.ts';
 import { takesApproval } from '../ecf/exchange-rules.ts';
 import type { Environment } from '../environments.ts';
@@ -15,7 +15,7 @@ import type { EventOutbox } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
 import { insertJob } from '../queue/queries.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
-import { signXml } from '../xml/index.ts';
+import { parseXml, signXml, textAt } from '../xml/index.ts';
 import { findReceived, findSentApproval, insertSentApproval, type SentApprovalRow, updateSentApprovalLeg } from './queries.ts';
 import type { CredentialSource } from './service.ts';
 
@@ -183,6 +183,12 @@ export async function sendApprovalLeg(deps: ApprovalLegDeps, target: 'emisor' | 
   }
 }
 
+/** DGII names an ACECF by its RNCComprador (this tenant, the buyer) and the eNCF it approves. */
+function acecfFileName(xml: string, encf: string): string {
+  const rncComprador = textAt(parseXml(xml).root, ['DetalleAprobacionComercial', 'RNCComprador'])?.trim() ?? '';
+  return approvalFileName(rncComprador, encf);
+}
+
 export function approvalSendJob(deps: ApprovalJobDeps): JobDefinition<'exchange.approval'> {
   const { sql, outbox, config, log } = deps;
   // Each leg's end is told to the buyer (the tenant) with an ecf.commercial_approval_update.
@@ -200,7 +206,7 @@ export function approvalSendJob(deps: ApprovalJobDeps): JobDefinition<'exchange.
       const { approvalId, target } = job.payload;
       const a = await findSentApproval(sql, approvalId);
       if (a === undefined || (target === 'emisor' ? a.emisorEstado : a.dgiiEstado) !== 'pendiente') return;
-      const fileName = documentFileName(a.rncEmisor, a.encf);
+      const fileName = acecfFileName(a.xml, a.encf);
       const outcome = await sendApprovalLeg(deps, target, { tenantId: a.tenantId, environment: a.environment, rncEmisor: a.rncEmisor, fileName, xml: a.xml }, ctx.signal);
       await record(a.id, target, outcome.estado, outcome.detalle);
     },

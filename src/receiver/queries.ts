@@ -117,7 +117,9 @@ export interface IssuedDocument {
 export async function findIssued(sql: Queryable, tenantId: number, environment: Environment, encf: string): Promise<IssuedDocument | undefined> {
   const [row] = await sql<IssuedDocument[]>`
     select id, rnc_comprador, to_char(fecha_emision, 'YYYY-MM-DD') as fecha_emision, monto_total
-    from documents where tenant_id = ${tenantId} and environment = ${environment} and encf = ${encf}`;
+    from documents where tenant_id = ${tenantId} and environment = ${environment} and encf = ${encf}
+    -- A number DGII gave back may be on a later document too: the live one is meant.
+    order by secuencia_utilizada is false, seq desc limit 1`;
   return row;
 }
 

@@ -5,6 +5,7 @@ import { ok } from '../http/reply.ts';
 import { RECEIVER_BODY_LIMITS, type ReceiverService } from './service.ts';
 import type { SenderAuth } from './sender-auth.ts';
 import { uploadedXml } from './upload.ts';
+import { tokenJson, tokenXml, wantsXml } from './token-reply.ts';
 
 // The receiver group: the paths DGII fixes below the base URL each taxpayer registers in
 // DGII's directory, here {base_url}/{env}/receptor/{rnc}. Other taxpayers' software calls
@@ -83,7 +84,7 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
         description: 'The seed must have been issued by this receiver for this environment, unused and unexpired; the signature must verify with a certificate (in the signature) that is valid now, RSA of at least 2048 bits. With RECEIVER_TRUSTED_CA_FILE that certificate must chain (through any intermediates in X509Data) to one of its CAs, with a signing KeyUsage and not revoked; without it, eCF refuses every sender and TesteCF/CerteCF accept any. The token is valid for one hour, for this receiver and environment only.',
         requestBody: UPLOAD('The signed seed'),
         responses: {
-          '200': { description: 'A token (DGII\'s shape, no envelope).', schema: S.ref('ReceiverToken') },
+          '200': { description: 'A token (DGII\'s shape, no envelope); dates yyyy-MM-ddTHH:mm:ssZ. With Accept: application/xml (or text/xml) before any JSON type, DGII\'s XML form <RespuestaAutenticacion><token/><expira/><expedido/></RespuestaAutenticacion>.', schema: S.ref('ReceiverToken') },
           '400': ERR('INVALID_REQUEST: not multipart, no "xml" part, a bad signature, or a seed that is unknown, expired or used.'),
           '401': ERR('UNAUTHORIZED: the certificate is expired, not yet valid or too weak.'),
           '403': UNTRUSTED('the certificate does not chain to a trusted CA, is revoked, or its chain is invalid'),
@@ -95,7 +96,9 @@ export function receiverRoutes(deps: ReceiverRouteDeps): Route[] {
       handler: async (ctx) => {
         const tenant = await tenantOf(ctx);
         const signed = uploadedXml(ctx.headers, ctx.rawBody, RECEIVER_BODY_LIMITS.signedSeed);
-        return { status: 200, body: await auth.validate(tenant, envOf(ctx), signed, RECEIVER_BODY_LIMITS.signedSeed) };
+        const answer = await auth.validate(tenant, envOf(ctx), signed, RECEIVER_BODY_LIMITS.signedSeed);
+        const accept = ctx.headers.accept;
+        return wantsXml(Array.isArray(accept) ? accept.join(',') : accept ?? null) ? { status: 200, raw: { data: tokenXml(answer), contentType: XML_CONTENT } } : { status: 200, body: tokenJson(answer) };
       },
     },
     {

@@ -18,8 +18,8 @@ export const RECEIVER_TOKEN_TTL_MS = 3_600_000;
 
 export interface IssuedToken {
   token: string;
-  expira: string;
-  expedido: string;
+  expira: Date;
+  expedido: Date;
 }
 
 const WWW_AUTHENTICATE = { 'www-authenticate': 'Bearer' };
@@ -77,7 +77,7 @@ export class SenderAuth {
       holderSubject: verified.certificate.subject.split('\n').join(', '),
       ttlMs: RECEIVER_TOKEN_TTL_MS,
     });
-    return { token, expira: expiresAt.toISOString(), expedido: issuedAt.toISOString() };
+    return { token, expira: expiresAt, expedido: issuedAt };
   }
 
   /** The sender behind `Authorization: Bearer …`, if the token is live and was issued for this tenant and environment. */

@@ -23,7 +23,7 @@ export function sequenceRoutes(deps: { sequences: SequenceService; idempotency: 
         responses: {
           '201': { description: 'Registered.', schema: envelope(S.ref('Range')), headers: { Location: { description: 'The range.', schema: S.string() }, ...REPLAYED } },
           '409': ERR('CONFLICT: it overlaps a registered range of the same type (the message names it); IDEMPOTENCY_KEY_CONFLICT or IDEMPOTENCY_KEY_IN_USE.'),
-          '422': ERR('VALIDATION_ERROR: tipo unknown, desde/hasta not eNCFs of the type, desde after hasta, fechaVencimiento missing (31, 33, 41, 43–47), given (32, 34), or already passed.'),
+          '422': ERR('VALIDATION_ERROR: tipo unknown, desde/hasta not eNCFs of the type, desde after hasta, fechaVencimiento missing (31, 33, 41, 43–47), already passed (Santo Domingo time) or given (32, 34).'),
         },
       },
       handler: idempotency.wrap(async (ctx, claim) => {

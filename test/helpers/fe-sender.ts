@@ -125,9 +125,10 @@ export class FeSender {
     return withIssuers(signXml(seedXml, this.credentials.privateKey, this.credentials.certificate), this.issuers);
   }
 
-  validate(signedSeed: string | Buffer): Promise<ApiResponse<Loose>> {
+  /** `accept` sets the request's Accept header (validacioncertificado answers XML when it asks). */
+  validate(signedSeed: string | Buffer, accept?: string): Promise<ApiResponse<Loose>> {
     const { body, headers } = multipartXml(signedSeed);
-    return call(this.url, 'POST', `${this.base}/autenticacion/api/validacioncertificado`, { body, headers });
+    return call(this.url, 'POST', `${this.base}/autenticacion/api/validacioncertificado`, { body, headers: accept === undefined ? headers : { ...headers, accept } });
   }
 
   /** Seed → signed seed → token; throws unless every step succeeds. */

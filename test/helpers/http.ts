@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { randomRnc } from './tax-ids.ts';
 
 // A small fetch wrapper for tests: JSON in, JSON (or text) out, headers kept.
 
@@ -50,7 +50,7 @@ export async function newTenant(baseUrl: string, overrides: { email?: string; rn
   const unique = `${process.pid}${counter}${Math.floor(Math.random() * 1e6)}`;
   const email = overrides.email ?? `user${unique}@example.com`;
   const password = overrides.password ?? 'correct horse battery staple';
-  const rnc = overrides.rnc ?? String(randomInt(100_000_000, 999_999_999));
+  const rnc = overrides.rnc ?? randomRnc();
   const reg = await call(baseUrl, 'POST', '/TesteCF/customer/register', { json: { email, password, name: `Empresa ${unique} SRL`, rnc } });
   if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${reg.text}`);
   const login = await call(baseUrl, 'POST', '/TesteCF/customer/authentication', { json: { email, password } });

@@ -1,4 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import { rncCheckDigit } from '../../../src/lib/tax-id.ts';
 
 // Setup through the service's own API (never measured): a tenant, its API key, a session.
 
@@ -32,7 +33,9 @@ export async function registerTenant(baseUrl: string): Promise<Tenant> {
   const unique = randomBytes(6).toString('hex');
   const email = `bench-${unique}@example.com`;
   const password = `bench password ${unique}`;
-  const rnc = String(randomInt(100_000_000, 999_999_999));
+  // The service checks the RNC's check digit (modulus 11).
+  const first8 = String(randomInt(10_000_000, 100_000_000));
+  const rnc = `${first8}${rncCheckDigit(first8)}`;
   const reg = await post(`${baseUrl}/TesteCF/customer/register`, { email, password, name: `Benchmark ${unique} SRL`, rnc });
   if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.body)}`);
   const login = await post(`${baseUrl}/TesteCF/customer/authentication`, { email, password });

@@ -141,6 +141,7 @@ function detail(ctx, doc, queued) {
             ['TrackId DGII', h('span', { class: 'mono break' }, orDash(doc.trackId))],
             ['Código DGII', h('span', { 'data-field': 'dgiiCode' }, orDash(doc.dgiiCode))],
             ['Mensaje DGII', h('span', { 'data-field': 'dgiiMessage' }, orDash(doc.dgiiMessage))],
+            doc.secuenciaUtilizada === null ? null : ['Secuencia utilizada', h('span', { 'data-field': 'secuenciaUtilizada' }, doc.secuenciaUtilizada ? 'Sí' : 'No: la DGII no usó este e-NCF; puede emitirse otro documento con él o anularlo')],
             signed ? ['Código de seguridad', h('span', { class: 'mono', 'data-field': 'securityCode' }, doc.securityCode ?? '')] : null,
             typeof doc.fechaHoraFirma === 'string' && doc.fechaHoraFirma !== '' ? ['Firmado', h('span', { 'data-field': 'signedAt' }, dgiiDateTime(doc.fechaHoraFirma))] : null,
             typeof doc.timbreUrl === 'string' && doc.timbreUrl !== '' ? ['Timbre', webLink(doc.timbreUrl)] : null,

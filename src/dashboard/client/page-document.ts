@@ -193,6 +193,9 @@ function detail(ctx: PageContext, doc: DocumentDetail, queued: () => void): (HTM
         ['TrackId DGII', h('span', { class: 'mono break' }, orDash(doc.trackId))],
         ['Código DGII', h('span', { 'data-field': 'dgiiCode' }, orDash(doc.dgiiCode))],
         ['Mensaje DGII', h('span', { 'data-field': 'dgiiMessage' }, orDash(doc.dgiiMessage))],
+        // DGII's secuenciaUtilizada: a rejected number it did not use may be emitted again or annulled.
+        doc.secuenciaUtilizada === null ? null : ['Secuencia utilizada', h('span', { 'data-field': 'secuenciaUtilizada' },
+          doc.secuenciaUtilizada ? 'Sí' : 'No: la DGII no usó este e-NCF; puede emitirse otro documento con él o anularlo')],
         signed ? ['Código de seguridad', h('span', { class: 'mono', 'data-field': 'securityCode' }, doc.securityCode ?? '')] : null,
         typeof doc.fechaHoraFirma === 'string' && doc.fechaHoraFirma !== '' ? ['Firmado', h('span', { 'data-field': 'signedAt' }, dgiiDateTime(doc.fechaHoraFirma))] : null,
         typeof doc.timbreUrl === 'string' && doc.timbreUrl !== '' ? ['Timbre', webLink(doc.timbreUrl)] : null,

@@ -31,7 +31,7 @@ function messageOf(answer: RfceAnswer): string {
 /** DGII's verdict with the first message's code and every message's text. */
 function verdictOf(estado: FinalEstado, answer: RfceAnswer): Verdict {
   const code = answer.mensajes[0]?.codigo ?? null;
-  return { estado, dgiiCode: code ?? (estado === 'aceptado' ? ACCEPTED_CODE : null), dgiiMessage: messageOf(answer) };
+  return { estado, dgiiCode: code ?? (estado === 'aceptado' ? ACCEPTED_CODE : null), dgiiMessage: messageOf(answer), secuenciaUtilizada: answer.secuenciaUtilizada };
 }
 
 /** The answer to a status query, as the port says it. */

@@ -70,6 +70,14 @@ export function annulmentFileName(rncEmisor: string, firstEncf: string): string 
   return `${rncEmisor}ANECF${firstEncf}.xml`;
 }
 
+/**
+ * The file name of a commercial approval (ACECF) or receipt (ARECF): the buyer's RNC followed by
+ * the eNCF (Descripción Técnica v1.6, 8.4 "File Naming Conventions").
+ */
+export function approvalFileName(rncComprador: string, encf: string): string {
+  return `${rncComprador}${encf}.xml`;
+}
+
 /** The file name DGII expects for an uploaded document: RNCEmisor followed by the eNCF. */
 export function documentFileName(rncEmisor: string, encf: string): string {
   return `${rncEmisor}${encf}.xml`;

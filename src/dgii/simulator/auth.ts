@@ -1,3 +1,4 @@
+import { dgiiTokenDate } from '../../lib/dates.ts';
 import { certificateProblem, describeCertificate } from '../../certificates/check.ts';
 import { seedModelXml } from '../../ecf/xml/seed.ts';
 import { textAt, verifyXml } from '../../xml/index.ts';
@@ -32,5 +33,8 @@ export const validateSeedHandler: Handler = (ctx) => {
   const { token, expedido, expira } = ctx.env.issueToken(holderId, ctx.now);
   ctx.state.counters.tokensIssued++;
   ctx.log.debug('token issued', { environment: ctx.environment, holderId });
-  return jsonReply(200, { token, expira: expira.toISOString(), expedido: expedido.toISOString() });
+  // DGII writes whole seconds: expedido is cut to its second and expira shown as that plus the
+  // lifetime, cut too, so the lifetime a client reads (expira − expedido) never exceeds the real one.
+  const shown = Math.floor(expedido.getTime() / 1000) * 1000;
+  return jsonReply(200, { token, expira: dgiiTokenDate(new Date(shown + expira.getTime() - expedido.getTime())), expedido: dgiiTokenDate(new Date(shown)) });
 };

@@ -2,6 +2,7 @@ import type { FieldError } from '../../errors.ts';
 import { parseXml, textAt, textContent, verifyXml, XmlError, type XmlDocument, type XmlElement } from '../../xml/index.ts';
 import { securityCodeOf, validateEcfXml, validateRfceXml } from '../../ecf/xml/index.ts';
 import { type Candidate, decide } from '../verdicts.ts';
+import { fiscalRejections, readEcf, rememberAccepted } from './fiscal-checks.ts';
 import type { Environment } from '../../environments.ts';
 import type { FinalEstado } from '../../ecf/states.ts';
 import type { SimulatorState, WireMessage } from './state.ts';
@@ -100,6 +101,10 @@ export function judge(kind: DocumentKind, data: Buffer, doc: XmlDocument, enviro
       ...errors.slice(0, MAX_SCHEMA_MESSAGES).map((e) => ({ codigo: REJECTIONS.schema.codigo, valor: `${e.path}: ${e.message}` })),
     ]);
   }
+  // DGII's rules beyond the XSD (fiscal-checks.ts): check digits, per-type rules, dates, notes.
+  const reading = kind === 'ecf' ? readEcf(verified.document) : null;
+  const fiscal = reading === null ? [] : fiscalRejections(reading, environment, state, now);
+  if (fiscal.length > 0) return reject(fiscal.slice(0, MAX_SCHEMA_MESSAGES));
   // The schema guarantees both are present from here on.
   const candidate: Candidate = {
     environment,
@@ -109,7 +114,10 @@ export function judge(kind: DocumentKind, data: Buffer, doc: XmlDocument, enviro
     notes: notesOf(doc.root),
   };
   const verdict = decide(candidate, state, now);
-  if (verdict.estado !== 'rechazado') state.environments[environment].markAccepted(candidate.rncEmisor, candidate.encf);
+  if (verdict.estado !== 'rechazado') {
+    state.environments[environment].markAccepted(candidate.rncEmisor, candidate.encf);
+    if (reading !== null) rememberAccepted(reading, environment, state);
+  }
   const codigo = Number(verdict.dgiiCode);
   return {
     rncEmisor,

@@ -1,5 +1,8 @@
 import { ESTADO_CODES } from '../protocol/paths.ts';
 import type { DirectoryEntry } from '../protocol/exchange-answers.ts';
+import { approvalFileName } from '../protocol/paths.ts';
+import { taxIdProblem } from '../../lib/tax-id.ts';
+import { timbreMismatch } from './fiscal-checks.ts';
 import type { Handler, HandlerContext } from './context.ts';
 import { bearerToken, errorReply, jsonReply, type Reply, UNAUTHORIZED, uploadedXml } from './http.ts';
 import { parseXml, textAt, verifyXml, type XmlDocument } from '../../xml/index.ts';
@@ -29,6 +32,8 @@ export function directoryHandler(byRnc: boolean): Handler {
     const rnc = param(ctx.url, 'rnc');
     if (byRnc && rnc === null) return errorReply(400, 'El parámetro rnc es requerido');
     if (rnc !== null && !/^(\d{9}|\d{11})$/.test(rnc)) return errorReply(400, 'El parámetro rnc debe tener 9 u 11 dígitos');
+    // DGII's registry knows no number whose check digit is wrong (src/lib/tax-id.ts).
+    if (rnc !== null && taxIdProblem(rnc) !== undefined) return errorReply(400, `El RNC o cédula ${rnc} no es válido: su dígito verificador no corresponde`);
     ctx.state.counters.directoryQueries++;
     // DGII's shape: an empty urlOpcional for a receiver without the optional authentication.
     const entries = (await ctx.directory(ctx.environment, rnc)).map((e: DirectoryEntry) => ({ ...e, urlOpcional: e.urlOpcional ?? '' }));
@@ -104,6 +109,8 @@ export const aprobacionHandler: Handler = (ctx) => {
   if (signer !== holderId) return errorReply(400, `La aprobación comercial está firmada por ${signer ?? 'un certificado sin titular'}, no por el comprador ${holderId}`);
   const encf = textAt(root, ['DetalleAprobacionComercial', 'eNCF'])?.trim();
   const emisor = textAt(root, ['DetalleAprobacionComercial', 'RNCEmisor'])?.trim();
+  const expected = approvalFileName(comprador ?? '', encf ?? '');
+  if ((upload.file.filename ?? '').toLowerCase() !== expected.toLowerCase()) return errorReply(400, `El archivo debe llamarse ${expected}`);
   const tipo = tipoOfEncf(encf ?? '');
   if (tipo !== null && !takesApproval(tipo)) return errorReply(400, APPROVAL_NOT_REQUIRED);
   // DGII takes approvals only of e-CF it holds, and not of rejected ones. In CerteCF the
@@ -132,5 +139,10 @@ export const timbreHandler: Handler = (ctx) => {
   const encf = param(ctx.url, 'ENCF');
   if (rncEmisor === null || encf === null) return errorReply(400, 'Los parámetros RncEmisor y ENCF son requeridos');
   const codigo = codigoOf(ctx, rncEmisor, encf, param(ctx.url, 'CodigoSeguridad'));
+  // The e-CF's own amount and dates, on the full e-CF's page (a summary's page carries no dates).
+  const mismatch = ctx.url.pathname.toLowerCase().endsWith('/consultatimbre')
+    ? timbreMismatch(ctx.state, ctx.environment, rncEmisor, encf, { fechaEmision: param(ctx.url, 'FechaEmision'), montoTotal: param(ctx.url, 'MontoTotal'), fechaFirma: param(ctx.url, 'FechaFirma') })
+    : null;
+  if (mismatch !== null) return timbrePage('Consulta Timbre', [['RNC Emisor', rncEmisor], ['e-NCF', encf], ['Estado', `Datos no válidos: ${mismatch}`]]);
   return timbrePage('Consulta Timbre', [['RNC Emisor', rncEmisor], ['e-NCF', encf], ['Estado', ESTADO_CODES[codigo as keyof typeof ESTADO_CODES]]]);
 };

@@ -54,6 +54,25 @@ function requiredText(ecf: EcfObject, ...names: string[]): string {
   return text;
 }
 
+/**
+ * A type 32 may leave Comprador out entirely (DGII: its buyer is optional under RD$250,000); the
+ * XSD still requires the element, so it is read as empty and the XML carries <Comprador/>.
+ * Above the threshold the consumer-250k-buyer rule names the missing children.
+ */
+function withConsumerBuyer(body: Record<string, unknown>): Record<string, unknown> {
+  const ecf = body.ECF as Record<string, unknown>;
+  const encabezado = ecf.Encabezado;
+  if (!isPlainObject(encabezado) || Object.hasOwn(encabezado, 'Comprador')) return body;
+  // Comprador goes where the XSD puts it (after Emisor), as if the client had sent it there.
+  const filled: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(encabezado)) {
+    filled[k] = v;
+    if (k === 'Emisor') filled.Comprador = {};
+  }
+  if (!Object.hasOwn(filled, 'Comprador')) filled.Comprador = {};
+  return { ...body, ECF: { ...ecf, Encabezado: filled } };
+}
+
 export function validateEcf(body: unknown): ValidationResult {
   const errors: FieldError[] = [];
   let dropped = 0;
@@ -76,7 +95,7 @@ export function validateEcf(body: unknown): ValidationResult {
   const tipo = readTipo(body, report);
   if (tipo === undefined) return fail();
 
-  const { ecf, invalid } = walkStructure(body, ecfSchema(tipo), report);
+  const { ecf, invalid } = walkStructure(tipo === 32 ? withConsumerBuyer(body) : body, ecfSchema(tipo), report);
   if (ecf !== undefined) for (const error of runRules(createContext(tipo, ecf, invalid))) report(error);
   if (errors.length > 0 || ecf === undefined) return fail();
 

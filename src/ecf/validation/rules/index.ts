@@ -1,6 +1,7 @@
 // Every business rule in one table, run in order; each applies to the types listed in its
 // appliesTo (all types when absent) and adapts to the elements the type's schema has.
 import { DOCUMENT_RULES } from './document-rules.ts';
+import { FISCAL_RULES } from './fiscal-rules.ts';
 import { LINE_RULES } from './line-rules.ts';
 import { TOTAL_RULES } from './total-rules.ts';
 import type { EcfTipo } from '../../ecf-types.ts';
@@ -8,7 +9,7 @@ import type { FieldError } from '../../types.ts';
 import type { RuleContext } from './context.ts';
 import type { Rule } from './rule.ts';
 
-export const ECF_RULES: readonly Rule[] = [...DOCUMENT_RULES, ...LINE_RULES, ...TOTAL_RULES];
+export const ECF_RULES: readonly Rule[] = [...DOCUMENT_RULES, ...FISCAL_RULES, ...LINE_RULES, ...TOTAL_RULES];
 
 /** ECF_RULES by the type they apply to, chosen once per type rather than on every document. */
 const rulesOfType = new Map<EcfTipo, readonly Rule[]>();
