@@ -100,16 +100,16 @@ test('Consulta Estado with a wrong security code answers No encontrado for an e-
 });
 
 test('the standalone simulator takes directory entries by flag and refuses malformed ones', async () => {
-  const running = await runSimulatorFromArgs(['--port', '0', '--directory', '101010101=http://127.0.0.1:9/r', '--directory-without-auth', '101010102=http://127.0.0.1:9/s'], createLogger('silent'));
+  const running = await runSimulatorFromArgs(['--port', '0', '--directory', '101010101=http://127.0.0.1:9/r', '--directory-without-auth', '101010118=http://127.0.0.1:9/s'], createLogger('silent'));
   try {
     const client = sim.client({ 1: emisor }, { baseUrls: running.simulator.baseUrls(running.url) });
     const [entry] = await client.directory(1, 'TesteCF', '101010101', signal);
     assert.equal(entry?.urlRecepcion, 'http://127.0.0.1:9/r');
     assert.equal(entry?.urlOpcional, 'http://127.0.0.1:9/r');
     // A receiver without the optional authentication: DGII's answer has an empty urlOpcional.
-    const raw = await fetch(`${running.url}/testecf/consultadirectorio/api/consultas/listado?rnc=101010102`, { headers: { authorization: `Bearer ${await client.token(1, 'TesteCF', signal)}` } });
+    const raw = await fetch(`${running.url}/testecf/consultadirectorio/api/consultas/listado?rnc=101010118`, { headers: { authorization: `Bearer ${await client.token(1, 'TesteCF', signal)}` } });
     assert.deepEqual(((await raw.json()) as { urlOpcional: string }[]).map((e) => e.urlOpcional), ['']);
-    const [bare] = await client.directory(1, 'TesteCF', '101010102', signal);
+    const [bare] = await client.directory(1, 'TesteCF', '101010118', signal);
     assert.deepEqual([bare?.urlRecepcion, bare?.urlOpcional], ['http://127.0.0.1:9/s', null]);
   } finally {
     await running.simulator.close();

@@ -22,9 +22,9 @@ import { waitFor } from './helpers/wait.ts';
 // simulator whose directory lists both receivers (--directory) and a third taxpayer C whose
 // receiver has no authentication service (--directory-without-auth), and webhooks on loopback.
 
-const RNC_A = '130000331';
-const RNC_B = '130000332';
-const RNC_C = '130000333';
+const RNC_A = '130000311';
+const RNC_B = '130000328';
+const RNC_C = '130000336';
 const ENV = 'TesteCF';
 
 let sim: SimulatorProcess;
@@ -130,8 +130,9 @@ test('v1.6 table, issuer side: 31, 33, 34 and 44 reach the buyer; 32, 41, 43, 45
   const note = (tipo: 33 | 34) => emit(tipo, { Encabezado: { Comprador: { RNCComprador: RNC_B } }, InformacionReferencia: { NCFModificado: original.encf } });
   const ids = new Map<number, string>([
     [33, await note(33)], [34, await note(34)], [44, await emit(44, buyer(RNC_B))],
-    [32, await emit(32, buyer(RNC_B))], [41, await emit(41, buyer(RNC_B))], [43, await emit(43, {})],
-    [45, await emit(45, buyer(RNC_B))], [46, await emit(46, buyer(RNC_B))], [47, await emit(47, {})],
+    [32, await emit(32, buyer(RNC_B))], [41, await emit(41, {})], [43, await emit(43, {})],
+    // 41 names an informal seller's cédula and 45 a State body: the fixtures' own, as DGII's rules want.
+    [45, await emit(45, {})], [46, await emit(46, buyer(RNC_B))], [47, await emit(47, {})],
   ]);
   for (const [tipo, id] of ids) {
     const d = await settled(id);
@@ -153,14 +154,15 @@ test('v1.6 table, issuer side: 31, 33, 34 and 44 reach the buyer; 32, 41, 43, 45
 });
 
 test('v1.6 table, receiver side: B answers the excluded types ARECF Estado 1 motivo 1 and stores none of them; a 31 is received', async () => {
-  const rncX = '130000334';
+  const rncX = '130000344';
   const credentialsX = certs.make(`/CN=Emisor X SRL/serialNumber=${rncX}`);
   const sender = new FeSender(serviceB.url, receiverBase(ENV, RNC_B), credentialsX);
   const token = await sender.token();
   let n = 0;
   for (const tipo of [31, 32, 41, 43, 45, 46, 47] as const) {
     const encf = `E${tipo}${String(Date.now() % 1e6).padStart(6, '0')}${String(++n).padStart(4, '0')}`;
-    const named = tipo === 43 || tipo === 47 ? null : RNC_B;
+    // 43 and 47 name no taxpayer as buyer, 41 an informal seller and 45 a State body: the fixtures' own.
+    const named = tipo === 31 || tipo === 32 || tipo === 46 ? RNC_B : null;
     const res = await sender.send('recepcion', signedOfType(credentialsX, tipo, rncX, encf, named), token);
     assert.equal(res.status, 200, `tipo ${tipo}: ${res.text}`);
     const outcome = arecfOutcome(res.text);
@@ -262,7 +264,7 @@ test('an e-CF DGII does not know (fabricated with the emisor\'s key) is no_encon
   const settings = await call(serviceB.url, 'PUT', '/api/receptor/settings', { json: { rechazarDesconocidosDgii: true }, headers: { authorization: `Bearer ${b.accessToken}` } });
   assert.equal(settings.status, 200, settings.text);
   assert.equal((await call(serviceB.url, 'PUT', '/api/receptor/settings', { json: { rechazarDesconocidosDgii: 'si' }, headers: { authorization: `Bearer ${b.accessToken}` } })).status, 422);
-  const rncF = '130000335';
+  const rncF = '130000352';
   const credentialsF = certs.make(`/CN=Falsificador SRL/serialNumber=${rncF}`);
   const sender = new FeSender(serviceB.url, receiverBase(ENV, RNC_B), credentialsF);
   const encf = `E31${String(Date.now() % 1e6).padStart(6, '0')}9999`;

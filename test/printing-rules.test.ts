@@ -100,7 +100,9 @@ describe('the printed e-CF on a sheet', () => {
       const m = measure.measure(print(stored(sampleEcf(34)), format));
       const encf = word(m.words, 'E340000000001');
       const modified = word(m.words, 'E310000000001');
-      const date = word(m.words, '01-03-2025');
+      // The note's own FechaEmision is the same day as the modified e-CF's: its date is the one under the modified e-NCF.
+      const date = m.words.filter((w) => w.text === '15-03-2025' && w.top > modified.top).sort((a, b) => a.top - b.top)[0];
+      assert.ok(date !== undefined, `${format}: the modified e-CF's date under its e-NCF`);
       const code = word(m.words, 'Corrige');
       const buyer = word(m.words, 'Comprador');
       for (const w of [encf, modified, date, code]) {
@@ -109,7 +111,7 @@ describe('the printed e-CF on a sheet', () => {
       }
       assert.ok(modified.top > encf.top && date.top > modified.top && code.top > date.top, 'under the e-NCF, in that order');
       const text = flat(print(stored(sampleEcf(34)), format));
-      for (const needle of ['NCF modificado: E310000000001', 'Fecha del NCF modificado: 01-03-2025', 'Código de modificación: 3 - Corrige montos del NCF', 'Razón: Devolución de mercancía defectuosa']) {
+      for (const needle of ['NCF modificado: E310000000001', 'Fecha del NCF modificado: 15-03-2025', 'Código de modificación: 3 - Corrige montos del NCF', 'Razón: Devolución de mercancía defectuosa']) {
         assert.ok(text.includes(needle), `${format}: "${needle}" in ${text}`);
       }
     }

@@ -1,7 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parsePkcs12 } from '../src/certificates/pkcs12.ts';
@@ -11,6 +10,7 @@ import { XSD_DIR } from './helpers/dgii-xml.ts';
 import { call, newTenant } from './helpers/http.ts';
 import { TestPki, type Issued } from './helpers/pki.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
+import { randomRnc } from './helpers/tax-ids.ts';
 
 // Issue 28, item 12: the service's signatures carried only the leaf, so a verifier that trusts
 // only the root could not build the path. The intermediates of the uploaded PKCS#12 now follow
@@ -42,7 +42,7 @@ test('a PKCS#12 with its chain yields the intermediates in order, roots and unre
 });
 
 test('an e-CF signed with an uploaded chain carries leaf then intermediate in KeyInfo, and verifies against the root alone', async () => {
-  const a = await newTenant(t.url, { rnc: String(randomInt(100_000_000, 999_999_999)) });
+  const a = await newTenant(t.url, { rnc: randomRnc() });
   const leaf = pki.issue(`/CN=Empresa ${a.rnc} SRL/serialNumber=${a.rnc}`, intermediate);
   const up = await call(t.url, 'POST', '/api/certificates', { json: { p12: pki.p12(leaf, [root, intermediate], PASSWORD).toString('base64'), password: PASSWORD }, headers: { authorization: `Bearer ${a.accessToken}` } });
   assert.equal(up.status, 201, up.text);

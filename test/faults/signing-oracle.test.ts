@@ -1,7 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { randomInt } from 'node:crypto';
 import { sampleEcf } from '../fixtures/ecf.ts';
 import { newTenantWithCertificate } from '../helpers/certificates.ts';
 import { call } from '../helpers/http.ts';
@@ -11,6 +10,7 @@ import type { TestDatabase } from '../helpers/db.ts';
 import { faultDatabase } from './helpers/database-server.ts';
 import { faultEnv, startInstance, stopAllInstances, type Instance } from './helpers/instances.ts';
 import { startSharedSimulator, type SharedSimulator } from './helpers/simulator.ts';
+import { randomRnc } from '../helpers/tax-ids.ts';
 
 // The signing oracle, against a real service process: buyers listed in DGII's directory whose
 // receivers answer the seed request with a document of their choosing (an unsigned e-CF in the
@@ -61,7 +61,7 @@ test('buyers whose receivers answer the seed request with e-CF, ACECF, ANECF or 
   const headers = { 'x-api-key': tenant.apiKey };
   const ids = new Map<string, string>();
   for (const name of CASES) {
-    const rnc = String(randomInt(100_000_000, 999_999_999));
+    const rnc = randomRnc();
     const seed = hostileSeeds(tenant.rnc)[name];
     assert.ok(seed !== undefined);
     seeds.set(rnc, seed);

@@ -102,9 +102,9 @@ export const aprobacionHandler: Handler = (ctx) => {
   const comprador = textAt(root, ['DetalleAprobacionComercial', 'RNCComprador'])?.trim();
   if (comprador !== holderId) return errorReply(400, `El RNCComprador ${comprador ?? ''} no corresponde al RNC ${holderId} del token`);
   const invalid = validateAcecfXml(doc);
-  if (invalid.length > 0) return errorReply(400, `La aprobación comercial no cumple el esquema: ${invalid.slice(0, 3).map((e) => `${e.path} ${e.message}`).join('; ')}`);
+  if (invalid.length > 0) return errorReply(400, `La estructura del archivo XML no es válido: ${invalid.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ')}`);
   const verified = verifyXml(upload.file.data);
-  if (!verified.valid) return errorReply(400, `La firma de la aprobación comercial no es válida: ${verified.reason}`);
+  if (!verified.valid) return errorReply(400, `La firma del XML no es válida: ${verified.reason}`);
   const signer = describeCertificate(verified.certificate).holderId;
   if (signer !== holderId) return errorReply(400, `La aprobación comercial está firmada por ${signer ?? 'un certificado sin titular'}, no por el comprador ${holderId}`);
   const encf = textAt(root, ['DetalleAprobacionComercial', 'eNCF'])?.trim();
