@@ -10,6 +10,7 @@ import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
 import { call, newTenant } from './helpers/http.ts';
 import { DESKTOP, foreignRequests, heading, launchBrowser, listedEstados, openPage, openSettings, screenshot, signIn, unexpectedProblems, type WatchedPage } from './helpers/browser.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
+import { randomRnc } from './helpers/tax-ids.ts';
 import { waitFor } from './helpers/wait.ts';
 
 let t: TestService;
@@ -49,7 +50,7 @@ describe('signing up and in', () => {
     await screenshot(page, 'sign-in');
     await page.getByRole('link', { name: 'Crear una cuenta' }).click();
     await heading(page, 'Crear cuenta');
-    const rnc = String(100_000_000 + Math.floor(Math.random() * 899_999_999));
+    const rnc = randomRnc();
     const email = `nueva${Date.now()}@example.com`;
     const password = 'una clave bastante larga';
     await page.getByLabel('Nombre de la empresa').fill('Colmado La Esquina SRL');
