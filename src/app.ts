@@ -8,6 +8,7 @@ import { IDENTITY_SCHEMAS } from './auth/schemas.ts';
 import { TokenIssuer } from './auth/tokens.ts';
 import { deriveKeys, loadMasterKey } from './crypto/master-key.ts';
 import { openDatabase, type Database } from './db/connect.ts';
+import { checkMasterKey } from './db/key-check.ts';
 import { migrate } from './db/migrate.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { Router } from './http/router.ts';
@@ -102,7 +103,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const certificateParsers = new ParserPool();
   try {
     await migrate(db.sql, log);
-    const keys = deriveKeys(await loadMasterKey(config, log));
+    const master = await loadMasterKey(config, log);
+    await checkMasterKey(db.sql, master, log);
+    const keys = deriveKeys(master);
     const hasher = new PasswordHasher(config.auth.scryptLogN, config.auth.scryptMaxConcurrent, config.auth.scryptMaxQueue, config.auth.scryptUnknownEmailsPerMinute);
     const authenticator = new Authenticator(db.sql, keys['jwt-signing'], config.auth, log);
     const tokens = new TokenIssuer(db.sql, keys['jwt-signing'], config.auth, log, authenticator);

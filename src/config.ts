@@ -223,7 +223,7 @@ function readReceiver(r: Reader): Config['receiver'] {
 
 function read(env: Env): { config: Config; r: Reader } {
   const r = new Reader(env);
-  const nodeEnv = r.oneOf('NODE_ENV', NODE_ENVS, 'development', 'Deployment mode; production requires ECF_MASTER_KEY.');
+  const nodeEnv = r.oneOf('NODE_ENV', NODE_ENVS, 'development', 'Deployment mode; production requires ECF_MASTER_KEY and an explicit TAX_AUTHORITY.');
   const config: Config = {
     nodeEnv,
     host: r.string('HOST', '127.0.0.1', 'Address the HTTP server binds to (0.0.0.0 for all interfaces).'),
@@ -274,7 +274,7 @@ function read(env: Env): { config: Config; r: Reader } {
       expiryWarningDays: r.int('SEQUENCE_EXPIRY_WARNING_DAYS', 30, 1, 3650, 'sequence.expiring is sent once per active eNCF range this many days before its FechaVencimientoSecuencia.'),
     },
     authority: {
-      kind: r.oneOf('TAX_AUTHORITY', AUTHORITY_KINDS, 'simulator', 'Where documents are sent: simulator starts a DGII simulator inside the service (on 127.0.0.1, a free port) and talks to it with the real DGII client; dgii uses DGII\'s services.'),
+      kind: r.oneOf('TAX_AUTHORITY', AUTHORITY_KINDS, 'simulator', 'Where documents are sent (must be set explicitly when NODE_ENV=production): simulator starts a DGII simulator inside the service (on 127.0.0.1, a free port) and talks to it with the real DGII client; dgii uses DGII\'s services.'),
       simulatedProcessingMs: r.int('SIMULATOR_PROCESSING_MS', 3000, 0, 3_600_000, 'With TAX_AUTHORITY=simulator: how long the simulator answers "En Proceso" before its verdict.'),
       timeoutMs: r.int('DGII_TIMEOUT_MS', 30_000, 100, 600_000, 'Deadline of each HTTP call to DGII (or the simulator), reading the answer included; a timeout is retried like a network error.'),
       baseUrls: parseDgiiUrls(r, nodeEnv, 'DGII_BASE_URL', DGII_BASE_URLS, 'Base URL of DGII\'s e-CF services (authentication, reception, status)'),
@@ -319,6 +319,11 @@ function read(env: Env): { config: Config; r: Reader } {
   };
   if (config.webConcurrency > 1 && (config.databaseUrl === null || config.databaseUrl === 'memory://')) {
     r.problem(`WEB_CONCURRENCY=${config.webConcurrency} needs DATABASE_URL: the embedded database (PGlite) serves one process only; set DATABASE_URL to a PostgreSQL server or WEB_CONCURRENCY=1`);
+  }
+  // Production never falls back to the simulator by default: an operator who forgot the
+  // setting would otherwise issue nothing to DGII while every document looked accepted.
+  if (nodeEnv === 'production' && (env.TAX_AUTHORITY ?? '').trim() === '') {
+    r.problem('TAX_AUTHORITY must be set when NODE_ENV=production: dgii sends documents to DGII; simulator keeps the built-in simulator on purpose');
   }
   config.masterKey = parseMasterKey(r, r.optional('ECF_MASTER_KEY', 'Master secret (≥32 bytes, hex or base64) from which signing and encryption keys are derived. Required in production; in development one is generated under DATA_DIR.'), nodeEnv);
   return { config, r };

@@ -30,8 +30,11 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
       text,
     });
   }
+  // Numbers only grow and never repeat. Gaps are allowed: parallel branches each take their own
+  // numbers, and one may use fewer than it was given.
   out.forEach((mig, i) => {
-    if (mig.version !== i + 1) throw new Error(`migrations must be numbered 1..n without gaps; found ${mig.version} at position ${i + 1}`);
+    const before = i === 0 ? 0 : (out[i - 1] as Migration).version;
+    if (mig.version <= before) throw new Error(`migration numbers must grow and never repeat; found ${mig.version} after ${before}`);
   });
   return out;
 }
