@@ -306,7 +306,7 @@ function read(env: Env): { config: Config; r: Reader } {
     },
     rateLimits: {
       defaultPerMinute: r.int('RATE_LIMIT_DEFAULT_PER_MINUTE', 120, 1, 1_000_000, 'Default API scope, per tenant.'),
-      emitPerMinute: r.int('RATE_LIMIT_EMIT_PER_MINUTE', 30, 1, 1_000_000, 'POST documentos-ecf, per tenant.'),
+      emitPerMinute: r.int('RATE_LIMIT_EMIT_PER_MINUTE', 600, 1, 1_000_000, 'POST documentos-ecf, per tenant: a burst of this many, then this many per minute; a batch (POST documentos-ecf/lote) counts as its documents.'),
       sensitivePerMinute: r.int('RATE_LIMIT_SENSITIVE_PER_MINUTE', 10, 1, 1_000_000, 'Certificate upload, password change, webhook test; per tenant.'),
       publicAuthPerMinute: r.int('RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE', 20, 1, 1_000_000, 'Login, register, refresh; per client IP.'),
       receiverPerMinute: r.int('RATE_LIMIT_RECEIVER_PER_MINUTE', 600, 1, 1_000_000, 'Receiver group /fe/*, per tenant.'),

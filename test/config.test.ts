@@ -13,7 +13,7 @@ test('defaults match the specification\'s limits and constants', () => {
   assert.equal(c.auth.scryptLogN, 17);
   assert.deepEqual(
     [c.rateLimits.defaultPerMinute, c.rateLimits.emitPerMinute, c.rateLimits.sensitivePerMinute, c.rateLimits.publicAuthPerMinute, c.rateLimits.receiverPerMinute],
-    [120, 30, 10, 20, 600],
+    [120, 600, 10, 20, 600],
   );
   // Webhooks: retries after 1 min, 5 min, 30 min, 2 h and 12 h; a 10 s timeout; private networks refused.
   assert.deepEqual(c.webhooks.retryDelaysMs, [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000]);

@@ -8,6 +8,7 @@ import type { Route } from '../http/types.ts';
 import type { DocumentService } from './service.ts';
 import { LIST_FILTER_DOCS, readListFilter } from './list-filter.ts';
 import { pdfReply, PRINT_QUERY_DOCS, readPrintFormat } from './pdf-reply.ts';
+import { batchRoutes } from './batch-routes.ts';
 
 export interface DocumentRouteDeps {
   documents: DocumentService;
@@ -26,6 +27,7 @@ const RETRY_AFTER = { 'Retry-After': { description: 'With IDEMPOTENCY_KEY_IN_USE
 export function documentRoutes(deps: DocumentRouteDeps): Route[] {
   const { documents, idempotency } = deps;
   return [
+    ...batchRoutes(deps),
     {
       method: 'POST', path: '/{env}/documentos-ecf', auth: 'apiKeyOrBearer', rateScope: 'emit', body: 'json',
       doc: {
