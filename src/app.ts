@@ -53,6 +53,8 @@ import { WebhookService } from './webhooks/service.ts';
 import { WebhookSettings } from './webhooks/settings.ts';
 import { ServiceMetrics } from './metrics/metrics.ts';
 import { jobGauges } from './queue/gauges.ts';
+import { documentGauges } from './documents/gauges.ts';
+import { certificateGauges } from './certificates/gauges.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { receivedDocumentRoutes } from './receiver/listing-routes.ts';
 import { ReceivedDocuments } from './receiver/received-documents.ts';
@@ -116,7 +118,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const certificates = new CertificateStore(db.sql, keys['certificates'], (file, password, owner) => certificateParsers.parse(file, password, owner));
     // The simulator's directory lists this service's tenants at its public address, known once it listens.
     let ownUrl = config.publicUrl ?? '';
-    const extras = { directoryCacheTtlMs: config.exchange.directoryCacheTtlMs, simulatedDirectory: ownDirectory(db.sql, () => ownUrl) };
+    const metrics = new ServiceMetrics(rateLimits, [() => jobGauges(db.sql), () => webhooks.gauges(), () => documentGauges(db.sql), () => certificateGauges(db.sql)]);
+    const extras = { directoryCacheTtlMs: config.exchange.directoryCacheTtlMs, simulatedDirectory: ownDirectory(db.sql, () => ownUrl), onDgiiRequest: metrics.onDgiiRequest };
     dgii = options.authority === undefined
       ? await startTaxAuthority(config.authority, (tenantId) => certificates.credentials(tenantId), log, extras)
       : { authority: options.authority, simulator: null, client: null, directory: EMPTY_DIRECTORY, close: async () => {} };
@@ -132,7 +135,6 @@ export async function startService(config: Config, options: StartOptions = {}): 
     }, async (tenantId) => (await identity.tenant(tenantId))?.rnc, sequences);
     const annulments = new AnnulmentService(db.sql, sequences, (tenantId) => documents.rncOf(tenantId), () => runtime.nudge());
     const submitPolicy = { maxAttempts: config.authority.submitMaxAttempts, backoffBaseMs: config.authority.retryBaseMs, backoffMaxMs: config.authority.retryMaxMs };
-    const metrics = new ServiceMetrics(rateLimits, [() => jobGauges(db.sql), () => webhooks.gauges()]);
     const runtime: WorkerRuntime = new WorkerRuntime(db.sql, log, config.queue, {
       ...documentJobs({ sql: db.sql, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, config: config.authority, log }),
       'annulment.submit': annulmentJob({ sql: db.sql, sequences, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, policy: submitPolicy, log }),
