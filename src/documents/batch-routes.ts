@@ -1,9 +1,10 @@
 import { AppError, errorEnvelope, validationError } from '../errors.ts';
-import { S, envelope } from '../http/openapi.ts';
+import { S } from '../http/openapi.ts';
 import { envOf, tenantOf } from '../http/params.ts';
 import type { Reply, Route } from '../http/types.ts';
 import type { IdempotencyStore } from '../idempotency/idempotent.ts';
 import type { DocumentService } from './service.ts';
+import { emitWarnings, envelopeWithWarnings } from './emit-warnings.ts';
 
 // POST /{env}/documentos-ecf/lote: up to MAX_BATCH documents in one request, each validated and
 // emitted as POST /{env}/documentos-ecf would, answered one result per document in order. The
@@ -20,6 +21,7 @@ const BATCH_BODY_LIMIT = 8 * 1024 * 1024;
 export interface BatchRouteDeps {
   documents: DocumentService;
   idempotency: IdempotencyStore;
+  signingReady?: (tenantId: number) => Promise<boolean>;
 }
 
 /** One document's outcome: its place, the status its own emit would have had, and the document or the error. */
@@ -74,7 +76,7 @@ export function batchRoutes(deps: BatchRouteDeps): Route[] {
       headers: { 'Idempotency-Key': { description: 'Makes retries of the whole batch safe; scoped per tenant and environment.', schema: S.string({ minLength: 1, maxLength: 255 }) } },
       requestBody: { schema: S.object({ documentos: { type: 'array', minItems: 1, maxItems: MAX_BATCH, items: S.ref('EcfBody') } }) },
       responses: {
-        '200': { description: 'One result per document, in order.', schema: envelope(S.object({ resultados: S.array(RESULT), aceptados: S.int({ minimum: 0 }), rechazados: S.int({ minimum: 0 }) })) },
+        '200': { description: 'One result per document, in order; `warnings` as for a single emit.', schema: envelopeWithWarnings(S.object({ resultados: S.array(RESULT), aceptados: S.int({ minimum: 0 }), rechazados: S.int({ minimum: 0 }) })) },
         '400': { description: 'INVALID_JSON, or VALIDATION_ERROR for a malformed Idempotency-Key.', schema: S.ref('ErrorEnvelope') },
         '409': { description: 'IDEMPOTENCY_KEY_CONFLICT or IDEMPOTENCY_KEY_IN_USE, as for a single emit.', schema: S.ref('ErrorEnvelope') },
         '422': { description: 'VALIDATION_ERROR: the body is not `{ "documentos": [ … ] }` with 1 to 100 documents.', schema: S.ref('ErrorEnvelope') },
@@ -98,7 +100,8 @@ export function batchRoutes(deps: BatchRouteDeps): Route[] {
       if (broken !== undefined) throw broken.reason;
       const resultados = outcomes.map((o, i) => resultOf(i, o.status === 'fulfilled' ? o.value : { status: (o.reason as AppError).status, body: errorEnvelope(o.reason as AppError) }));
       const aceptados = resultados.filter((r) => r.success).length;
-      return { status: 200, body: { success: true, data: { resultados, aceptados, rechazados: resultados.length - aceptados } } };
+      const warnings = aceptados === 0 ? [] : await emitWarnings(deps.signingReady, tenantId);
+      return { status: 200, body: { success: true, data: { resultados, aceptados, rechazados: resultados.length - aceptados }, ...(warnings.length === 0 ? {} : { warnings }) } };
     }),
   }];
 }
