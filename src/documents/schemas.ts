@@ -43,6 +43,7 @@ export const DOCUMENT_SUMMARY: Schema = S.object({
   estado: ESTADO,
   rncEmisor: S.string(),
   rncComprador: S.nullable(S.string()),
+  razonSocialComprador: S.nullable(S.string({ description: 'The buyer\'s name (Comprador.RazonSocialComprador of the e-CF), null when the e-CF names none.' })),
   fechaEmision: S.string({ description: 'dd-MM-yyyy' }),
   montoTotal: S.string(),
   trackId: S.nullable(S.string({ description: 'Tracking id the tax authority assigned.' })),

@@ -1,15 +1,14 @@
 import { CursorTrail, hashOf, PATHS, type PageContext } from './context.ts';
 import { badge, busy, dgiiDate, field, h, money, orDash, select, table, time } from './dom.ts';
 import { saveAs } from './download.ts';
-import { ENVIRONMENT_PURPOSES, ESTADOS, PAGE_SIZES, TIPOS } from './labels.ts';
+import { ENVIRONMENT_PURPOSES, ESTADOS, PAGE_SIZES, PRINT_FORMATS, type PrintFormat, TIPOS } from './labels.ts';
 import { listView } from './list-view.ts';
 import type { DocumentSummary, Page } from './types.ts';
 
 // Documents of the chosen environment, newest first, with the API's own filters. The filters
 // live in the address (#/documentos?estado=…) so Back and bookmarks keep them.
 
-// `referencia` (the ERP's reference, issue 18) joins SEARCH once the API filters on it.
-const SEARCH = ['encf', 'rncComprador'] as const;
+const SEARCH = ['encf', 'rncComprador', 'referencia'] as const;
 const FILTERS = [...SEARCH, 'estado', 'tipo', 'desde', 'hasta', 'pageSize'] as const;
 /** The filters an export takes: the list's, without its paging. */
 const EXPORT_FILTERS = FILTERS.filter((k) => k !== 'pageSize');
@@ -35,9 +34,10 @@ function filterForm(ctx: PageContext): HTMLElement {
   const hasta = h('input', { type: 'date', name: 'hasta', value: q.get('hasta') ?? '' });
   const encf = h('input', { type: 'search', name: 'encf', value: q.get('encf') ?? '', pattern: 'E[0-9]{12}', placeholder: 'E310000000001', autocomplete: 'off', spellcheck: false });
   const rncComprador = h('input', { type: 'search', name: 'rncComprador', value: q.get('rncComprador') ?? '', pattern: '[0-9]{9}|[0-9]{11}', inputmode: 'numeric', autocomplete: 'off' });
+  const referencia = h('input', { type: 'search', name: 'referencia', value: q.get('referencia') ?? '', maxlength: 100, autocomplete: 'off', spellcheck: false });
   const pageSize = select('pageSize', PAGE_SIZES.map((n) => [String(n), String(n)] as const), q.get('pageSize') ?? '25');
   const form = h('form', { class: 'filters', 'aria-label': 'Filtros de documentos' },
-    field('eNCF', encf), field('RNC o cédula del comprador', rncComprador),
+    field('eNCF', encf), field('Referencia (ERP)', referencia), field('RNC o cédula del comprador', rncComprador),
     field('Estado', estado), field('Tipo', tipo), field('Emitidos desde', desde), field('Emitidos hasta', hasta), field('Por página', pageSize),
     h('div', { class: 'actions' },
       h('button', { type: 'submit' }, 'Filtrar'),
@@ -71,15 +71,40 @@ function exportButtons(ctx: PageContext): HTMLElement {
   return h('div', { class: 'export' }, h('div', { class: 'actions' }, button('csv', 'Exportar CSV'), button('zip', 'Descargar XML firmados (ZIP)')), status);
 }
 
-function documentsTable(items: readonly DocumentSummary[]): HTMLElement {
-  return table(['eNCF', 'Tipo', 'Estado', 'Emisión', 'Monto total', 'RNC comprador', 'Actualizado'], items.map((d) => [
+/** The PDF format the list's buttons download, kept while the page is open. */
+let pdfFormat: PrintFormat = 'carta';
+
+function pdfFormatField(): HTMLElement {
+  const choice = select('formato', PRINT_FORMATS.map((f) => [f.value, f.label] as const), pdfFormat);
+  choice.addEventListener('change', () => { pdfFormat = choice.value as PrintFormat; });
+  return h('div', { class: 'filters pdf-format' }, field('Formato del PDF', choice, 'El formato de los botones PDF de la lista.'));
+}
+
+/** The buyer: its name when the e-CF gives one, and its RNC or cédula. */
+function buyer(d: DocumentSummary): Node | string {
+  if (d.razonSocialComprador === null) return orDash(d.rncComprador);
+  return h('span', { 'data-field': 'comprador' }, d.razonSocialComprador, d.rncComprador === null ? null : h('small', { class: 'hint mono' }, ` ${d.rncComprador}`));
+}
+
+function pdfButton(ctx: PageContext, d: DocumentSummary, status: HTMLElement): Node | string {
+  // Signed right before its first submission: until then there is no printed representation.
+  if (d.securityCode === null) return '—';
+  const b = h('button', { type: 'button', class: 'secondary small', 'data-action': 'pdf', 'data-focus-key': `pdf-${d.internalTrackId}`, 'aria-label': `PDF de ${d.encf}` }, 'PDF');
+  b.addEventListener('click', () => void busy(b, () => saveAs(ctx, `/${ctx.env}/documentos-ecf/${d.internalTrackId}/pdf?formato=${pdfFormat}`, `${d.rncEmisor}${d.encf}.pdf`, 'application/pdf', status)));
+  return b;
+}
+
+function documentsTable(ctx: PageContext, items: readonly DocumentSummary[], status: HTMLElement): HTMLElement {
+  return table(['eNCF', 'Referencia', 'Comprador', 'Tipo', 'Estado', 'Emisión', 'Monto total', 'Actualizado', 'PDF'], items.map((d) => [
     h('a', { href: `#/documentos/${d.internalTrackId}`, class: 'mono', 'data-focus-key': d.internalTrackId }, d.encf),
+    h('span', { class: 'break', 'data-field': 'referencia' }, orDash(d.referencia)),
+    buyer(d),
     tipoLabel(d.tipo),
     estadoBadge(d.estado),
     dgiiDate(d.fechaEmision),
     money(d.montoTotal),
-    orDash(d.rncComprador),
     time(d.updatedAt),
+    pdfButton(ctx, d, status),
   ]), { 'data-list': 'documents', 'data-titled': '' });
 }
 
@@ -93,10 +118,13 @@ export async function documentsPage(ctx: PageContext): Promise<void> {
   lastListHash = hashOf(PATHS.documents, Object.fromEntries(ctx.query));
   trail.use(`${ctx.env}?${query.toString()}`);
 
+  const pdfStatus = h('div', { 'aria-live': 'polite' });
   ctx.root.append(
     h('p', { class: 'lead' }, 'Ambiente ', h('strong', null, ctx.env), ` (${ENVIRONMENT_PURPOSES[ctx.env]}). Los documentos en proceso se actualizan solos.`),
     filterForm(ctx),
     exportButtons(ctx),
+    pdfFormatField(),
+    pdfStatus,
     listView<DocumentSummary>({
       ctx, trail,
       pagerLabel: 'Páginas de documentos',
@@ -106,7 +134,7 @@ export async function documentsPage(ctx: PageContext): Promise<void> {
         if (cursor !== null) q.set('cursor', cursor);
         return ctx.api.get<Page<DocumentSummary>>(`/${ctx.env}/documentos-ecf?${q.toString()}`, signal);
       },
-      render: documentsTable,
+      render: (items) => documentsTable(ctx, items, pdfStatus),
       changing: (items) => items.some((d) => ESTADOS[d.estado]?.final === false),
     }),
   );

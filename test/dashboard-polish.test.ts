@@ -1,0 +1,103 @@
+// The dashboard's documents as an operator asked for them (issue 31): the ERP's referencia and
+// metadata (list, detail, search), the buyer's name in the list, a PDF per row in the chosen
+// format, the service's own messages in Spanish, dates as dd-mm-aaaa; checked with axe.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { seriousViolations } from './helpers/axe.ts';
+import { DESKTOP, heading, launchBrowser, openPage, rows, signIn, unexpectedProblems, type WatchedPage } from './helpers/browser.ts';
+import { newTenantWithCertificate } from './helpers/certificates.ts';
+import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
+import { call, newTenant } from './helpers/http.ts';
+import { startTestService, type TestService } from './helpers/service.ts';
+
+let t: TestService;
+let browser: Browser;
+const pages: WatchedPage[] = [];
+
+before(async () => {
+  browser = await launchBrowser();
+  t = await startTestService({ env: { ...FAST_PIPELINE } });
+});
+after(async () => {
+  for (const p of pages) await p.close().catch(() => undefined);
+  await browser?.close();
+  await t?.close();
+});
+
+async function open(): Promise<WatchedPage> {
+  const w = await openPage(browser, DESKTOP);
+  pages.push(w);
+  return w;
+}
+
+test('the list shows referencia and the buyer\'s name, searches by referencia, and downloads each row\'s PDF in the chosen format; the detail shows referencia and metadata', async () => {
+  const a = await newTenantWithCertificate(t.url);
+  const headers = { 'x-api-key': a.apiKey };
+  const made = [];
+  for (const [referencia, metadata] of [['PED-1001', { vendedor: 'Ana', sucursal: 'Santiago' }], ['PED-1002', null]] as const) {
+    const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: { ...ecfFor(a.rnc), referencia, ...(metadata === null ? {} : { metadata }) }, headers });
+    assert.equal(res.status, 202, res.text);
+    made.push(res.body.data as { internalTrackId: string; encf: string });
+  }
+  for (const d of made) await waitForEstado(t.url, 'TesteCF', d.internalTrackId, headers, ['aceptado']);
+  const [first] = made as [{ internalTrackId: string; encf: string }];
+
+  const w = await open();
+  const { page } = w;
+  await signIn(page, t.url, a.email, a.password);
+  await rows(page, 'documents', 2);
+  const cells = await page.$$eval('table[data-list="documents"] tbody tr', (trs) => trs.map((r) => ({
+    referencia: r.querySelector('td[data-label="Referencia"]')?.textContent,
+    comprador: r.querySelector('td[data-label="Comprador"]')?.textContent,
+    emision: r.querySelector('td[data-label="Emisión"]')?.textContent,
+  })));
+  assert.deepEqual(cells.map((c) => c.referencia), ['PED-1002', 'PED-1001']);
+  for (const c of cells) {
+    assert.match(c.comprador ?? '', /^Ferretería Ochoa & Asociados SRL \d{9,11}$/);
+    assert.match(c.emision ?? '', /^\d\d-\d\d-\d{4}$/, 'dd-mm-aaaa');
+  }
+  assert.deepEqual(await seriousViolations(page), [], 'no serious or critical axe violation on the list');
+
+  // A PDF per row, in the format chosen above the list.
+  await page.getByLabel('Formato del PDF').selectOption('ticket80');
+  const direct = await fetch(`${t.url}/TesteCF/documentos-ecf/${first.internalTrackId}/pdf?formato=ticket80`, { headers });
+  assert.equal(direct.status, 200);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: `PDF de ${first.encf}` }).click()]);
+  assert.equal(download.suggestedFilename(), `${a.rnc}${first.encf}.pdf`);
+  assert.deepEqual(Buffer.concat(await (await download.createReadStream()).toArray()), Buffer.from(await direct.arrayBuffer()));
+
+  // Search by referencia.
+  await page.getByLabel('Referencia (ERP)').fill('PED-1001');
+  await page.getByRole('button', { name: 'Filtrar' }).click();
+  await rows(page, 'documents', 1);
+  assert.match(page.url(), /referencia=PED-1001/);
+  assert.equal(await page.locator('table[data-list="documents"] tbody a').first().textContent(), first.encf);
+
+  await page.getByRole('link', { name: first.encf }).click();
+  await heading(page, `Documento ${first.encf}`);
+  assert.equal(await page.locator('[data-field="referencia"]').textContent(), 'PED-1001');
+  const metadata = await page.$$eval('[data-field="metadata"] dt, [data-field="metadata"] dd', (els) => els.map((e) => e.textContent));
+  assert.deepEqual(metadata.sort(), ['Ana', 'Santiago', 'sucursal', 'vendedor'].sort());
+  assert.deepEqual(await seriousViolations(page), [], 'no serious or critical axe violation on the detail');
+  assert.deepEqual(unexpectedProblems(w), []);
+});
+
+test('the service\'s own English message about a document is shown in Spanish as "Mensaje DGII"', async () => {
+  const a = await newTenant(t.url);
+  const headers = { 'x-api-key': a.apiKey };
+  const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers });
+  assert.equal(res.status, 202, res.text);
+  const doc = await waitForEstado(t.url, 'TesteCF', res.body.data.internalTrackId, headers, ['error']);
+  assert.equal(doc.dgiiMessage, 'No valid certificate: upload one with POST /api/certificates');
+
+  const w = await open();
+  const { page } = w;
+  await signIn(page, t.url, a.email, a.password);
+  await page.getByRole('link', { name: doc.encf }).click();
+  await heading(page, `Documento ${doc.encf}`);
+  assert.equal(await page.locator('[data-field="dgiiMessage"]').textContent(), 'No hay un certificado de firma válido: suba uno en Configuración → Certificado y reenvíe el documento.');
+  assert.doesNotMatch(await page.locator('main').textContent() ?? '', /No valid certificate/);
+  assert.deepEqual(await seriousViolations(page), []);
+  assert.deepEqual(unexpectedProblems(w), []);
+});
