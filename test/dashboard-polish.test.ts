@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { seriousViolations } from './helpers/axe.ts';
-import { DESKTOP, heading, launchBrowser, openPage, rows, signIn, unexpectedProblems, type WatchedPage } from './helpers/browser.ts';
+import { DESKTOP, heading, launchBrowser, openPage, openSettings, rows, signIn, unexpectedProblems, type WatchedPage } from './helpers/browser.ts';
 import { newTenantWithCertificate } from './helpers/certificates.ts';
 import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
 import { call, newTenant } from './helpers/http.ts';
@@ -99,5 +99,47 @@ test('the service\'s own English message about a document is shown in Spanish as
   assert.equal(await page.locator('[data-field="dgiiMessage"]').textContent(), 'No hay un certificado de firma válido: suba uno en Configuración → Certificado y reenvíe el documento.');
   assert.doesNotMatch(await page.locator('main').textContent() ?? '', /No valid certificate/);
   assert.deepEqual(await seriousViolations(page), []);
+  assert.deepEqual(unexpectedProblems(w), []);
+});
+
+test('Claves API: the environment and read-only checkboxes sit beside their labels, and an existing key\'s scope is edited in place (PATCH)', async () => {
+  const a = await newTenant(t.url);
+  const w = await open();
+  const { page } = w;
+  await signIn(page, t.url, a.email, a.password);
+  await openSettings(page, 'Claves API');
+  await page.locator('table[data-list="keys"]').waitFor();
+
+  // Each checkbox is a box, not a text field as wide as the form, on its label's line.
+  for (const label of ['TesteCF (pruebas)', 'CerteCF (certificación)', 'eCF (producción)', /^Solo lectura/]) {
+    const box = page.getByRole('checkbox', { name: label }).first();
+    const boxRect = await box.boundingBox();
+    const rowRect = await box.locator('xpath=..').boundingBox();
+    assert.ok(boxRect !== null && rowRect !== null);
+    assert.ok(boxRect.width < 40, `${String(label)}: the checkbox is ${boxRect.width} px wide`);
+    assert.ok(rowRect.height < 3 * boxRect.height + 20, `${String(label)}: the label is on the checkbox's line (row ${rowRect.height} px high)`);
+  }
+
+  // The registered key acts in every environment (newTenant widened it); narrow it to TesteCF, read-only.
+  await page.getByRole('button', { name: /^Cambiar ámbito de la clave/ }).first().click();
+  const editor = page.locator('form[data-form="edit-scope"]');
+  await editor.waitFor();
+  assert.equal(await editor.getByRole('checkbox', { name: 'eCF (producción)' }).isChecked(), true, 'the form starts from the key\'s own scope');
+  await editor.getByRole('checkbox', { name: 'CerteCF (certificación)' }).uncheck();
+  await editor.getByRole('checkbox', { name: 'eCF (producción)' }).uncheck();
+  await editor.getByRole('checkbox', { name: /^Solo lectura/ }).check();
+  assert.deepEqual(await seriousViolations(page), [], 'no serious or critical axe violation with the editor open');
+  await editor.getByRole('button', { name: 'Guardar ámbito' }).click();
+  await page.getByText(/^Ámbito de la clave «.+» actualizado\.$/).waitFor();
+  assert.equal(await editor.count(), 0, 'the editor closes');
+
+  const keys = await call(t.url, 'GET', '/api/keys', { headers: { authorization: `Bearer ${a.accessToken}` } });
+  assert.equal(keys.body.data.length, 1, 'the registered key alone');
+  const key = keys.body.data[0];
+  assert.deepEqual([key.environments, key.readOnly], [['TesteCF'], true]);
+  // The key now reads only: an emit with it is refused.
+  const emit = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey } });
+  assert.equal(emit.status, 403, emit.text);
+  assert.match(await page.locator('table[data-list="keys"] tbody tr').first().textContent() ?? '', /TesteCF · Solo lectura/);
   assert.deepEqual(unexpectedProblems(w), []);
 });

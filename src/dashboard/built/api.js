@@ -70,6 +70,9 @@ export class Api {
     put(path, body) {
         return this.send('PUT', path, { body, auth: true });
     }
+    patch(path, body) {
+        return this.send('PATCH', path, { body, auth: true });
+    }
     delete(path) {
         return this.send('DELETE', path, { auth: true });
     }
