@@ -174,7 +174,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...sequenceRoutes({ sequences, idempotency }),
       ...annulmentRoutes({ documents, annulments, sequences, idempotency }),
       ...certificateRoutes({ certificates }),
-      ...dashboardRoutes({ assets: new DashboardAssets(log), registrationEnabled: config.registrationEnabled }),
+      ...dashboardRoutes({ assets: new DashboardAssets(log), registrationEnabled: config.registrationEnabled, sequenceExpiryWarningDays: config.sequences.expiryWarningDays }),
       ...webhookRoutes({ settings: webhookSettings, webhooks }),
       ...metricsRoutes({ metrics, token: config.metricsToken }),
       ...receiverRoutes({ receiver: new ReceiverService(db.sql, outbox, certificates, log, signerTrust), auth: new SenderAuth(db.sql, signerTrust) }),

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { seriousViolations } from './helpers/axe.ts';
 import { DESKTOP, heading, launchBrowser, openPage, openSettings, rows, signIn, unexpectedProblems, type WatchedPage } from './helpers/browser.ts';
-import { newTenantWithCertificate } from './helpers/certificates.ts';
+import { makeTestCertificate, newTenantWithCertificate, uploadCertificate } from './helpers/certificates.ts';
 import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
 import { call, newTenant } from './helpers/http.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
@@ -141,5 +141,66 @@ test('Claves API: the environment and read-only checkboxes sit beside their labe
   const emit = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey } });
   assert.equal(emit.status, 403, emit.text);
   assert.match(await page.locator('table[data-list="keys"] tbody tr').first().textContent() ?? '', /TesteCF · Solo lectura/);
+  assert.deepEqual(unexpectedProblems(w), []);
+});
+
+/** dd-MM-yyyy, `days` from today (UTC). */
+function dgiiDay(days: number): string {
+  const d = new Date(Date.now() + days * 86_400_000);
+  return `${String(d.getUTCDate()).padStart(2, '0')}-${String(d.getUTCMonth() + 1).padStart(2, '0')}-${d.getUTCFullYear()}`;
+}
+
+test('a new tenant is guided: certificate, authorised range, first document, each step saying whether it is done', async () => {
+  const a = await newTenant(t.url);
+  const w = await open();
+  const { page } = w;
+  await signIn(page, t.url, a.email, a.password);
+  const steps = page.locator('[data-section="first-steps"]');
+  await steps.waitFor();
+  const state = () => steps.locator('li').evaluateAll((lis) => lis.map((li) => [li.getAttribute('data-step'), li.getAttribute('data-done')]));
+  assert.deepEqual(await state(), [['certificate', 'false'], ['range', 'false'], ['document', 'false']]);
+  assert.equal(await steps.getByRole('link', { name: 'Subir el certificado (.p12)' }).getAttribute('href'), '#/configuracion/certificado');
+  assert.equal(await steps.getByRole('link', { name: 'Registrar una secuencia' }).getAttribute('href'), '#/secuencias');
+  assert.deepEqual(await seriousViolations(page), []);
+
+  const uploaded = await uploadCertificate(t.url, a.accessToken, makeTestCertificate(a.rnc));
+  assert.equal(uploaded.status, 201, uploaded.text);
+  const range = await call(t.url, 'POST', '/TesteCF/secuencias', { json: { tipo: 31, desde: 'E310000000001', hasta: 'E310000000100', fechaVencimiento: (ecfFor(a.rnc).ECF as { Encabezado: { IdDoc: { FechaVencimientoSecuencia: string } } }).Encabezado.IdDoc.FechaVencimientoSecuencia }, headers: { 'x-api-key': a.apiKey } });
+  assert.equal(range.status, 201, range.text);
+  await page.reload();
+  await steps.waitFor();
+  assert.deepEqual(await state(), [['certificate', 'true'], ['range', 'true'], ['document', 'false']]);
+
+  // Once a document exists the steps are gone.
+  const sent = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey } });
+  assert.equal(sent.status, 202, sent.text);
+  await page.reload();
+  await rows(page, 'documents', 1);
+  assert.equal(await steps.count(), 0);
+  assert.deepEqual(unexpectedProblems(w), []);
+});
+
+test('a range expiring within SEQUENCE_EXPIRY_WARNING_DAYS is flagged; the acceptance rate says what it counts', async () => {
+  const a = await newTenant(t.url);
+  const headers = { 'x-api-key': a.apiKey };
+  for (const [desde, hasta, vence] of [['E310000000001', 'E310000000010', dgiiDay(10)], ['E310000000011', 'E310000000020', dgiiDay(400)]] as const) {
+    const res = await call(t.url, 'POST', '/TesteCF/secuencias', { json: { tipo: Number(desde.slice(1, 3)), desde, hasta, fechaVencimiento: vence }, headers });
+    assert.equal(res.status, 201, res.text);
+  }
+  const w = await open();
+  const { page } = w;
+  await signIn(page, t.url, a.email, a.password);
+  await page.getByRole('navigation', { name: 'Secciones' }).getByRole('link', { name: 'Secuencias' }).click();
+  await rows(page, 'ranges', 2);
+  const flagged = await page.$$eval('table[data-list="ranges"] tbody tr', (trs) => trs.map((r) => [r.querySelector('.mono')?.textContent, r.querySelector('[data-field="expiring"] .badge')?.textContent ?? null]));
+  const byRange = Object.fromEntries(flagged);
+  assert.match(byRange['E310000000001 – E310000000010'] ?? '', /^Vence en (9|10|11) días$/);
+  assert.equal(byRange['E310000000011 – E310000000020'], null, 'a range expiring in 400 days is not flagged');
+  assert.deepEqual(await seriousViolations(page), []);
+
+  await page.getByRole('navigation', { name: 'Secciones' }).getByRole('link', { name: 'Resumen' }).click();
+  const basis = page.locator('[data-field="acceptance-basis"]').first();
+  await basis.waitFor();
+  assert.match(await basis.textContent() ?? '', /^Aceptados y aceptados condicionales entre los documentos que la DGII ya juzgó \(aceptados, condicionales y rechazados\); no cuenta los que están en proceso ni en error\.$/);
   assert.deepEqual(unexpectedProblems(w), []);
 });

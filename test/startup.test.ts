@@ -24,7 +24,7 @@ test('production warns about WEBHOOK_ALLOW_PRIVATE_NETWORKS=true, closes public 
     const res = await call(t.url, 'POST', '/TesteCF/customer/register', { json: { email: 'new@example.com', password: 'long enough password', name: 'Nueva SRL', rnc: '130000009' } });
     assert.equal(res.body.error?.code, 'REGISTRATION_DISABLED', res.text);
     const page = await call(t.url, 'GET', '/dashboard/config.json');
-    assert.deepEqual(page.body.data, { registrationEnabled: false });
+    assert.deepEqual(page.body.data, { registrationEnabled: false, sequenceExpiryWarningDays: 30 });
   } finally {
     await t.close();
   }

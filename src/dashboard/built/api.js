@@ -46,7 +46,7 @@ export class Api {
     }
     publicConfig() {
         this.config ??= this.send('GET', '/dashboard/config.json', { auth: false })
-            .catch(() => ({ registrationEnabled: true }));
+            .catch(() => ({ registrationEnabled: true, sequenceExpiryWarningDays: 30 }));
         return this.config;
     }
     async signOut() {

@@ -84,6 +84,22 @@ function documentsTable(ctx, items, status) {
         pdfButton(ctx, d, status),
     ]), { 'data-list': 'documents', 'data-titled': '' });
 }
+async function firstSteps(ctx) {
+    const [page, certificates, ranges] = await Promise.all([
+        ctx.api.get(`/${ctx.env}/documentos-ecf?pageSize=1`, ctx.signal),
+        ctx.api.get('/api/certificates', ctx.signal),
+        ctx.api.get(`/${ctx.env}/secuencias`, ctx.signal),
+    ]);
+    if (page.items.length > 0)
+        return null;
+    const now = Date.now();
+    const certified = certificates.some((c) => c.active && new Date(c.validTo).getTime() > now);
+    const ranged = ranges.some((r) => r.estado === 'activa');
+    const step = (done, title, text, key) => h('li', { 'data-step': key, 'data-done': String(done) }, badge(done ? 'Hecho' : 'Pendiente', done ? 'ok' : 'warn', done ? 'done' : 'pending'), ' ', h('strong', null, title), h('p', { class: 'hint' }, text));
+    return h('section', { class: 'card', 'aria-labelledby': 'first-steps', 'data-section': 'first-steps' }, h('h2', { id: 'first-steps' }, 'Primeros pasos'), h('ol', { class: 'steps' }, step(certified, '1. Suba su certificado de firma', certified ? 'Su certificado está vigente: la DGII recibirá sus documentos firmados.' : ['Sin él, los documentos quedan en error hasta que lo suba y los reenvíe. ', h('a', { href: `#${PATHS.certificate}` }, 'Subir el certificado (.p12)')], 'certificate'), step(ranged, '2. Registre su secuencia autorizada', ranged
+        ? 'Tiene un rango de eNCF activo en este ambiente.'
+        : [ctx.env === 'eCF' ? 'En producción no se puede emitir sin un rango autorizado por la DGII. ' : 'Copie el rango y su vencimiento de la Oficina Virtual de la DGII (en pruebas, sin rango se numera desde 1). ', h('a', { href: `#${PATHS.sequences}` }, 'Registrar una secuencia')], 'range'), step(false, '3. Emita su primer documento', ['Desde su ERP con una clave API (cabecera X-API-KEY, POST /', ctx.env, '/documentos-ecf). ', h('a', { href: `#${PATHS.keys}` }, 'Crear una clave API')], 'document')));
+}
 export async function documentsPage(ctx) {
     const query = new URLSearchParams();
     for (const k of FILTERS) {
@@ -96,10 +112,13 @@ export async function documentsPage(ctx) {
     lastListHash = hashOf(PATHS.documents, Object.fromEntries(ctx.query));
     trail.use(`${ctx.env}?${query.toString()}`);
     const pdfStatus = h('div', { 'aria-live': 'polite' });
-    ctx.root.append(h('p', { class: 'lead' }, 'Ambiente ', h('strong', null, ctx.env), ` (${ENVIRONMENT_PURPOSES[ctx.env]}). Los documentos en proceso se actualizan solos.`), filterForm(ctx), exportButtons(ctx), pdfFormatField(), pdfStatus, listView({
+    const steps = h('div');
+    void firstSteps(ctx).then((s) => { if (s !== null)
+        steps.replaceChildren(s); }, () => undefined);
+    ctx.root.append(steps, h('p', { class: 'lead' }, 'Ambiente ', h('strong', null, ctx.env), ` (${ENVIRONMENT_PURPOSES[ctx.env]}). Los documentos en proceso se actualizan solos.`), filterForm(ctx), exportButtons(ctx), pdfFormatField(), pdfStatus, listView({
         ctx, trail,
         pagerLabel: 'Páginas de documentos',
-        emptyText: 'No hay documentos con estos filtros en este ambiente.',
+        emptyText: 'No hay documentos con estos filtros en este ambiente. Si todavía no emitió ninguno, siga los primeros pasos de arriba.',
         fetchPage: (cursor, signal) => {
             const q = new URLSearchParams(query);
             if (cursor !== null)

@@ -75,7 +75,7 @@ export class Api {
    */
   publicConfig(): Promise<PublicConfig> {
     this.config ??= this.send<PublicConfig>('GET', '/dashboard/config.json', { auth: false })
-      .catch((): PublicConfig => ({ registrationEnabled: true }));
+      .catch((): PublicConfig => ({ registrationEnabled: true, sequenceExpiryWarningDays: 30 }));
     return this.config;
   }
 

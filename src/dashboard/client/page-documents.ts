@@ -1,5 +1,5 @@
 import { CursorTrail, hashOf, PATHS, type PageContext } from './context.ts';
-import { badge, busy, dgiiDate, field, h, money, orDash, select, table, time } from './dom.ts';
+import { badge, busy, type Child, dgiiDate, field, h, money, orDash, select, table, time } from './dom.ts';
 import { saveAs } from './download.ts';
 import { ENVIRONMENT_PURPOSES, ESTADOS, PAGE_SIZES, PRINT_FORMATS, type PrintFormat, TIPOS } from './labels.ts';
 import { listView } from './list-view.ts';
@@ -108,6 +108,34 @@ function documentsTable(ctx: PageContext, items: readonly DocumentSummary[], sta
   ]), { 'data-list': 'documents', 'data-titled': '' });
 }
 
+/**
+ * A new tenant's first steps, shown while the environment has no document at all: its
+ * signing certificate, an authorised eNCF range, then its first document; each step says
+ * whether it is done and where to do it.
+ */
+async function firstSteps(ctx: PageContext): Promise<HTMLElement | null> {
+  const [page, certificates, ranges] = await Promise.all([
+    ctx.api.get<Page<DocumentSummary>>(`/${ctx.env}/documentos-ecf?pageSize=1`, ctx.signal),
+    ctx.api.get<{ active: boolean; validTo: string }[]>('/api/certificates', ctx.signal),
+    ctx.api.get<{ estado: string }[]>(`/${ctx.env}/secuencias`, ctx.signal),
+  ]);
+  if (page.items.length > 0) return null;
+  const now = Date.now();
+  const certified = certificates.some((c) => c.active && new Date(c.validTo).getTime() > now);
+  const ranged = ranges.some((r) => r.estado === 'activa');
+  const step = (done: boolean, title: string, text: Child, key: string): HTMLElement => h('li', { 'data-step': key, 'data-done': String(done) },
+    badge(done ? 'Hecho' : 'Pendiente', done ? 'ok' : 'warn', done ? 'done' : 'pending'), ' ', h('strong', null, title), h('p', { class: 'hint' }, text));
+  return h('section', { class: 'card', 'aria-labelledby': 'first-steps', 'data-section': 'first-steps' },
+    h('h2', { id: 'first-steps' }, 'Primeros pasos'),
+    h('ol', { class: 'steps' },
+      step(certified, '1. Suba su certificado de firma', certified ? 'Su certificado está vigente: la DGII recibirá sus documentos firmados.' : ['Sin él, los documentos quedan en error hasta que lo suba y los reenvíe. ', h('a', { href: `#${PATHS.certificate}` }, 'Subir el certificado (.p12)')], 'certificate'),
+      step(ranged, '2. Registre su secuencia autorizada', ranged
+        ? 'Tiene un rango de eNCF activo en este ambiente.'
+        : [ctx.env === 'eCF' ? 'En producción no se puede emitir sin un rango autorizado por la DGII. ' : 'Copie el rango y su vencimiento de la Oficina Virtual de la DGII (en pruebas, sin rango se numera desde 1). ', h('a', { href: `#${PATHS.sequences}` }, 'Registrar una secuencia')], 'range'),
+      step(false, '3. Emita su primer documento', ['Desde su ERP con una clave API (cabecera X-API-KEY, POST /', ctx.env, '/documentos-ecf). ', h('a', { href: `#${PATHS.keys}` }, 'Crear una clave API')], 'document'),
+    ));
+}
+
 export async function documentsPage(ctx: PageContext): Promise<void> {
   const query = new URLSearchParams();
   for (const k of FILTERS) {
@@ -119,7 +147,10 @@ export async function documentsPage(ctx: PageContext): Promise<void> {
   trail.use(`${ctx.env}?${query.toString()}`);
 
   const pdfStatus = h('div', { 'aria-live': 'polite' });
+  const steps = h('div');
+  void firstSteps(ctx).then((s) => { if (s !== null) steps.replaceChildren(s); }, () => undefined);
   ctx.root.append(
+    steps,
     h('p', { class: 'lead' }, 'Ambiente ', h('strong', null, ctx.env), ` (${ENVIRONMENT_PURPOSES[ctx.env]}). Los documentos en proceso se actualizan solos.`),
     filterForm(ctx),
     exportButtons(ctx),
@@ -128,7 +159,7 @@ export async function documentsPage(ctx: PageContext): Promise<void> {
     listView<DocumentSummary>({
       ctx, trail,
       pagerLabel: 'Páginas de documentos',
-      emptyText: 'No hay documentos con estos filtros en este ambiente.',
+      emptyText: 'No hay documentos con estos filtros en este ambiente. Si todavía no emitió ninguno, siga los primeros pasos de arriba.',
       fetchPage: (cursor, signal) => {
         const q = new URLSearchParams(query);
         if (cursor !== null) q.set('cursor', cursor);
