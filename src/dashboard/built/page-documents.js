@@ -85,13 +85,10 @@ function documentsTable(ctx, items, status) {
     ]), { 'data-list': 'documents', 'data-titled': '' });
 }
 async function firstSteps(ctx) {
-    const [page, certificates, ranges] = await Promise.all([
-        ctx.api.get(`/${ctx.env}/documentos-ecf?pageSize=1`, ctx.signal),
+    const [certificates, ranges] = await Promise.all([
         ctx.api.get('/api/certificates', ctx.signal),
         ctx.api.get(`/${ctx.env}/secuencias`, ctx.signal),
     ]);
-    if (page.items.length > 0)
-        return null;
     const now = Date.now();
     const certified = certificates.some((c) => c.active && new Date(c.validTo).getTime() > now);
     const ranged = ranges.some((r) => r.estado === 'activa');
@@ -113,8 +110,8 @@ export async function documentsPage(ctx) {
     trail.use(`${ctx.env}?${query.toString()}`);
     const pdfStatus = h('div', { 'aria-live': 'polite' });
     const steps = h('div');
-    void firstSteps(ctx).then((s) => { if (s !== null)
-        steps.replaceChildren(s); }, () => undefined);
+    const unfiltered = [...query.keys()].every((k) => k === 'pageSize');
+    let stepsShown = false;
     ctx.root.append(steps, h('p', { class: 'lead' }, 'Ambiente ', h('strong', null, ctx.env), ` (${ENVIRONMENT_PURPOSES[ctx.env]}). Los documentos en proceso se actualizan solos.`), filterForm(ctx), exportButtons(ctx), pdfFormatField(), pdfStatus, listView({
         ctx, trail,
         pagerLabel: 'Páginas de documentos',
@@ -123,7 +120,15 @@ export async function documentsPage(ctx) {
             const q = new URLSearchParams(query);
             if (cursor !== null)
                 q.set('cursor', cursor);
-            return ctx.api.get(`/${ctx.env}/documentos-ecf?${q.toString()}`, signal);
+            return ctx.api.get(`/${ctx.env}/documentos-ecf?${q.toString()}`, signal).then((page) => {
+                if (page.items.length > 0)
+                    steps.replaceChildren();
+                else if (cursor === null && unfiltered && !stepsShown) {
+                    stepsShown = true;
+                    void firstSteps(ctx).then((s) => steps.replaceChildren(s), () => undefined);
+                }
+                return page;
+            });
         },
         render: (items) => documentsTable(ctx, items, pdfStatus),
         changing: (items) => items.some((d) => ESTADOS[d.estado]?.final === false),

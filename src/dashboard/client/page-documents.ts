@@ -109,17 +109,15 @@ function documentsTable(ctx: PageContext, items: readonly DocumentSummary[], sta
 }
 
 /**
- * A new tenant's first steps, shown while the environment has no document at all: its
- * signing certificate, an authorised eNCF range, then its first document; each step says
- * whether it is done and where to do it.
+ * A new tenant's first steps, shown while the environment has no document at all (the
+ * unfiltered list's first page came back empty): its signing certificate, an authorised eNCF
+ * range, then its first document; each step says whether it is done and where to do it.
  */
-async function firstSteps(ctx: PageContext): Promise<HTMLElement | null> {
-  const [page, certificates, ranges] = await Promise.all([
-    ctx.api.get<Page<DocumentSummary>>(`/${ctx.env}/documentos-ecf?pageSize=1`, ctx.signal),
+async function firstSteps(ctx: PageContext): Promise<HTMLElement> {
+  const [certificates, ranges] = await Promise.all([
     ctx.api.get<{ active: boolean; validTo: string }[]>('/api/certificates', ctx.signal),
     ctx.api.get<{ estado: string }[]>(`/${ctx.env}/secuencias`, ctx.signal),
   ]);
-  if (page.items.length > 0) return null;
   const now = Date.now();
   const certified = certificates.some((c) => c.active && new Date(c.validTo).getTime() > now);
   const ranged = ranges.some((r) => r.estado === 'activa');
@@ -148,7 +146,8 @@ export async function documentsPage(ctx: PageContext): Promise<void> {
 
   const pdfStatus = h('div', { 'aria-live': 'polite' });
   const steps = h('div');
-  void firstSteps(ctx).then((s) => { if (s !== null) steps.replaceChildren(s); }, () => undefined);
+  const unfiltered = [...query.keys()].every((k) => k === 'pageSize');
+  let stepsShown = false;
   ctx.root.append(
     steps,
     h('p', { class: 'lead' }, 'Ambiente ', h('strong', null, ctx.env), ` (${ENVIRONMENT_PURPOSES[ctx.env]}). Los documentos en proceso se actualizan solos.`),
@@ -163,7 +162,14 @@ export async function documentsPage(ctx: PageContext): Promise<void> {
       fetchPage: (cursor, signal) => {
         const q = new URLSearchParams(query);
         if (cursor !== null) q.set('cursor', cursor);
-        return ctx.api.get<Page<DocumentSummary>>(`/${ctx.env}/documentos-ecf?${q.toString()}`, signal);
+        return ctx.api.get<Page<DocumentSummary>>(`/${ctx.env}/documentos-ecf?${q.toString()}`, signal).then((page) => {
+          if (page.items.length > 0) steps.replaceChildren();
+          else if (cursor === null && unfiltered && !stepsShown) {
+            stepsShown = true;
+            void firstSteps(ctx).then((s) => steps.replaceChildren(s), () => undefined);
+          }
+          return page;
+        });
       },
       render: (items) => documentsTable(ctx, items, pdfStatus),
       changing: (items) => items.some((d) => ESTADOS[d.estado]?.final === false),
