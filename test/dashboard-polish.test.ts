@@ -204,3 +204,19 @@ test('a range expiring within SEQUENCE_EXPIRY_WARNING_DAYS is flagged; the accep
   assert.match(await basis.textContent() ?? '', /^Aceptados y aceptados condicionales entre los documentos que la DGII ya juzgó \(aceptados, condicionales y rechazados\); no cuenta los que están en proceso ni en error\.$/);
   assert.deepEqual(unexpectedProblems(w), []);
 });
+
+test('the certificate page names an expired certificate\'s date as dd-mm-aaaa', async () => {
+  const a = await newTenant(t.url);
+  const expired = makeTestCertificate(a.rnc, { days: -1 });
+  const w = await open();
+  const { page } = w;
+  await signIn(page, t.url, a.email, a.password);
+  await openSettings(page, 'Certificado');
+  await page.getByLabel('Archivo (.p12 o .pfx)').setInputFiles({ name: 'vencido.p12', mimeType: 'application/x-pkcs12', buffer: expired.p12 });
+  await page.getByLabel('Contraseña del archivo').fill(expired.password);
+  await page.getByRole('button', { name: 'Subir certificado' }).click();
+  const message = page.getByText(/el certificado venció el/);
+  await message.waitFor();
+  assert.match(await message.textContent() ?? '', /el certificado venció el \d\d-\d\d-\d{4}\./);
+  assert.deepEqual(unexpectedProblems(w, [422]), []);
+});
