@@ -72,8 +72,8 @@ log=$work/service.log
   cd "$app"
   exec env -i PATH="$node24/bin:/usr/bin:/bin" NODE_ENV=production HOST=127.0.0.1 PORT=0 \
     DATABASE_URL="$db_url" DATA_DIR="$work/data" ECF_MASTER_KEY="$master_key" \
-    SIMULATOR_PROCESSING_MS=200 DGII_POLL_INTERVAL_MS=100 QUEUE_POLL_INTERVAL_MS=50 \
-    "$node24/bin/node" src/main.ts
+    TAX_AUTHORITY=simulator SIMULATOR_PROCESSING_MS=200 DGII_POLL_INTERVAL_MS=100 QUEUE_POLL_INTERVAL_MS=50 \
+    "$node24/bin/node" bin/ecf-service.js
 ) >"$log" 2>&1 &
 service_pid=$!
 base=""
@@ -96,8 +96,8 @@ status() { curl -s -o "$work/body" -w '%{http_code}' "$@"; }
 register='{"email":"ops@example.com","password":"correct horse battery","name":"Distribuidora Caribe Digital SRL","rnc":"131880681"}'
 status -X POST "$base/TesteCF/customer/register" -H 'Content-Type: application/json' -d "$register" >/dev/null
 grep -q '"REGISTRATION_DISABLED"' "$work/body" || fail "public registration is open: $(cat "$work/body")"
-(cd "$app" && env -i PATH="$node24/bin:/usr/bin:/bin" NODE_ENV=production DATABASE_URL="$db_url" DATA_DIR="$work/data" ECF_MASTER_KEY="$master_key" LOG_LEVEL=error \
-  "$node24/bin/node" src/cli/tenant.ts create --name "Distribuidora Caribe Digital SRL" --rnc 131880681 --email ops@example.com --password "correct horse battery") >"$work/tenant.json" \
+(cd "$app" && env -i PATH="$node24/bin:/usr/bin:/bin" NODE_ENV=production DATABASE_URL="$db_url" DATA_DIR="$work/data" ECF_MASTER_KEY="$master_key" LOG_LEVEL=error TAX_AUTHORITY=simulator \
+  "$node24/bin/node" bin/ecf-service.js tenant create --name "Distribuidora Caribe Digital SRL" --rnc 131880681 --email ops@example.com --password "correct horse battery") >"$work/tenant.json" \
   || fail "npm run tenant: $(cat "$work/tenant.json")"
 api_key=$(node -p "JSON.parse(require('fs').readFileSync('$work/tenant.json','utf8')).apiKey.key")
 

@@ -9,6 +9,7 @@ import { IDENTITY_SCHEMAS } from './auth/schemas.ts';
 import { TokenIssuer } from './auth/tokens.ts';
 import { deriveKeys, loadMasterKey } from './crypto/master-key.ts';
 import { openDatabase, type Database } from './db/connect.ts';
+import { checkMasterKey } from './db/key-check.ts';
 import { migrate } from './db/migrate.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { Router } from './http/router.ts';
@@ -53,6 +54,8 @@ import { WebhookService } from './webhooks/service.ts';
 import { WebhookSettings } from './webhooks/settings.ts';
 import { ServiceMetrics } from './metrics/metrics.ts';
 import { jobGauges } from './queue/gauges.ts';
+import { documentGauges } from './documents/gauges.ts';
+import { certificateGauges } from './certificates/gauges.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { receivedDocumentRoutes } from './receiver/listing-routes.ts';
 import { ReceivedDocuments } from './receiver/received-documents.ts';
@@ -116,7 +119,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const certificateParsers = new ParserPool();
   try {
     await migrate(db.sql, log);
-    const keys = deriveKeys(await loadMasterKey(config, log));
+    const master = await loadMasterKey(config, log);
+    await checkMasterKey(db.sql, master, log);
+    const keys = deriveKeys(master);
     const hasher = new PasswordHasher(config.auth.scryptLogN, config.auth.scryptMaxConcurrent, config.auth.scryptMaxQueue, config.auth.scryptUnknownEmailsPerMinute);
     const authenticator = new Authenticator(db.sql, keys['jwt-signing'], config.auth, log);
     const tokens = new TokenIssuer(db.sql, keys['jwt-signing'], config.auth, log, authenticator);
@@ -127,7 +132,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const certificates = new CertificateStore(db.sql, keys['certificates'], (file, password, owner) => certificateParsers.parse(file, password, owner));
     // The simulator's directory lists this service's tenants at its public address, known once it listens.
     let ownUrl = config.publicUrl ?? '';
-    const extras = { directoryCacheTtlMs: config.exchange.directoryCacheTtlMs, simulatedDirectory: ownDirectory(db.sql, () => ownUrl) };
+    const metrics = new ServiceMetrics(rateLimits, [() => jobGauges(db.sql), () => webhooks.gauges(), () => documentGauges(db.sql), () => certificateGauges(db.sql)]);
+    const extras = { directoryCacheTtlMs: config.exchange.directoryCacheTtlMs, simulatedDirectory: ownDirectory(db.sql, () => ownUrl), onDgiiRequest: metrics.onDgiiRequest };
     dgii = options.authority === undefined
       ? await startTaxAuthority(config.authority, (tenantId) => certificates.credentials(tenantId), log, extras)
       : { authority: options.authority, simulator: null, client: null, directory: EMPTY_DIRECTORY, close: async () => {} };
@@ -150,7 +156,6 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const annulments = new AnnulmentService(db.sql, sequences, (tenantId) => documents.rncOf(tenantId), () => runtime.nudge());
     const buyerApprovals = new BuyerApprovals({ sql: db.sql, certificates, onQueued: () => runtime.nudge() });
     const submitPolicy = { maxAttempts: config.authority.submitMaxAttempts, backoffBaseMs: config.authority.retryBaseMs, backoffMaxMs: config.authority.retryMaxMs };
-    const metrics = new ServiceMetrics(rateLimits, [() => jobGauges(db.sql), () => webhooks.gauges()]);
     const runtime: WorkerRuntime = new WorkerRuntime(db.sql, log, config.queue, {
       ...documentJobs({ sql: db.sql, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, config: config.authority, log }),
       'annulment.submit': annulmentJob({ sql: db.sql, sequences, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, policy: submitPolicy, log }),
@@ -216,13 +221,13 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...authRoutes({ config, identity, tokens, authenticator }),
       // Before documentRoutes: /documentos-ecf/export must not be read as a document id.
       ...documentReportRoutes(new DocumentReports(db.sql, (tenantId, since) => webhooks.deliveryTrouble(tenantId, since))),
-      ...documentRoutes({ documents, idempotency }),
+      ...documentRoutes({ documents, idempotency, signingReady: async (tenantId) => (await certificates.credentials(tenantId)) !== null }),
       ...emailRoutes(email),
       ...logoRoutes(new TenantLogos(db.sql)),
       ...sequenceRoutes({ sequences, idempotency }),
       ...annulmentRoutes({ documents, annulments, sequences, idempotency }),
       ...certificateRoutes({ certificates }),
-      ...dashboardRoutes({ assets: new DashboardAssets(log), registrationEnabled: config.registrationEnabled }),
+      ...dashboardRoutes({ assets: new DashboardAssets(log), registrationEnabled: config.registrationEnabled, sequenceExpiryWarningDays: config.sequences.expiryWarningDays }),
       ...webhookRoutes({ settings: webhookSettings, webhooks, attemptTimeoutMs: config.webhooks.timeoutMs }),
       ...metricsRoutes({ metrics, token: config.metricsToken }),
       ...receiverRoutes({ receiver: new ReceiverService(db.sql, outbox, certificates, log, signerTrust), auth: new SenderAuth(db.sql, signerTrust), crlWaitMs: 2 * config.receiver.crlTimeoutMs }),

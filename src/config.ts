@@ -259,7 +259,7 @@ function readMail(r: Reader): Config['mail'] {
 
 function read(env: Env): { config: Config; r: Reader } {
   const r = new Reader(env);
-  const nodeEnv = r.oneOf('NODE_ENV', NODE_ENVS, 'development', 'Deployment mode; production requires ECF_MASTER_KEY.');
+  const nodeEnv = r.oneOf('NODE_ENV', NODE_ENVS, 'development', 'Deployment mode; production requires ECF_MASTER_KEY and an explicit TAX_AUTHORITY.');
   const config: Config = {
     nodeEnv,
     host: r.string('HOST', '127.0.0.1', 'Address the HTTP server binds to (0.0.0.0 for all interfaces).'),
@@ -311,7 +311,7 @@ function read(env: Env): { config: Config; r: Reader } {
       expiryWarningDays: r.int('SEQUENCE_EXPIRY_WARNING_DAYS', 30, 1, 3650, 'sequence.expiring is sent once per active eNCF range this many days before its FechaVencimientoSecuencia.'),
     },
     authority: {
-      kind: r.oneOf('TAX_AUTHORITY', AUTHORITY_KINDS, 'simulator', 'Where documents are sent: simulator starts a DGII simulator inside the service (on 127.0.0.1, a free port) and talks to it with the real DGII client; dgii uses DGII\'s services.'),
+      kind: r.oneOf('TAX_AUTHORITY', AUTHORITY_KINDS, 'simulator', 'Where documents are sent (must be set explicitly when NODE_ENV=production): simulator starts a DGII simulator inside the service (on 127.0.0.1, a free port) and talks to it with the real DGII client; dgii uses DGII\'s services.'),
       simulatedProcessingMs: r.int('SIMULATOR_PROCESSING_MS', 3000, 0, 3_600_000, 'With TAX_AUTHORITY=simulator: how long the simulator answers "En Proceso" before its verdict.'),
       timeoutMs: r.int('DGII_TIMEOUT_MS', 30_000, 100, 600_000, 'Deadline of each HTTP call to DGII (or the simulator), reading the answer included; a timeout is retried like a network error.'),
       baseUrls: parseDgiiUrls(r, nodeEnv, 'DGII_BASE_URL', DGII_BASE_URLS, 'Base URL of DGII\'s e-CF services (authentication, reception, status)'),
@@ -344,7 +344,7 @@ function read(env: Env): { config: Config; r: Reader } {
     },
     rateLimits: {
       defaultPerMinute: r.int('RATE_LIMIT_DEFAULT_PER_MINUTE', 120, 1, 1_000_000, 'Default API scope, per tenant.'),
-      emitPerMinute: r.int('RATE_LIMIT_EMIT_PER_MINUTE', 30, 1, 1_000_000, 'POST documentos-ecf, per tenant.'),
+      emitPerMinute: r.int('RATE_LIMIT_EMIT_PER_MINUTE', 600, 1, 1_000_000, 'POST documentos-ecf, per tenant: a burst of this many, then this many per minute; a batch (POST documentos-ecf/lote) counts as its documents.'),
       sensitivePerMinute: r.int('RATE_LIMIT_SENSITIVE_PER_MINUTE', 10, 1, 1_000_000, 'Certificate upload, password change, webhook test; per tenant.'),
       publicAuthPerMinute: r.int('RATE_LIMIT_PUBLIC_AUTH_PER_MINUTE', 20, 1, 1_000_000, 'Login, register, refresh; per client IP.'),
       receiverPerMinute: r.int('RATE_LIMIT_RECEIVER_PER_MINUTE', 600, 1, 1_000_000, 'Receiver group /fe/*, per tenant: e-CF and approvals sent with a valid sender token (taken once the token is checked, so requests without one never spend it).'),
@@ -358,6 +358,11 @@ function read(env: Env): { config: Config; r: Reader } {
   };
   if (config.webConcurrency > 1 && (config.databaseUrl === null || config.databaseUrl === 'memory://')) {
     r.problem(`WEB_CONCURRENCY=${config.webConcurrency} needs DATABASE_URL: the embedded database (PGlite) serves one process only; set DATABASE_URL to a PostgreSQL server or WEB_CONCURRENCY=1`);
+  }
+  // Production never falls back to the simulator by default: an operator who forgot the
+  // setting would otherwise issue nothing to DGII while every document looked accepted.
+  if (nodeEnv === 'production' && (env.TAX_AUTHORITY ?? '').trim() === '') {
+    r.problem('TAX_AUTHORITY must be set when NODE_ENV=production: dgii sends documents to DGII; simulator keeps the built-in simulator on purpose');
   }
   config.masterKey = parseMasterKey(r, r.optional('ECF_MASTER_KEY', 'Master secret (≥32 bytes, hex or base64) from which signing and encryption keys are derived. Required in production; in development one is generated under DATA_DIR.'), nodeEnv);
   return { config, r };

@@ -20,7 +20,7 @@ test('npm run tenant -- create makes a tenant, user and working API key without 
   // On a server each test file has its own database; embedded, the CLI writes under DATA_DIR.
   const server = SERVER_URL === null ? null : await createTestDatabase();
   const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, ECF_MASTER_KEY: TEST_MASTER_KEY, SCRYPT_LOG_N: '12', LOG_LEVEL: 'error', ...(server === null ? {} : { DATABASE_URL: server.url }) };
-  const args = ['src/cli/tenant.ts', 'create', '--name', 'Operadora SRL', '--rnc', '40212345678', '--email', 'Ops@Example.com'];
+  const args = ['bin/ecf-service.js', 'tenant', 'create', '--name', 'Operadora SRL', '--rnc', '40212345678', '--email', 'Ops@Example.com'];
   let db: Database | null = null;
   try {
     const { stdout } = await run(process.execPath, args, { cwd: ROOT, env });
@@ -32,10 +32,10 @@ test('npm run tenant -- create makes a tenant, user and working API key without 
     const [row] = await db.sql`select key_hash from api_keys where tenant_id = ${out.tenant.id}`;
     assert.deepEqual(row?.keyHash, createHash('sha256').update(out.apiKey.key).digest());
 
-    await assert.rejects(run(process.execPath, [...args.slice(0, 6), '--rnc', '123'], { cwd: ROOT, env }), /--rnc must be 9 or 11 digits/);
-    await assert.rejects(run(process.execPath, [...args.slice(0, 6), '--rnc', '40212345670'], { cwd: ROOT, env }), /--rnc must be a valid RNC or cédula: .*check digit \(Luhn\) must be 8/);
-    await assert.rejects(run(process.execPath, [...args.slice(0, 6), '--rnc', '131880682'], { cwd: ROOT, env }), /check digit \(modulus 11\) must be 1/);
-    await assert.rejects(run(process.execPath, [...args.slice(0, 5), '--rnc', '123456786'], { cwd: ROOT, env }), (err: Error) => /ambiguous/.test(err.message) && !/at parseArgs/.test(err.message));
+    await assert.rejects(run(process.execPath, [...args.slice(0, 7), '--rnc', '123'], { cwd: ROOT, env }), /--rnc must be 9 or 11 digits/);
+    await assert.rejects(run(process.execPath, [...args.slice(0, 7), '--rnc', '40212345670'], { cwd: ROOT, env }), /--rnc must be a valid RNC or cédula: .*check digit \(Luhn\) must be 8/);
+    await assert.rejects(run(process.execPath, [...args.slice(0, 7), '--rnc', '131880682'], { cwd: ROOT, env }), /check digit \(modulus 11\) must be 1/);
+    await assert.rejects(run(process.execPath, [...args.slice(0, 6), '--rnc', '123456786'], { cwd: ROOT, env }), (err: Error) => /ambiguous/.test(err.message) && !/at parseArgs/.test(err.message));
   } finally {
     if (server === null) await db?.close();
     await server?.close();
@@ -45,11 +45,11 @@ test('npm run tenant -- create makes a tenant, user and working API key without 
 
 test('the operator commands report a bad configuration variable like the service does: the message, no stack, exit 2', async () => {
   const env = { PATH: process.env.PATH ?? '', PORT: 'eighty', ECF_MASTER_KEY: TEST_MASTER_KEY };
-  const commands = [['src/cli/migrate.ts'], ['src/cli/tenant.ts', 'create', '--name', 'X SRL', '--rnc', '131880681', '--email', 'x@example.com'], ['src/main.ts']];
+  const commands = [['bin/ecf-service.js', 'migrate'], ['bin/ecf-service.js', 'tenant', 'create', '--name', 'X SRL', '--rnc', '131880681', '--email', 'x@example.com'], ['bin/ecf-service.js']];
   for (const command of commands) {
     const failure = await run(process.execPath, [...command], { cwd: ROOT, env }).then(() => null, (err: { code: number; stderr: string }) => err);
     assert.ok(failure !== null, `${command[0]} must fail`);
-    assert.equal(failure.code, 2, command[0]);
+    assert.equal(failure.code, 2, command.join(' '));
     assert.match(failure.stderr, /Invalid configuration:\n {2}- PORT must be an integer from 0 to 65535 \(got "eighty"\)/);
     assert.doesNotMatch(failure.stderr, /\n\s+at /, `${command[0]} prints no stack trace`);
   }
@@ -60,7 +60,7 @@ test('npm run migrate applies every migration to a fresh database, and a second 
   const server = SERVER_URL === null ? null : await createTestDatabase();
   const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, ECF_MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'info', ...(server === null ? {} : { DATABASE_URL: server.url }) };
   const migrateOnce = async () => {
-    const { stdout } = await run(process.execPath, ['src/cli/migrate.ts'], { cwd: ROOT, env });
+    const { stdout } = await run(process.execPath, ['bin/ecf-service.js', 'migrate'], { cwd: ROOT, env });
     return stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l)).filter((l) => /^(migrations applied|database is up to date)$/.test(l.msg));
   };
   try {

@@ -13,7 +13,7 @@ test('defaults match the specification\'s limits and constants', () => {
   assert.equal(c.auth.scryptLogN, 17);
   assert.deepEqual(
     [c.rateLimits.defaultPerMinute, c.rateLimits.emitPerMinute, c.rateLimits.sensitivePerMinute, c.rateLimits.publicAuthPerMinute, c.rateLimits.receiverPerMinute],
-    [120, 30, 10, 20, 600],
+    [120, 600, 10, 20, 600],
   );
   // Webhooks: retries after 1 min, 5 min, 30 min, 2 h and 12 h; a 10 s timeout; private networks refused.
   assert.deepEqual(c.webhooks.retryDelaysMs, [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000]);
@@ -34,11 +34,28 @@ test('every bad value is reported at once', () => {
 
 test('production refuses to start without ECF_MASTER_KEY', () => {
   assert.throws(() => loadConfig({ NODE_ENV: 'production' }), /ECF_MASTER_KEY is required/);
-  assert.equal(loadConfig({ NODE_ENV: 'production', ECF_MASTER_KEY: 'ff'.repeat(32) }).masterKey?.length, 32);
+  assert.equal(loadConfig({ NODE_ENV: 'production', ECF_MASTER_KEY: 'ff'.repeat(32), TAX_AUTHORITY: 'dgii' }).masterKey?.length, 32);
+});
+
+test('production refuses to start without an explicit TAX_AUTHORITY, in one line naming both choices; elsewhere the simulator is the default', () => {
+  const key = { ECF_MASTER_KEY: 'ff'.repeat(32) };
+  for (const unset of [{}, { TAX_AUTHORITY: '  ' }]) {
+    try {
+      loadConfig({ NODE_ENV: 'production', ...key, ...unset });
+      assert.fail('expected ConfigError');
+    } catch (err) {
+      assert.ok(err instanceof ConfigError);
+      assert.deepEqual(err.problems, ['TAX_AUTHORITY must be set when NODE_ENV=production: dgii sends documents to DGII; simulator keeps the built-in simulator on purpose']);
+    }
+  }
+  assert.equal(loadConfig({ NODE_ENV: 'production', ...key, TAX_AUTHORITY: 'simulator' }).authority.kind, 'simulator');
+  assert.equal(loadConfig({ NODE_ENV: 'production', ...key, TAX_AUTHORITY: 'dgii' }).authority.kind, 'dgii');
+  assert.equal(loadConfig({ NODE_ENV: 'test' }).authority.kind, 'simulator');
+  assert.equal(loadConfig({}).authority.kind, 'simulator');
 });
 
 test('public registration is closed by default in production only, and either default can be overridden', () => {
-  const key = { ECF_MASTER_KEY: 'ff'.repeat(32) };
+  const key = { ECF_MASTER_KEY: 'ff'.repeat(32), TAX_AUTHORITY: 'dgii' };
   assert.equal(loadConfig({}).registrationEnabled, true);
   assert.equal(loadConfig({ NODE_ENV: 'test' }).registrationEnabled, true);
   assert.equal(loadConfig({ NODE_ENV: 'production', ...key }).registrationEnabled, false);

@@ -113,6 +113,9 @@ describe('API keys', () => {
     for (let i = 0; i < 15 && (await focusedText(page)).text !== 'Revocar'; i++) await page.keyboard.press('Tab');
     const target = await page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
     assert.equal(target, 'Revocar la clave Tienda en línea', 'the newest key is listed first');
+    // Past the next row's Cambiar ámbito to its Revocar.
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Cambiar ámbito de la clave Clave inicial');
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Revocar la clave Clave inicial');
     await page.keyboard.press('Enter');

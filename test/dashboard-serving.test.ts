@@ -97,14 +97,14 @@ describe('serving', () => {
     assert.deepEqual(doc.paths['/dashboard/config.json'].get.security, []);
   });
 
-  test('config.json tells a signed-out page whether registration is open, and nothing else', async () => {
+  test('config.json tells a signed-out page whether registration is open and the sequence expiry warning, and nothing else', async () => {
     const res = await fetch(`${t.url}/dashboard/config.json`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     assert.equal(res.headers.get('cache-control'), 'no-store');
     assert.ok(res.headers.get('content-security-policy'));
     assert.equal(res.headers.get('x-frame-options'), 'DENY');
-    assert.deepEqual(await res.json(), { success: true, data: { registrationEnabled: true } });
+    assert.deepEqual(await res.json(), { success: true, data: { registrationEnabled: true, sequenceExpiryWarningDays: 30 } });
   });
 });
 

@@ -147,7 +147,7 @@ describe('signing up and in', () => {
     const closed = await startTestService({ env: { REGISTRATION_ENABLED: 'false' } });
     try {
       const config = await call(closed.url, 'GET', '/dashboard/config.json');
-      assert.deepEqual(config.body, { success: true, data: { registrationEnabled: false } });
+      assert.deepEqual(config.body, { success: true, data: { registrationEnabled: false, sequenceExpiryWarningDays: 30 } });
       const w = await open();
       await w.page.goto(`${closed.url}/dashboard/`);
       await heading(w.page, 'Ingresar');
@@ -171,7 +171,7 @@ describe('signing up and in', () => {
   });
 
   test('where registration is open the sign-in page links to it', async () => {
-    assert.deepEqual((await call(t.url, 'GET', '/dashboard/config.json')).body, { success: true, data: { registrationEnabled: true } });
+    assert.deepEqual((await call(t.url, 'GET', '/dashboard/config.json')).body, { success: true, data: { registrationEnabled: true, sequenceExpiryWarningDays: 30 } });
     const w = await open();
     await w.page.goto(`${t.url}/dashboard/`);
     await w.page.getByRole('link', { name: 'Crear una cuenta' }).click();

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { VARIABLES } from '../src/config.ts';
 import { signatureHeader } from '../src/webhooks/settings.ts';
+import { signatureHeaders } from '../src/webhooks/signing.ts';
 import { CONFIG_DOC, configTable, withConfigTable } from '../scripts/update-readme-config.ts';
 import { ROOT } from './helpers/process.ts';
 import { headingSlugs, markdownLinks } from './helpers/markdown.ts';
@@ -58,7 +59,7 @@ test('docs/configuration.md holds the table scripts/update-readme-config.ts writ
   assert.deepEqual(missing, []);
 });
 
-test('the signature check docs/webhooks.md shows accepts the service\'s signature and nothing else', () => {
+test('the signature check docs/webhooks.md shows accepts the service\'s signature and nothing else, during a rotation overlap too', () => {
   const snippet = /```js\n([\s\S]*?)```/.exec(read(join(DOCS, 'webhooks.md')))?.[1];
   assert.ok(snippet !== undefined, 'docs/webhooks.md has a js block');
   // The snippet is two statements over `crypto`, `secret`, `rawBody` and `header`; run it as written.
@@ -71,6 +72,16 @@ test('the signature check docs/webhooks.md shows accepts the service\'s signatur
   assert.equal(check(crypto, 'another-secret-0123456789', Buffer.from(body), header), false);
   assert.equal(check(crypto, secret, Buffer.from(body), header.slice(0, -1)), false);
   assert.equal(header, `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
+
+  // During an overlap the header the service sends holds the new secret's value and the previous
+  // one's: a receiver holding either secret accepts, one holding neither does not.
+  const previous = 'whsec-docs-previous-0123456789';
+  const overlap = signatureHeaders([secret, previous], 'msg_1', new Date(), body)['x-ecf-signature'] as string;
+  assert.match(overlap, /^sha256=[0-9a-f]{64}, sha256=[0-9a-f]{64}$/);
+  assert.equal(check(crypto, secret, Buffer.from(body), overlap), true);
+  assert.equal(check(crypto, previous, Buffer.from(body), overlap), true);
+  assert.equal(check(crypto, 'another-secret-0123456789', Buffer.from(body), overlap), false);
+  assert.equal(check(crypto, previous, Buffer.from(body.replace('hola', 'hole')), overlap), false);
 });
 
 // The specification and its companion used to live outside the repository; decisions.md may be

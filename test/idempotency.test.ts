@@ -227,17 +227,24 @@ describe('Idempotency-Key', () => {
     const store = new IdempotencyStore(t.sql, { ttlMs: 60_000, leaseMs: 60_000 }, createLogger('silent'));
     await t.sql`create table if not exists batch_writes (tenant_id integer not null, encf text not null, by text not null)`;
     let batches = 0;
-    // The first batch (the first request alone) takes the second request's key over, as a
-    // retry would, before the second batch (the other two) stores its answers. (In the batch's
-    // own transaction: the embedded database has one connection.)
+    let firstBatchRunning = () => {};
+    const others = new Promise<void>((resolve) => (firstBatchRunning = resolve));
+    // The first batch (the first request alone: the others join the numbering only once it
+    // runs) takes the second request's key over, as a retry would, before the second batch (the
+    // other two) stores its answers. (In the batch's own transaction: the embedded database has
+    // one connection.)
     const batcher = new SequenceBatcher(t.sql, {
       ranges: async (tx) => {
-        if (batches++ === 0) await tx`update idempotency_keys set owner = gen_random_uuid() where tenant_id = ${a.tenantId} and key = 'pipelined-2'`;
+        if (batches++ === 0) {
+          await tx`update idempotency_keys set owner = gen_random_uuid() where tenant_id = ${a.tenantId} and key = 'pipelined-2'`;
+          firstBatchRunning();
+        }
         return null;
       },
     });
     const handler = store.wrap(async (ctx, claim) => {
       const reply: Reply = { status: 201, body: { by: ctx.requestId } };
+      if (ctx.requestId !== 'one') await others;
       await batcher.run({ tenantId: a.tenantId, environment: 'TesteCF', tipo: 31 }, (tx, encf) => Promise.all([
         tx`insert into batch_writes values (${a.tenantId}, ${encf}, ${ctx.requestId})`,
         claim?.storeIn(tx, reply),

@@ -4,6 +4,9 @@ import { request } from 'node:http';
 import { loopbackScrape } from '../src/metrics/routes.ts';
 import { call, newTenant } from './helpers/http.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
+import { newTenantWithCertificate } from './helpers/certificates.ts';
+import { waitFor } from './helpers/wait.ts';
+import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
 
 describe('GET /metrics from loopback', () => {
   let t: TestService;
@@ -100,5 +103,64 @@ describe('GET /metrics while the database is unreachable', () => {
     assert.match(res.text, /^ecf_database_up 0$/m);
     assert.match(res.text, /^process_resident_memory_bytes \d+$/m);
     assert.doesNotMatch(res.text, /^(# (HELP|TYPE) )?(ecf_jobs_queued|ecf_jobs_running|ecf_webhook_deliveries)\b/m);
+  });
+});
+
+describe('what operators alert on', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService({ env: { ...FAST_PIPELINE } });
+  });
+  after(() => t.close());
+
+  const sample = (text: string, series: string): number | undefined => {
+    const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+    return line === undefined ? undefined : Number(line.slice(series.length + 1));
+  };
+
+  test('certificate expiry per tenant, documents by estado, buyer legs, and DGII requests by service and outcome', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const simulator = t.service.simulator;
+    assert.ok(simulator !== null);
+    simulator.injectFault({ service: 'recepcion', status: 503, times: 1 });
+    const sent = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey } });
+    assert.equal(sent.status, 202, sent.text);
+    await waitForEstado(t.url, 'TesteCF', sent.body.data.internalTrackId, { 'x-api-key': a.apiKey }, ['aceptado']);
+    const invalid = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: { ECF: {} }, headers: { 'x-api-key': a.apiKey } });
+    assert.equal(invalid.status, 422);
+
+    // The buyer leg is decided after the verdict, by a job of its own: scrape once it has been.
+    const legStates = ['pendiente', 'recibido', 'no_recibido', 'no_aplica', 'error'];
+    const text = await waitFor(async () => {
+      const scraped = (await call(t.url, 'GET', '/metrics')).text;
+      const legs = legStates.map((estado) => sample(scraped, `ecf_documents_receptor{environment="TesteCF",estado="${estado}"}`) ?? 0);
+      return legs.reduce((x, y) => x + y, 0) === 1 ? scraped : undefined;
+    }, 10_000, 'the buyer leg counted');
+    const [cert] = await t.sql<{ validTo: Date }[]>`select valid_to from certificates where tenant_id = ${a.tenantId} and active`;
+    assert.ok(cert !== undefined);
+    assert.equal(sample(text, `ecf_certificate_not_after_seconds{tenant="${a.tenantId}"}`), Math.floor(cert.validTo.getTime() / 1000));
+    assert.equal(sample(text, 'ecf_documents{environment="TesteCF",estado="aceptado"}'), 1);
+    assert.equal(sample(text, 'ecf_documents{environment="eCF",estado="rechazado"}'), 0, 'every state is listed, 0 included');
+    const legs = legStates.map((estado) => sample(text, `ecf_documents_receptor{environment="eCF",estado="${estado}"}`));
+    assert.deepEqual(legs, [0, 0, 0, 0, 0], 'every leg state of every environment is listed');
+    assert.equal(sample(text, 'ecf_dgii_requests_total{service="recepcion",outcome="server_error"}'), 1);
+    assert.equal(sample(text, 'ecf_dgii_requests_total{service="recepcion",outcome="ok"}'), 1);
+    assert.ok((sample(text, 'ecf_dgii_requests_total{service="seed",outcome="ok"}') ?? 0) >= 1, text);
+    assert.ok((sample(text, 'ecf_dgii_requests_total{service="estado",outcome="ok"}') ?? 0) >= 1, text);
+  });
+
+  test('queue depth and age: jobs due and unclaimed, and how long the oldest has waited', async () => {
+    const idle = await startTestService({ env: { WORKERS_ENABLED: 'false' } });
+    try {
+      await idle.sql`insert into jobs (kind, payload, run_at) values ('webhook.deliver', '{}', now() - interval '90 seconds'), ('webhook.deliver', '{}', now() - interval '10 seconds'), ('webhook.deliver', '{}', now() + interval '1 hour')`;
+      const text = (await call(idle.url, 'GET', '/metrics')).text;
+      assert.equal(sample(text, 'ecf_jobs_queued{kind="webhook.deliver"}'), 3);
+      assert.equal(sample(text, 'ecf_jobs_due{kind="webhook.deliver"}'), 2);
+      const age = sample(text, 'ecf_jobs_oldest_due_age_seconds{kind="webhook.deliver"}') ?? 0;
+      assert.ok(age >= 90 && age < 600, String(age));
+      assert.equal(sample(text, 'ecf_jobs_oldest_due_age_seconds{kind="exchange.deliver"}'), 0);
+    } finally {
+      await idle.close();
+    }
   });
 });

@@ -66,6 +66,12 @@ test('openapi-typescript types the emit body of each e-CF type: every example co
   lines.push('// @ts-expect-error an element that is not in the XSD\nexport const bad2: B31 = { ...e31, ECF: { ...e31.ECF, Inventado: 1 } };');
   lines.push("// @ts-expect-error TipoeCF selects the schema\nexport const bad3: B32 = { ...e32, ECF: { ...e32.ECF, Encabezado: { ...e32.ECF.Encabezado, IdDoc: { ...e32.ECF.Encabezado.IdDoc, TipoeCF: 31 } } } };");
   lines.push("// @ts-expect-error metadata values are strings\nexport const bad4: B31 = { ...e31, metadata: { n: 1 } };");
+  // The stored e-CF of a document in detail has the types of the e-CF, not an empty object type.
+  lines.push("type StoredEcf = S['DocumentDetail']['document']['ECF'];");
+  lines.push('export const stored31: StoredEcf = e31.ECF;');
+  lines.push('export const stored32: StoredEcf = e32.ECF;');
+  lines.push("// @ts-expect-error Encabezado is an object\nexport const bad5: StoredEcf = { Encabezado: 'x', DetallesItems: { Item: [] } };");
+  lines.push("export const tipo: number | string = ({} as StoredEcf).Encabezado.IdDoc.TipoeCF;");
   writeFileSync(join(dir, 'check.ts'), `${lines.join('\n')}\n`);
   const args = ['--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--allowImportingTsExtensions', join(dir, 'check.ts')];
   const compiled = await run(join(BIN, 'tsc'), args, { cwd: dir, maxBuffer: 64 * 1024 * 1024 }).then(() => '', (err: { stdout?: string }) => err.stdout ?? 'tsc failed');

@@ -12,7 +12,7 @@ test('the systemd unit has the hardening and restart settings the operations kit
   const expected: Record<string, string> = {
     Type: 'simple', Restart: 'on-failure', DynamicUser: 'yes', NoNewPrivileges: 'yes', ProtectSystem: 'strict',
     ProtectHome: 'yes', PrivateTmp: 'yes', ReadWritePaths: '/var/lib/ecf-service', EnvironmentFile: '/etc/ecf-service/ecf.env',
-    KillSignal: 'SIGTERM', ExecStart: '/usr/bin/node src/main.ts', ProtectProc: 'invisible', ProcSubset: 'pid',
+    KillSignal: 'SIGTERM', ExecStart: '/usr/bin/node bin/ecf-service.js', ProtectProc: 'invisible', ProcSubset: 'pid',
     SystemCallErrorNumber: 'EPERM',
   };
   for (const [key, value] of Object.entries(expected)) assert.equal(directives.get(key), value, key);

@@ -50,8 +50,10 @@ test('SIGTERM lets an in-flight request finish, then the process exits 0', async
 
 test('the development master key is generated once under DATA_DIR with mode 0600, and reused by the next start', async () => {
   const keyDir = await mkdtemp(join(tmpdir(), 'ecf-key-'));
-  // The same database across both starts: the server's, or an embedded one on disk under keyDir.
-  const env = testEnv(keyDir, db.url === 'memory://' ? {} : { DATABASE_URL: db.url });
+  // The same database across both starts: a server database of its own (the file's is checked
+  // against the test key), or an embedded one on disk under keyDir.
+  const own = db.url === 'memory://' ? null : await createTestDatabase();
+  const env = testEnv(keyDir, own === null ? {} : { DATABASE_URL: own.url });
   delete (env as Record<string, string | undefined>).ECF_MASTER_KEY;
   try {
     const first = await spawnService(env);
@@ -75,6 +77,7 @@ test('the development master key is generated once under DATA_DIR with mode 0600
       await second.exited;
     }
   } finally {
+    await own?.close();
     await rm(keyDir, { recursive: true, force: true });
   }
 });

@@ -14,7 +14,7 @@ function listeningLine(t: TestService): Record<string, unknown> {
 }
 
 test('production warns about WEBHOOK_ALLOW_PRIVATE_NETWORKS=true, closes public sign-up, and logs the dashboard\'s public URL', async () => {
-  const t = await startTestService({ env: { NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', PUBLIC_URL: 'https://ecf.example.com/' }, captureLog: true });
+  const t = await startTestService({ env: { NODE_ENV: 'production', TAX_AUTHORITY: 'simulator', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', PUBLIC_URL: 'https://ecf.example.com/' }, captureLog: true });
   try {
     assert.match(t.logLines.join('\n'), PRIVATE_NETWORKS_WARNING);
     const listening = listeningLine(t);
@@ -24,14 +24,14 @@ test('production warns about WEBHOOK_ALLOW_PRIVATE_NETWORKS=true, closes public 
     const res = await call(t.url, 'POST', '/TesteCF/customer/register', { json: { email: 'new@example.com', password: 'long enough password', name: 'Nueva SRL', rnc: '130000093' } });
     assert.equal(res.body.error?.code, 'REGISTRATION_DISABLED', res.text);
     const page = await call(t.url, 'GET', '/dashboard/config.json');
-    assert.deepEqual(page.body.data, { registrationEnabled: false });
+    assert.deepEqual(page.body.data, { registrationEnabled: false, sequenceExpiryWarningDays: 30 });
   } finally {
     await t.close();
   }
 });
 
 test('without the setting, or outside production, nothing is warned about; the dashboard URL is the listening one', async () => {
-  const envs: Record<string, string>[] = [{ NODE_ENV: 'production' }, { NODE_ENV: 'test', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }];
+  const envs: Record<string, string>[] = [{ NODE_ENV: 'production', TAX_AUTHORITY: 'simulator' }, { NODE_ENV: 'test', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }];
   for (const env of envs) {
     const t = await startTestService({ env, captureLog: true });
     try {

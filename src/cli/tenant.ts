@@ -6,6 +6,7 @@ import { PasswordHasher } from '../auth/passwords.ts';
 import { TokenIssuer } from '../auth/tokens.ts';
 import { deriveKeys, loadMasterKey } from '../crypto/master-key.ts';
 import { openDatabase } from '../db/connect.ts';
+import { checkMasterKey } from '../db/key-check.ts';
 import { migrate } from '../db/migrate.ts';
 import { AppError, errorMessage } from '../errors.ts';
 import { EMAIL, RNC } from '../lib/input.ts';
@@ -51,7 +52,9 @@ const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
 const db = await openDatabase(config, log).catch((err: unknown) => exitWithError('cannot open the database', err));
 try {
   await migrate(db.sql, log);
-  const jwtKey = deriveKeys(await loadMasterKey(config, log))['jwt-signing'];
+  const master = await loadMasterKey(config, log);
+  await checkMasterKey(db.sql, master, log);
+  const jwtKey = deriveKeys(master)['jwt-signing'];
   const authenticator = new Authenticator(db.sql, jwtKey, config.auth, log);
   const identity = new IdentityService(
     db.sql,

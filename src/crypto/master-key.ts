@@ -1,4 +1,4 @@
-import { hkdfSync, randomBytes } from 'node:crypto';
+import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log.ts';
@@ -17,6 +17,15 @@ export function deriveKeys(master: Buffer): DerivedKeys {
     Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `ecf-service/${purpose}/v1`, 32)),
   ]);
   return Object.freeze(Object.fromEntries(entries)) as DerivedKeys;
+}
+
+/**
+ * A value that identifies the master key without revealing it: an HMAC under a key derived
+ * for this purpose alone. The database stores it at the first start (src/db/key-check.ts).
+ */
+export function masterKeyCheckValue(master: Buffer): Buffer {
+  const key = Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'ecf-service/key-check/v1', 32));
+  return createHmac('sha256', key).update('ecf-service master key check').digest();
 }
 
 /**

@@ -9,6 +9,8 @@ export interface DashboardRouteDeps {
   assets: DashboardAssets;
   /** Whether POST /{env}/customer/register is open; the sign-in page hides sign-up when not. */
   registrationEnabled: boolean;
+  /** SEQUENCE_EXPIRY_WARNING_DAYS: the sequences page flags a range expiring within it. */
+  sequenceExpiryWarningDays?: number;
 }
 
 const HOME = '/dashboard/';
@@ -47,6 +49,7 @@ const PAGE_HEADERS = {
 
 export function dashboardRoutes(deps: DashboardRouteDeps): Route[] {
   const { assets, registrationEnabled } = deps;
+  const sequenceExpiryWarningDays = deps.sequenceExpiryWarningDays ?? 30;
   return [
     {
       // /dashboard and /dashboard/ reach the same route (empty segments are ignored); the page's
@@ -75,12 +78,12 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Route[] {
       method: 'GET', path: '/dashboard/config.json', auth: 'none',
       doc: {
         operationId: 'dashboardConfig', tags: ['Dashboard'], summary: 'What the dashboard needs to know before sign-in',
-        description: 'Public, and holds no secrets: whether public registration (REGISTRATION_ENABLED) is open, so the sign-in page shows or hides "Crear una cuenta".',
+        description: 'Public, and holds no secrets: whether public registration (REGISTRATION_ENABLED) is open, so the sign-in page shows or hides "Crear una cuenta"; and SEQUENCE_EXPIRY_WARNING_DAYS, within which the sequences page flags a range about to expire.',
         responses: {
-          '200': { description: 'The settings.', schema: envelope(S.object({ registrationEnabled: S.bool() })), headers: PAGE_HEADERS },
+          '200': { description: 'The settings.', schema: envelope(S.object({ registrationEnabled: S.bool(), sequenceExpiryWarningDays: S.int({ minimum: 1 }) })), headers: PAGE_HEADERS },
         },
       },
-      handler: async () => ({ ...ok({ registrationEnabled }), headers: { ...SECURITY_HEADERS, 'cache-control': 'no-store' } }),
+      handler: async () => ({ ...ok({ registrationEnabled, sequenceExpiryWarningDays }), headers: { ...SECURITY_HEADERS, 'cache-control': 'no-store' } }),
     },
     {
       method: 'GET', path: '/dashboard/{asset}', auth: 'none',

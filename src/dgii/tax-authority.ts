@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { TaxAuthority } from './authority.ts';
 import { CachedDirectory, type ReceiverDirectory } from './directory.ts';
-import { DgiiAuthority, DgiiClient, type DgiiCredentials, type DirectoryEntry } from './protocol/index.ts';
+import { DgiiAuthority, DgiiClient, type DgiiClientOptions, type DgiiCredentials, type DirectoryEntry } from './protocol/index.ts';
 import type { Environment } from '../environments.ts';
 import { createDgiiSimulator, type DgiiSimulator } from './simulator/index.ts';
 
@@ -25,6 +25,8 @@ export interface AuthorityExtras {
   /** What the in-process simulator's directory lists (by default, the service's own tenants). */
   simulatedDirectory?: (environment: Environment, rnc: string | null) => Promise<DirectoryEntry[]>;
   directoryCacheTtlMs: number;
+  /** Told of every HTTP exchange with DGII (or the simulator): /metrics counts them. */
+  onDgiiRequest?: DgiiClientOptions['onRequest'];
 }
 
 export async function startTaxAuthority(
@@ -40,7 +42,7 @@ export async function startTaxAuthority(
     const { url } = await simulator.listen(0, '127.0.0.1');
     urls = { baseUrls: simulator.baseUrls(url), fcBaseUrls: simulator.fcBaseUrls(url) };
   }
-  const client = new DgiiClient({ ...urls, timeoutMs: config.timeoutMs, credentials });
+  const client = new DgiiClient({ ...urls, timeoutMs: config.timeoutMs, credentials, ...(extras.onDgiiRequest === undefined ? {} : { onRequest: extras.onDgiiRequest }) });
   const running = simulator;
   return {
     authority: new DgiiAuthority(client),

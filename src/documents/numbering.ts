@@ -148,6 +148,8 @@ export interface BatcherOptions {
 interface SequenceQueue {
   waiting: Waiting[];
   running: number;
+  /** A first batch is to start on the next tick (see enqueue). */
+  starting: boolean;
 }
 
 export class SequenceBatcher {
@@ -192,9 +194,21 @@ export class SequenceBatcher {
     return new Promise<T>((resolve, reject) => {
       const waiting: Waiting = { work, chosen, resolve: resolve as (v: unknown) => void, reject };
       let queue = this.queues.get(key);
-      if (queue === undefined) this.queues.set(key, (queue = { waiting: [], running: 0 }));
+      if (queue === undefined) this.queues.set(key, (queue = { waiting: [], running: 0, starting: false }));
       queue.waiting.push(waiting);
-      this.pump(key, sequence, queue);
+      if (queue.running > 0) {
+        this.pump(key, sequence, queue);
+      } else if (!queue.starting) {
+        // An idle sequence's first batch starts once the microtasks queued now have run, so
+        // that emits started together (a batch request's documents, which reach here one
+        // microtask after another) share it rather than the first going alone.
+        queue.starting = true;
+        const q = queue;
+        process.nextTick(() => {
+          q.starting = false;
+          this.pump(key, sequence, q);
+        });
+      }
     });
   }
 

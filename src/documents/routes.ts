@@ -8,10 +8,14 @@ import type { Route } from '../http/types.ts';
 import type { DocumentService } from './service.ts';
 import { LIST_FILTER_DOCS, readListFilter } from './list-filter.ts';
 import { pdfReply, PRINT_QUERY_DOCS, readPrintFormat } from './pdf-reply.ts';
+import { batchRoutes } from './batch-routes.ts';
+import { emitWarnings, envelopeWithWarnings } from './emit-warnings.ts';
 
 export interface DocumentRouteDeps {
   documents: DocumentService;
   idempotency: IdempotencyStore;
+  /** Whether the tenant has a valid signing certificate now (emit answers warn when it has not). */
+  signingReady?: (tenantId: number) => Promise<boolean>;
 }
 
 
@@ -26,6 +30,7 @@ const RETRY_AFTER = { 'Retry-After': { description: 'With IDEMPOTENCY_KEY_IN_USE
 export function documentRoutes(deps: DocumentRouteDeps): Route[] {
   const { documents, idempotency } = deps;
   return [
+    ...batchRoutes(deps),
     {
       method: 'POST', path: '/{env}/documentos-ecf', auth: 'apiKeyOrBearer', rateScope: 'emit', body: 'json',
       doc: {
@@ -34,7 +39,7 @@ export function documentRoutes(deps: DocumentRouteDeps): Route[] {
         headers: { 'Idempotency-Key': { description: 'Makes retries safe; scoped per tenant and environment.', schema: S.string({ minLength: 1, maxLength: 255 }) } },
         requestBody: { schema: S.ref('EcfBody') },
         responses: {
-          '202': { description: 'Accepted for submission.', schema: envelope(S.ref('EmittedDocument')), headers: { Location: { description: 'The document.', schema: S.string() }, ...REPLAYED } },
+          '202': { description: 'Accepted for submission; `warnings` says when it cannot be submitted yet (no valid signing certificate).', schema: envelopeWithWarnings(S.ref('EmittedDocument')), headers: { Location: { description: 'The document.', schema: S.string() }, ...REPLAYED } },
           '400': ERR('INVALID_JSON, or VALIDATION_ERROR for a malformed Idempotency-Key.'),
           '409': {
             ...ERR('ENCF_ALREADY_USED (replayed like any stored answer); CONFLICT when the type\'s eNCF sequence is exhausted; IDEMPOTENCY_KEY_CONFLICT (the key was used with another body or path); or IDEMPOTENCY_KEY_IN_USE with Retry-After: a request with the key is still running, or this request outlasted its hold on the key and a retry took it over, in which case nothing of it was stored and retrying returns the other request\'s answer.'),
@@ -46,10 +51,12 @@ export function documentRoutes(deps: DocumentRouteDeps): Route[] {
       handler: idempotency.wrap(async (ctx, claim) => {
         const env = envOf(ctx);
         const location = (id: string) => `/${env}/documentos-ecf/${id}`;
+        const warnings = await emitWarnings(deps.signingReady, tenantOf(ctx));
+        const answer = (v: unknown) => ({ success: true, data: v, ...(warnings.length === 0 ? {} : { warnings }) });
         const { view } = await documents.emit(tenantOf(ctx), env, ctx.body, async (tx, v) => {
-          await claim?.storeIn(tx, { status: 202, body: { success: true, data: v }, headers: { location: location(v.internalTrackId) } });
+          await claim?.storeIn(tx, { status: 202, body: answer(v), headers: { location: location(v.internalTrackId) } });
         });
-        return { status: 202, body: { success: true, data: view }, headers: { location: location(view.internalTrackId) } };
+        return { status: 202, body: answer(view), headers: { location: location(view.internalTrackId) } };
       }),
     },
     {

@@ -46,6 +46,7 @@ export const DOCUMENT_SUMMARY: Schema = S.object({
   estado: ESTADO,
   rncEmisor: S.string(),
   rncComprador: S.nullable(S.string()),
+  razonSocialComprador: S.nullable(S.string({ description: 'The buyer\'s name (Comprador.RazonSocialComprador of the e-CF), null when the e-CF names none.' })),
   fechaEmision: S.string({ description: 'dd-MM-yyyy' }),
   montoTotal: S.string(),
   trackId: S.nullable(S.string({ description: 'Tracking id the tax authority assigned.' })),
@@ -68,7 +69,12 @@ export const DOCUMENT_DETAIL: Schema = {
     S.ref('DocumentSummary'),
     S.object({
       history: S.array(S.object({ estado: ESTADO, dgiiCode: S.nullable(S.string()), dgiiMessage: S.nullable(S.string()), trackId: S.nullable(S.string()), detail: S.nullable(S.string()), at: S.dateTime() })),
-      document: S.object({ ECF: { type: 'object', description: 'The e-CF as stored, with the assigned eNCF.' } }),
+      document: S.object({
+        ECF: {
+          description: 'The e-CF as stored: the emitted ECF element as validated, with its assigned eNCF and the range\'s FechaVencimientoSecuencia, in the schema of its type (ECF.Encabezado.IdDoc.TipoeCF selects it). FechaHoraFirma and the signature are in the signed XML (…/xml), not here.',
+          anyOf: ECF_TIPOS.map((tipo) => S.ref(`Ecf${tipo}`)),
+        },
+      }),
       correo: S.ref('DocumentEmail'),
     }),
   ],

@@ -13,6 +13,13 @@ export function dgiiToIsoDate(dgii: string): string {
   return `${y}-${m}-${d}`;
 }
 
+/** Comprador.RazonSocialComprador of the stored e-CF, when it names the buyer. */
+function buyerName(row: DocumentRow): string | null {
+  const comprador = (row.ecf?.Encabezado as { Comprador?: { RazonSocialComprador?: unknown } } | undefined)?.Comprador;
+  const name = comprador?.RazonSocialComprador;
+  return typeof name === 'string' && name !== '' ? name : null;
+}
+
 export function documentSummary(row: DocumentRow) {
   return {
     internalTrackId: row.id,
@@ -22,6 +29,7 @@ export function documentSummary(row: DocumentRow) {
     estado: row.estado,
     rncEmisor: row.rncEmisor,
     rncComprador: row.rncComprador,
+    razonSocialComprador: buyerName(row),
     fechaEmision: isoToDgiiDate(row.fechaEmision),
     montoTotal: row.montoTotal,
     trackId: row.trackId,

@@ -159,7 +159,7 @@ export function buildOpenApi(
     info: {
       title: 'e-CF issuing service',
       version: info.version,
-      description: 'Issue Dominican electronic fiscal documents (e-CF) to DGII, follow their status, and receive signed webhooks. Every answer is an envelope: { success: true, data } or { success: false, error: { code, message, details? } }.',
+      description: 'Issue Dominican electronic fiscal documents (e-CF) to DGII, follow their status, and receive signed webhooks. Every answer is an envelope: { success: true, data } or { success: false, error: { code, message, details? } }. Versioning: info.version is the service\'s release (semantic versioning); the paths carry no version. Within a major version changes are additive only (new paths, optional request fields, response fields, error codes, enum values, webhook events and payload fields, which clients must ignore when unknown); removing or renaming anything, or making it required, waits for a new major version, announced in the release notes and marked deprecated: true here for at least one minor release before. See docs/api.md, "Versioning".',
     },
     // Without PUBLIC_URL the paths are relative to wherever the document was fetched from.
     servers: [info.serverUrl === null ? { url: '/', description: 'This server (set PUBLIC_URL for an absolute URL).' } : { url: info.serverUrl }],

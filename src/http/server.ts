@@ -153,13 +153,13 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     write(res, requestId, err.status, JSON_TYPE, extra, err.headers, errorBody(err));
   }
 
-  function limit(scope: RouteRateScope, route: Route, ctx: RequestContext, rate: RateState): void {
+  function limit(scope: RouteRateScope, route: Route, ctx: RequestContext, rate: RateState, cost = 1): void {
     if (isIpScope(scope)) {
       rate.headers = combineRateHeaders(rate.headers, rateLimits.consumeIp(scope, ctx.clientIp).headers);
       return;
     }
     const key = route.rateKey !== undefined ? route.rateKey(ctx) : (ctx.principal?.tenantId ?? null);
-    if (key !== null) rate.headers = combineRateHeaders(rate.headers, rateLimits.consume(scope, key));
+    if (key !== null) rate.headers = combineRateHeaders(rate.headers, rateLimits.consume(scope, key, undefined, cost));
   }
 
   async function run(route: Route, ctx: RequestContext, req: IncomingMessage, res: ServerResponse, rate: RateState): Promise<void> {
@@ -182,6 +182,14 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
     if (bodyKind !== 'none') {
       ctx.rawBody = await readBody(req, route.bodyLimit ?? config.http.bodyLimitBytes);
       ctx.body = decodeBody(bodyKind, ctx.rawBody, ctx.headers);
+    }
+    // At most the rest of the bucket: a request costing more than the whole could never pass.
+    const extra = Math.min(route.extraRateCost?.(ctx.body) ?? 0, scope === null ? 0 : rateLimits.capacity(scope) - 1);
+    if (extra > 0 && scope !== null && RATE_SCOPES[scope].key === 'tenant') {
+      const after: RateState = { ...rate, headers: {} };
+      limit(scope, route, ctx, after, extra);
+      // The second take's fields replace the first's: they are the bucket's state now.
+      rate.headers = { ...rate.headers, ...after.headers };
     }
     const reply = await within(route.handler(ctx), deadlineMs);
     if (!req.complete) await settle(req, res);

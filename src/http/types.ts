@@ -87,6 +87,11 @@ export interface Route {
    */
   rateKey?: (ctx: RequestContext) => string | null;
   body?: BodyKind;
+  /**
+   * Further tokens the request takes from its tenant-keyed rate scope once its body is read,
+   * beside the one taken before (a batch counts as its documents: n - 1 more).
+   */
+  extraRateCost?: (body: unknown) => number;
   /** Overrides the configured body size limit for this route. */
   bodyLimit?: number;
   /**

@@ -149,8 +149,25 @@ export class IdempotencyStore {
       const owner = randomUUID();
       const existing = await this.acquire(scope, owner, fingerprint, sameRequest);
       if (existing !== null) return existing;
-      return this.runOwned(ctx, scope, owner, handler);
+      return this.runOwned(scope, owner, (claim) => handler(ctx, claim));
     };
+  }
+
+  /**
+   * One item of a batch request (POST …/lote) under the rules above, with a key of its own
+   * derived from the request's Idempotency-Key and the item's place: each item's answer is
+   * stored in its own transaction, so a batch retried after a crash or a lost lease replays
+   * the items that were stored and runs only the others. Without a key it just runs.
+   */
+  async item(ctx: RequestContext, index: number, body: unknown, run: (claim: IdempotencyClaim | null) => Promise<Reply>): Promise<Reply> {
+    const key = header(ctx.headers, 'idempotency-key');
+    if (key === undefined) return run(null);
+    const scope: KeyScope = { tenantId: tenantOf(ctx), environment: ctx.env ?? '-', key: `${key}\n${index}` };
+    const fingerprint = requestFingerprint(ctx.method, `${resourcePath(ctx.routePath, ctx.params)}#${index}`, body, Buffer.alloc(0));
+    const owner = randomUUID();
+    const existing = await this.acquire(scope, owner, fingerprint, (stored) => stored === fingerprint);
+    if (existing !== null) return existing;
+    return this.runOwned(scope, owner, run);
   }
 
   /** null when `owner` now holds the key; otherwise the replay to send (or it throws 409). */
@@ -166,7 +183,7 @@ export class IdempotencyStore {
     throw inUse();
   }
 
-  private async runOwned(ctx: RequestContext, scope: KeyScope, owner: string, handler: IdempotentHandler): Promise<Reply> {
+  private async runOwned(scope: KeyScope, owner: string, run: (claim: IdempotencyClaim) => Promise<Reply>): Promise<Reply> {
     let storedInTransaction = false;
     let lost = false;
     const claim: IdempotencyClaim = {
@@ -179,7 +196,7 @@ export class IdempotencyStore {
       },
     };
     try {
-      const reply = await handler(ctx, claim);
+      const reply = await run(claim);
       if (!storedInTransaction) await this.settle(scope, owner, reply);
       return reply;
     } catch (err) {

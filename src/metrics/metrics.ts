@@ -23,6 +23,7 @@ export class ServiceMetrics {
   private readonly requests = new Counter('ecf_http_requests_total', 'HTTP requests by method, route pattern and status.');
   private readonly latency = new Histogram('ecf_http_request_duration_seconds', 'HTTP request duration by method and route pattern.', LATENCY_BUCKETS);
   private readonly repaired = new Counter('ecf_repaired_jobs_total', 'Jobs recreated by the periodic repair for work in flight that had none, by job kind (this instance).');
+  private readonly dgiiRequests = new Counter('ecf_dgii_requests_total', 'HTTP exchanges with DGII (or the built-in simulator) by service (seed, validateSeed, recepcion, estado, rfce, …) and outcome: ok (2xx), client_error (another status below 500), server_error (5xx), no_answer (network error, timeout, oversized answer); this instance.');
 
   private readonly rateLimits: RateLimits;
   /** Each part of the service that keeps state in the database adds its gauges (app.ts wires them). */
@@ -53,6 +54,11 @@ export class ServiceMetrics {
     cell.latency.observe((r.ms ?? 0) / 1000);
   };
 
+  /** Counts an exchange with DGII (src/dgii/protocol/client.ts). */
+  readonly onDgiiRequest = (service: string, outcome: string): void => {
+    this.dgiiRequests.inc({ service, outcome });
+  };
+
   /** Counts jobs the periodic repair recreated (src/maintenance/repair.ts). */
   readonly onRepaired = (kind: string, jobs: number): void => {
     this.repaired.inc({ kind }, jobs);
@@ -70,6 +76,7 @@ export class ServiceMetrics {
       ...this.requests.render(),
       ...this.latency.render(),
       ...this.repaired.render(),
+      ...this.dgiiRequests.render(),
       '# HELP ecf_rate_limit_refusals_total Requests refused with 429, by scope (this instance).',
       '# TYPE ecf_rate_limit_refusals_total counter',
       ...RATE_SCOPE_NAMES.map((scope) => `ecf_rate_limit_refusals_total{scope="${scope}"} ${this.rateLimits.refusals(scope)}`),

@@ -193,6 +193,14 @@ export async function countJobs(sql: Queryable): Promise<{ kind: JobKind; queued
     from jobs group by kind order by kind`;
 }
 
+/** Jobs due now and not claimed, by kind, and how long the oldest of them has waited past its time. */
+export async function dueJobs(sql: Queryable): Promise<{ kind: JobKind; due: number; oldestDueSeconds: number }[]> {
+  return sql<{ kind: JobKind; due: number; oldestDueSeconds: number }[]>`
+    select kind, count(*)::int as due, extract(epoch from now() - min(run_at))::float8 as oldest_due_seconds
+    from jobs where run_at <= now() and (locked_until is null or locked_until < now())
+    group by kind order by kind`;
+}
+
 /**
  * Makes the job with `uniqueKey` due in `delayMs`, creating it if there is none. A job a
  * worker is running right now is not moved (that run's outcome would overwrite it) but

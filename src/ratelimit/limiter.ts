@@ -32,11 +32,11 @@ export class RateLimits {
   }
 
   /**
-   * Takes one token from the bucket of (scope, key). Returns the headers to send either
+   * Takes one token (or `cost`, at most the whole bucket) from the bucket of (scope, key). Returns the headers to send either
    * way; throws RATE_LIMITED (with those headers and Retry-After) when refused.
    */
-  consume(scope: RateScope, key: string | number, now?: number): Record<string, string> {
-    return this.take(scope, String(key), now).headers;
+  consume(scope: RateScope, key: string | number, now?: number, cost = 1): Record<string, string> {
+    return this.take(scope, String(key), now, cost).headers;
   }
 
   /** consume() for a client address: keyed by ipRateKey, or by its /48 once that is widened. */
@@ -66,12 +66,17 @@ export class RateLimits {
     return this.refused.get(scope) ?? 0;
   }
 
+  /** The scope's bucket size: its per-minute limit. */
+  capacity(scope: RateScope): number {
+    return this.limiters[scope].capacity;
+  }
+
   size(scope: RateScope): number {
     return this.limiters[scope].size;
   }
 
-  private take(scope: RateScope, key: string, now?: number): Taken {
-    const decision = this.limiters[scope].take(key, now);
+  private take(scope: RateScope, key: string, now?: number, cost = 1): Taken {
+    const decision = this.limiters[scope].take(key, now, cost);
     const headers = rateLimitHeaders(scope, decision);
     if (!decision.allowed) {
       this.refused.set(scope, (this.refused.get(scope) ?? 0) + 1);

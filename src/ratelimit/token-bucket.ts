@@ -44,7 +44,9 @@ export class TokenBucketLimiter {
     return this.current.size + this.previous.size;
   }
 
-  take(key: string, now = Date.now()): Decision {
+  /** Takes `cost` tokens at once (all or none), at most the whole bucket: a bigger cost could never pass. */
+  take(key: string, now = Date.now(), cost = 1): Decision {
+    const need = Math.min(Math.max(1, cost), this.capacity);
     this.rotate(now);
     let bucket = this.current.get(key);
     if (bucket === undefined) {
@@ -56,14 +58,14 @@ export class TokenBucketLimiter {
     bucket.tokens = Math.min(this.capacity, bucket.tokens + Math.max(0, now - bucket.at) * this.perMs);
     bucket.at = now;
 
-    const allowed = bucket.tokens >= 1;
-    if (allowed) bucket.tokens -= 1;
+    const allowed = bucket.tokens >= need;
+    if (allowed) bucket.tokens -= need;
     const missing = this.capacity - bucket.tokens;
     return {
       allowed,
       limit: this.capacity,
       remaining: Math.floor(bucket.tokens),
-      retryAfterSec: allowed ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000)),
+      retryAfterSec: allowed ? 0 : Math.max(1, Math.ceil((need - bucket.tokens) / this.perMs / 1000)),
       resetSec: Math.ceil(missing / this.perMs / 1000),
     };
   }

@@ -37,6 +37,7 @@ before(async () => {
   crls.files.set('intermediate.crl', pki.crl(intermediate));
   service = await startInstance(await faultEnv(database.url, {
     NODE_ENV: 'production',
+    TAX_AUTHORITY: 'simulator',
     REGISTRATION_ENABLED: 'true',
     TRUST_PROXY: '1',
     RECEIVER_TRUSTED_CA_FILE: pki.bundle([root]),

@@ -14,11 +14,11 @@ export interface ServiceProcess {
 }
 
 /**
- * Starts `src/main.ts` as a real process and waits for its "listening" line. A start that times out
+ * Starts the service through its entry point `bin/ecf-service.js` as a real process and waits for its "listening" line. A start that times out
  * kills the child: an orphan would keep its test file (and so the whole run) alive forever.
  */
 export async function spawnService(env: Record<string, string>, timeoutMs = 90_000): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, ['bin/ecf-service.js'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],

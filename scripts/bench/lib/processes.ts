@@ -219,6 +219,8 @@ export async function startService(env: Record<string, string>, options: { nodeA
   const dataDir = await mkdtemp(join(tmpdir(), 'ecf-bench-'));
   const full: Record<string, string> = {
     NODE_ENV: 'production',
+    // The built-in simulator on purpose: production refuses to fall back to it silently.
+    TAX_AUTHORITY: 'simulator',
     HOST: '127.0.0.1',
     PORT: String(port),
     ECF_MASTER_KEY: BENCH_MASTER_KEY,

@@ -46,7 +46,7 @@ export class Api {
     }
     publicConfig() {
         this.config ??= this.send('GET', '/dashboard/config.json', { auth: false })
-            .catch(() => ({ registrationEnabled: true }));
+            .catch(() => ({ registrationEnabled: true, sequenceExpiryWarningDays: 30 }));
         return this.config;
     }
     async signOut() {
@@ -69,6 +69,9 @@ export class Api {
     }
     put(path, body) {
         return this.send('PUT', path, { body, auth: true });
+    }
+    patch(path, body) {
+        return this.send('PATCH', path, { body, auth: true });
     }
     delete(path) {
         return this.send('DELETE', path, { auth: true });

@@ -28,8 +28,13 @@ let ids = 0;
 export function uid(prefix) {
     return `${prefix}-${++ids}`;
 }
-const DATE_TIME = new Intl.DateTimeFormat('es-DO', { dateStyle: 'medium', timeStyle: 'medium' });
-const DAY = new Intl.DateTimeFormat('es-DO', { dateStyle: 'medium', timeZone: 'UTC' });
+const DATE_TIME = new Intl.DateTimeFormat('es-DO', { day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+const DAY = new Intl.DateTimeFormat('es-DO', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' });
+export function dayFirst(format, d) {
+    const p = Object.fromEntries(format.formatToParts(d).map((x) => [x.type, x.value]));
+    const day = `${p.day}-${p.month}-${p.year}`;
+    return p.hour === undefined ? day : `${day} ${p.hour}:${p.minute}:${p.second}`;
+}
 const MONEY = new Intl.NumberFormat('es-DO', { style: 'currency', currency: 'DOP' });
 export function time(iso) {
     if (iso === null || iso === undefined)
@@ -37,7 +42,7 @@ export function time(iso) {
     const d = new Date(iso);
     if (Number.isNaN(d.getTime()))
         return document.createTextNode(iso);
-    return h('time', { datetime: iso, title: iso }, DATE_TIME.format(d));
+    return h('time', { datetime: iso, title: iso }, dayFirst(DATE_TIME, d));
 }
 export function dgiiDate(text) {
     const m = /^(\d{2})-(\d{2})-(\d{4})$/.exec(text);
@@ -45,7 +50,7 @@ export function dgiiDate(text) {
         return document.createTextNode(text);
     const [, d, mo, y] = m;
     const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
-    return Number.isNaN(date.getTime()) ? document.createTextNode(text) : h('time', { datetime: `${y}-${mo}-${d}` }, DAY.format(date));
+    return Number.isNaN(date.getTime()) ? document.createTextNode(text) : h('time', { datetime: `${y}-${mo}-${d}` }, dayFirst(DAY, date));
 }
 export function dgiiDateTime(text) {
     const m = /^(\d{2})-(\d{2})-(\d{4}) (\d{2}:\d{2}:\d{2})$/.exec(text);

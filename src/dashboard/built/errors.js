@@ -44,12 +44,15 @@ const FIELDS = {
 export function fieldName(path, overrides = {}) {
     return overrides[path] ?? FIELDS[path] ?? null;
 }
-const LOCAL_DATE = new Intl.DateTimeFormat('es-DO', { dateStyle: 'long' });
+const LOCAL_DATE = new Intl.DateTimeFormat('es-DO', { day: '2-digit', month: '2-digit', year: 'numeric' });
 const day = (iso) => {
     if (iso === undefined)
         return '';
     const d = new Date(iso);
-    return Number.isNaN(d.getTime()) ? iso : LOCAL_DATE.format(d);
+    if (Number.isNaN(d.getTime()))
+        return iso;
+    const p = Object.fromEntries(LOCAL_DATE.formatToParts(d).map((x) => [x.type, x.value]));
+    return `${p.day}-${p.month}-${p.year}`;
 };
 const DETAILS = [
     [/^is required$/, () => 'es obligatorio.'],

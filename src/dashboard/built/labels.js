@@ -93,3 +93,8 @@ export const ANNULMENT_ESTADOS = {
 };
 export const DEFAULT_KEY_NAME = { server: 'Default key', shown: 'Clave inicial' };
 export const PAGE_SIZES = [10, 25, 50, 100];
+export const PRINT_FORMATS = [
+    { value: 'carta', label: 'Carta' },
+    { value: 'a4', label: 'A4' },
+    { value: 'ticket80', label: 'Ticket 80 mm' },
+];

@@ -1,9 +1,10 @@
 // Built from src/dashboard/client/page-document.ts by `npm run build:dashboard`: edit that file, not this one.
 import { poll } from "./context.js";
-import { busy, dgiiDate, dgiiDateTime, errorBox, facts, h, loading, money, orDash, table, time } from "./dom.js";
-import { APROBACIONES, CORREO_ESTADOS, ESTADOS, RECEPTOR_ESTADOS } from "./labels.js";
+import { busy, dgiiDate, dgiiDateTime, errorBox, facts, field, h, loading, money, orDash, select, table, time } from "./dom.js";
+import { APROBACIONES, CORREO_ESTADOS, ESTADOS, PRINT_FORMATS, RECEPTOR_ESTADOS } from "./labels.js";
 import { estadoBadge, lastListHash, tipoLabel } from "./page-documents.js";
 import { rejectionReasons } from "./dgii-reasons.js";
+import { spanishMessage } from "./service-messages.js";
 import { imageData, saveAs } from "./download.js";
 import { buyerSection, linesSection, totalsSection } from "./ecf-view.js";
 function webLink(url) {
@@ -18,11 +19,11 @@ function webLink(url) {
         ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer', class: 'break', 'data-timbre': '' }, 'Verificar en la DGII ↗')
         : h('span', { class: 'break' }, url);
 }
-async function openPdf(ctx, doc, status, action) {
+async function openPdf(ctx, doc, status, action, formato) {
     status.replaceChildren();
     const tab = action === 'print' ? window.open('', '_blank') : null;
     try {
-        const blob = await ctx.api.download(`/${ctx.env}/documentos-ecf/${doc.internalTrackId}/pdf`);
+        const blob = await ctx.api.download(`/${ctx.env}/documentos-ecf/${doc.internalTrackId}/pdf?formato=${encodeURIComponent(formato)}`);
         const href = URL.createObjectURL(new Blob([blob], { type: 'application/pdf' }));
         if (tab !== null) {
             tab.location.href = href;
@@ -39,6 +40,9 @@ async function openPdf(ctx, doc, status, action) {
         tab?.close();
         status.replaceChildren(errorBox(err));
     }
+}
+function metadataList(metadata) {
+    return h('dl', { class: 'metadata', 'data-field': 'metadata' }, Object.entries(metadata).map(([k, v]) => [h('dt', { class: 'mono' }, k), h('dd', { class: 'break' }, v)]));
 }
 function buyerLeg(doc) {
     const r = doc.receptor;
@@ -126,9 +130,10 @@ function detail(ctx, doc, queued) {
     const download = h('button', { type: 'button', class: 'secondary', 'data-action': 'xml' }, 'Descargar XML firmado');
     download.addEventListener('click', () => void busy(download, () => saveAs(ctx, `/${ctx.env}/documentos-ecf/${doc.internalTrackId}/xml`, `${doc.encf}.xml`, 'application/xml', xmlStatus)));
     const pdf = h('button', { type: 'button', class: 'secondary', 'data-action': 'pdf' }, rejected ? 'Descargar PDF marcado RECHAZADO' : 'Descargar PDF');
-    pdf.addEventListener('click', () => void busy(pdf, () => openPdf(ctx, doc, xmlStatus, 'download')));
+    const formato = select('formato', PRINT_FORMATS.map((f) => [f.value, f.label]), 'carta');
+    pdf.addEventListener('click', () => void busy(pdf, () => openPdf(ctx, doc, xmlStatus, 'download', formato.value)));
     const printButton = h('button', { type: 'button', class: 'secondary', 'data-action': 'print' }, rejected ? 'Imprimir marcado RECHAZADO' : 'Imprimir');
-    printButton.addEventListener('click', () => void busy(printButton, () => openPdf(ctx, doc, xmlStatus, 'print')));
+    printButton.addEventListener('click', () => void busy(printButton, () => openPdf(ctx, doc, xmlStatus, 'print', formato.value)));
     return [
         h('section', { class: 'card', 'aria-labelledby': 'doc-summary' }, h('h2', { id: 'doc-summary' }, 'Resumen'), facts([
             ['Estado', estadoBadge(doc.estado)],
@@ -140,8 +145,10 @@ function detail(ctx, doc, queued) {
             ['RNC comprador', orDash(doc.rncComprador)],
             ['TrackId DGII', h('span', { class: 'mono break' }, orDash(doc.trackId))],
             ['Código DGII', h('span', { 'data-field': 'dgiiCode' }, orDash(doc.dgiiCode))],
-            ['Mensaje DGII', h('span', { 'data-field': 'dgiiMessage' }, orDash(doc.dgiiMessage))],
+            ['Mensaje DGII', h('span', { 'data-field': 'dgiiMessage', title: doc.dgiiMessage ?? '' }, doc.dgiiMessage === null ? '—' : spanishMessage(doc.dgiiMessage))],
             doc.secuenciaUtilizada === null ? null : ['Secuencia utilizada', h('span', { 'data-field': 'secuenciaUtilizada' }, doc.secuenciaUtilizada ? 'Sí' : 'No: la DGII no usó este e-NCF; puede emitirse otro documento con él o anularlo')],
+            doc.referencia === null ? null : ['Referencia (ERP)', h('span', { 'data-field': 'referencia', class: 'break' }, doc.referencia)],
+            doc.metadata === null || Object.keys(doc.metadata).length === 0 ? null : ['Metadatos (ERP)', metadataList(doc.metadata)],
             signed ? ['Código de seguridad', h('span', { class: 'mono', 'data-field': 'securityCode' }, doc.securityCode ?? '')] : null,
             typeof doc.fechaHoraFirma === 'string' && doc.fechaHoraFirma !== '' ? ['Firmado', h('span', { 'data-field': 'signedAt' }, dgiiDateTime(doc.fechaHoraFirma))] : null,
             typeof doc.timbreUrl === 'string' && doc.timbreUrl !== '' ? ['Timbre', webLink(doc.timbreUrl)] : null,
@@ -149,7 +156,7 @@ function detail(ctx, doc, queued) {
             ['Recibido', time(doc.createdAt)],
             ['Actualizado', time(doc.updatedAt)],
             ['ID interno', h('span', { class: 'mono break' }, doc.internalTrackId)],
-        ]), signed ? h('div', { class: 'actions' }, download, pdf, printButton) : null, signed ? printMark(doc) : null, xmlStatus),
+        ]), signed ? h('div', { class: 'actions' }, download, field('Formato del PDF', formato), pdf, printButton) : null, signed ? printMark(doc) : null, xmlStatus),
         doc.estado === 'error' ? resendSection(ctx, doc, RESUBMIT, queued) : null,
         doc.receptor.estado === 'error' ? resendSection(ctx, doc, REDELIVER, queued) : null,
         emailSection(ctx, doc, queued),
@@ -159,7 +166,7 @@ function detail(ctx, doc, queued) {
         linesSection(doc.document.ECF),
         totalsSection(doc.document.ECF),
         h('section', { class: 'card', 'aria-labelledby': 'doc-history' }, h('h2', { id: 'doc-history' }, 'Historial'), table(['Fecha', 'Estado', 'Código DGII', 'Mensaje DGII', 'Detalle'], doc.history.map((e) => [
-            time(e.at), estadoBadge(e.estado), orDash(e.dgiiCode), orDash(e.dgiiMessage), orDash(e.detail),
+            time(e.at), estadoBadge(e.estado), orDash(e.dgiiCode), e.dgiiMessage === null ? '—' : spanishMessage(e.dgiiMessage), e.detail === null ? '—' : spanishMessage(e.detail),
         ]), { 'data-list': 'history' })),
     ];
 }

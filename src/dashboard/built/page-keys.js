@@ -16,9 +16,43 @@ function checkbox(name, value, label, checked) {
 export function keyName(k) {
     return k.name === DEFAULT_KEY_NAME.server ? DEFAULT_KEY_NAME.shown : k.name;
 }
-function keysTable(ctx, keys, revoked) {
+function scopeFields(environments, readOnlyChecked) {
+    const envBoxes = KEY_ENVIRONMENTS.map((e) => checkbox('environments', e.env, e.label, environments === null ? e.checked : environments.includes(e.env)));
+    const readOnly = checkbox('readOnly', 'true', 'Solo lectura: la clave consulta pero no emite ni cambia nada', readOnlyChecked);
+    return {
+        fields: [
+            h('fieldset', { 'data-field': 'environments' }, h('legend', null, 'Ambientes en que vale'), ...envBoxes.map((b) => b.row)),
+            h('div', { 'data-field': 'readOnly' }, readOnly.row),
+        ],
+        environments: () => envBoxes.filter((b) => b.box.checked).map((b) => b.box.value),
+        readOnly: () => readOnly.box.checked,
+    };
+}
+function scopeEditor(ctx, k, done) {
+    const name = keyName(k);
+    const scope = scopeFields(k.environments, k.readOnly);
+    const save = h('button', { type: 'submit' }, 'Guardar ámbito');
+    const cancel = h('button', { type: 'button', class: 'secondary', onclick: () => void done(null) }, 'Cancelar');
+    const status = h('div', { 'aria-live': 'polite' });
+    const form = h('form', { class: 'stack narrow', 'aria-labelledby': 'keys-edit', 'data-form': 'edit-scope' }, h('h3', { id: 'keys-edit' }, `Ámbito de la clave «${name}»`), ...scope.fields, h('div', { class: 'actions' }, save, cancel), status);
+    form.addEventListener('submit', (ev) => {
+        ev.preventDefault();
+        void busy(save, async () => {
+            try {
+                await ctx.api.patch(`/api/keys/${encodeURIComponent(k.id)}`, { environments: scope.environments(), readOnly: scope.readOnly() });
+                await done(notice(`Ámbito de la clave «${name}» actualizado.`));
+            }
+            catch (err) {
+                status.replaceChildren(errorBox(err));
+            }
+        });
+    });
+    return form;
+}
+function keysTable(ctx, keys, revoked, editing) {
     return table(['Nombre', 'Prefijo', 'Ámbito', 'Creada', 'Último uso', 'Estado', ''], keys.map((k) => {
         const name = keyName(k);
+        const edit = h('button', { type: 'button', class: 'secondary small', 'data-action': 'edit-scope', 'aria-label': `Cambiar ámbito de la clave ${name}`, onclick: () => editing(k) }, 'Cambiar ámbito');
         const revoke = h('button', { type: 'button', class: 'danger small', 'data-action': 'revoke', 'aria-label': `Revocar la clave ${name}` }, 'Revocar');
         revoke.addEventListener('click', () => void busy(revoke, async () => {
             if (!(await confirmAction(`¿Revocar la clave «${name}» (${k.prefix})? Las integraciones que la usan dejarán de funcionar.`, 'Revocar clave')))
@@ -38,7 +72,7 @@ function keysTable(ctx, keys, revoked) {
             time(k.createdAt),
             k.lastUsedAt === null ? 'Nunca' : time(k.lastUsedAt),
             k.revokedAt === null ? badge('Activa', 'ok', 'active') : h('span', null, badge('Revocada', 'bad', 'revoked'), ' ', time(k.revokedAt)),
-            k.revokedAt === null ? revoke : '',
+            k.revokedAt === null ? h('div', { class: 'actions' }, edit, revoke) : '',
         ];
     }), { 'data-list': 'keys', 'data-titled': '' });
 }
@@ -46,16 +80,30 @@ export async function keysPage(ctx) {
     const created = h('div', { 'aria-live': 'polite' });
     const listStatus = h('div', { 'aria-live': 'polite' });
     const list = h('div', null, loading());
+    const editor = h('div');
     let shownKey = null;
     const reload = async () => {
         try {
             const keys = await ctx.api.get('/api/keys', ctx.signal);
-            list.replaceChildren(keys.length === 0 ? empty('No hay claves API.') : keysTable(ctx, keys, revoked));
+            list.replaceChildren(keys.length === 0 ? empty('No hay claves API.') : keysTable(ctx, keys, revoked, editing));
         }
         catch (err) {
             if (!ctx.signal.aborted)
                 list.replaceChildren(errorBox(err));
         }
+    };
+    const editing = (k) => {
+        const form = scopeEditor(ctx, k, async (outcome) => {
+            editor.replaceChildren();
+            await reload();
+            listStatus.replaceChildren(outcome ?? '');
+            if (outcome !== null) {
+                outcome.tabIndex = -1;
+                outcome.focus();
+            }
+        });
+        editor.replaceChildren(form);
+        form.querySelector('input')?.focus();
     };
     const revoked = async (k, outcome) => {
         if (k.id === shownKey) {
@@ -68,10 +116,10 @@ export async function keysPage(ctx) {
         outcome.focus();
     };
     const name = h('input', { type: 'text', name: 'name', maxlength: '100', placeholder: 'ERP de facturación', autocomplete: 'off' });
-    const envBoxes = KEY_ENVIRONMENTS.map((e) => checkbox('environments', e.env, e.label, e.checked));
-    const readOnly = checkbox('readOnly', 'true', 'Solo lectura: la clave consulta pero no emite ni cambia nada', false);
+    let scope = scopeFields(null, false);
+    const scopeSlot = h('div', { class: 'stack' }, ...scope.fields);
     const submit = h('button', { type: 'submit' }, 'Crear clave');
-    const form = h('form', { class: 'stack narrow', 'aria-labelledby': 'keys-new' }, field('Nombre', name, 'Para reconocerla después, p. ej. el sistema que la usará.'), h('fieldset', { 'data-field': 'environments' }, h('legend', null, 'Ambientes en que vale'), ...envBoxes.map((b) => b.row)), h('div', { 'data-field': 'readOnly' }, readOnly.row), h('div', { class: 'actions' }, submit));
+    const form = h('form', { class: 'stack narrow', 'aria-labelledby': 'keys-new' }, field('Nombre', name, 'Para reconocerla después, p. ej. el sistema que la usará.'), scopeSlot, h('div', { class: 'actions' }, submit));
     form.addEventListener('submit', (ev) => {
         ev.preventDefault();
         void busy(submit, async () => {
@@ -79,16 +127,14 @@ export async function keysPage(ctx) {
             shownKey = null;
             try {
                 const value = name.value.trim();
-                const environments = envBoxes.filter((b) => b.box.checked).map((b) => b.box.value);
-                const key = await ctx.api.post('/api/keys', { ...(value === '' ? {} : { name: value }), environments, readOnly: readOnly.box.checked });
+                const key = await ctx.api.post('/api/keys', { ...(value === '' ? {} : { name: value }), environments: scope.environments(), readOnly: scope.readOnly() });
                 const box = secretBox(`Clave «${keyName(key)}»`, key.key, 'new-api-key');
                 created.replaceChildren(box);
                 focusSecret(box);
                 shownKey = key.id;
                 name.value = '';
-                for (const [i, b] of envBoxes.entries())
-                    b.box.checked = KEY_ENVIRONMENTS[i]?.checked ?? false;
-                readOnly.box.checked = false;
+                scope = scopeFields(null, false);
+                scopeSlot.replaceChildren(...scope.fields);
                 listStatus.replaceChildren();
                 await reload();
             }
@@ -97,6 +143,6 @@ export async function keysPage(ctx) {
             }
         });
     });
-    ctx.root.append(h('section', { class: 'card' }, h('h2', { id: 'keys-new' }, 'Nueva clave'), h('p', { class: 'hint' }, 'Su sistema la envía en la cabecera X-API-KEY para emitir y consultar documentos.'), form, created), h('section', { class: 'card' }, h('h2', null, 'Claves'), listStatus, list));
+    ctx.root.append(h('section', { class: 'card' }, h('h2', { id: 'keys-new' }, 'Nueva clave'), h('p', { class: 'hint' }, 'Su sistema la envía en la cabecera X-API-KEY para emitir y consultar documentos.'), form, created), h('section', { class: 'card' }, h('h2', null, 'Claves'), listStatus, list, editor));
     await reload();
 }

@@ -48,7 +48,23 @@ function registerForm(ctx, registered) {
     });
     return h('div', null, form, status);
 }
-function rangesTable(ranges, annul) {
+function daysUntil(dgii) {
+    const m = /^(\d{2})-(\d{2})-(\d{4})$/.exec(dgii);
+    if (m === null)
+        return null;
+    const now = new Date();
+    const today = Date.UTC(now.getFullYear(), now.getMonth(), now.getDate());
+    return Math.round((Date.UTC(Number(m[3]), Number(m[2]) - 1, Number(m[1])) - today) / 86_400_000);
+}
+function expiry(r, warningDays) {
+    if (r.fechaVencimiento === null)
+        return 'No vence';
+    const days = daysUntil(r.fechaVencimiento);
+    if (r.estado !== 'activa' || days === null || days < 0 || days > warningDays)
+        return dgiiDate(r.fechaVencimiento);
+    return h('span', { 'data-field': 'expiring' }, dgiiDate(r.fechaVencimiento), ' ', badge(days === 0 ? 'Vence hoy' : `Vence en ${days} ${days === 1 ? 'día' : 'días'}`, 'warn', 'expiring'));
+}
+function rangesTable(ranges, annul, warningDays) {
     return table(['Tipo', 'Desde – hasta', 'Siguiente', 'Disponibles', 'Vence', 'Estado', ''], ranges.map((r) => {
         const e = RANGE_ESTADOS[r.estado];
         const action = r.siguiente === null ? '' : h('button', {
@@ -60,7 +76,7 @@ function rangesTable(ranges, annul) {
             h('span', { class: 'mono' }, r.desde, ' – ', r.hasta),
             h('span', { class: 'mono' }, orDash(r.siguiente)),
             String(r.disponibles),
-            r.fechaVencimiento === null ? 'No vence' : dgiiDate(r.fechaVencimiento),
+            expiry(r, warningDays),
             badge(e.label, e.tone, r.estado),
             action,
         ];
@@ -70,10 +86,10 @@ export async function sequencesPage(ctx) {
     const list = h('div', null, loading());
     const reload = async () => {
         try {
-            const ranges = await ctx.api.get(`/${ctx.env}/secuencias`, ctx.signal);
+            const [ranges, config] = await Promise.all([ctx.api.get(`/${ctx.env}/secuencias`, ctx.signal), ctx.api.publicConfig()]);
             list.replaceChildren(ranges.length === 0
                 ? empty('No hay secuencias registradas en este ambiente.' + (ctx.env === 'eCF' ? ' En producción no se puede emitir sin una.' : ' Mientras no registre una de un tipo, ese tipo se numera desde 1.'))
-                : rangesTable(ranges, annul));
+                : rangesTable(ranges, annul, config.sequenceExpiryWarningDays));
         }
         catch (err) {
             if (!ctx.signal.aborted)

@@ -20,7 +20,7 @@ export class ApiError extends Error {
   }
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 interface SendOptions {
   body?: unknown;
@@ -77,7 +77,7 @@ export class Api {
    */
   publicConfig(): Promise<PublicConfig> {
     this.config ??= this.send<PublicConfig>('GET', '/dashboard/config.json', { auth: false })
-      .catch((): PublicConfig => ({ registrationEnabled: true }));
+      .catch((): PublicConfig => ({ registrationEnabled: true, sequenceExpiryWarningDays: 30 }));
     return this.config;
   }
 
@@ -103,6 +103,10 @@ export class Api {
 
   put<T>(path: string, body: unknown): Promise<T> {
     return this.send<T>('PUT', path, { body, auth: true });
+  }
+
+  patch<T>(path: string, body: unknown): Promise<T> {
+    return this.send<T>('PATCH', path, { body, auth: true });
   }
 
   delete<T>(path: string): Promise<T> {

@@ -33,8 +33,16 @@ export function uid(prefix: string): string {
   return `${prefix}-${++ids}`;
 }
 
-const DATE_TIME = new Intl.DateTimeFormat('es-DO', { dateStyle: 'medium', timeStyle: 'medium' });
-const DAY = new Intl.DateTimeFormat('es-DO', { dateStyle: 'medium', timeZone: 'UTC' });
+// Dates as dd-mm-aaaa (the way DGII and Dominican accountants write them), times on a 24-hour clock.
+const DATE_TIME = new Intl.DateTimeFormat('es-DO', { day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+const DAY = new Intl.DateTimeFormat('es-DO', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' });
+
+/** dd-mm-aaaa, and HH:mm:ss after it when the format has a time. */
+export function dayFirst(format: Intl.DateTimeFormat, d: Date): string {
+  const p = Object.fromEntries(format.formatToParts(d).map((x) => [x.type, x.value]));
+  const day = `${p.day}-${p.month}-${p.year}`;
+  return p.hour === undefined ? day : `${day} ${p.hour}:${p.minute}:${p.second}`;
+}
 const MONEY = new Intl.NumberFormat('es-DO', { style: 'currency', currency: 'DOP' });
 
 /** An ISO instant in the reader's time zone; the exact value stays in `datetime`. */
@@ -42,7 +50,7 @@ export function time(iso: string | null | undefined): Node {
   if (iso === null || iso === undefined) return document.createTextNode('—');
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return document.createTextNode(iso);
-  return h('time', { datetime: iso, title: iso }, DATE_TIME.format(d));
+  return h('time', { datetime: iso, title: iso }, dayFirst(DATE_TIME, d));
 }
 
 /** A calendar date as DGII writes it (dd-MM-yyyy), shown like the page's other dates, with no time zone to shift it. */
@@ -51,7 +59,7 @@ export function dgiiDate(text: string): Node {
   if (m === null) return document.createTextNode(text);
   const [, d, mo, y] = m;
   const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
-  return Number.isNaN(date.getTime()) ? document.createTextNode(text) : h('time', { datetime: `${y}-${mo}-${d}` }, DAY.format(date));
+  return Number.isNaN(date.getTime()) ? document.createTextNode(text) : h('time', { datetime: `${y}-${mo}-${d}` }, dayFirst(DAY, date));
 }
 
 /** DGII's dd-MM-yyyy HH:mm:ss is the Dominican clock, UTC−4 all year (no daylight saving). */

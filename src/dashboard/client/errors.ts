@@ -56,11 +56,14 @@ export function fieldName(path: string, overrides: Readonly<Record<string, strin
   return overrides[path] ?? FIELDS[path] ?? null;
 }
 
-const LOCAL_DATE = new Intl.DateTimeFormat('es-DO', { dateStyle: 'long' });
+const LOCAL_DATE = new Intl.DateTimeFormat('es-DO', { day: '2-digit', month: '2-digit', year: 'numeric' });
+/** dd-mm-aaaa in the reader's time zone, like every date of the page. */
 const day = (iso: string | undefined): string => {
   if (iso === undefined) return '';
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : LOCAL_DATE.format(d);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = Object.fromEntries(LOCAL_DATE.formatToParts(d).map((x) => [x.type, x.value]));
+  return `${p.day}-${p.month}-${p.year}`;
 };
 
 type Rewording = readonly [RegExp, (...groups: (string | undefined)[]) => string];

@@ -132,3 +132,11 @@ export const ANNULMENT_ESTADOS = {
 export const DEFAULT_KEY_NAME = { server: 'Default key', shown: 'Clave inicial' } as const;
 
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
+
+/** The printed representation's formats (…/pdf?formato=), as the page names them. */
+export const PRINT_FORMATS = [
+  { value: 'carta', label: 'Carta' },
+  { value: 'a4', label: 'A4' },
+  { value: 'ticket80', label: 'Ticket 80 mm' },
+] as const;
+export type PrintFormat = (typeof PRINT_FORMATS)[number]['value'];

@@ -1,9 +1,10 @@
 import { poll, type PageContext } from './context.ts';
-import { busy, dgiiDate, dgiiDateTime, errorBox, facts, h, loading, money, orDash, table, time } from './dom.ts';
-import { APROBACIONES, CORREO_ESTADOS, ESTADOS, RECEPTOR_ESTADOS } from './labels.ts';
+import { busy, dgiiDate, dgiiDateTime, errorBox, facts, field, h, loading, money, orDash, select, table, time } from './dom.ts';
+import { APROBACIONES, CORREO_ESTADOS, ESTADOS, PRINT_FORMATS, RECEPTOR_ESTADOS } from './labels.ts';
 import { estadoBadge, lastListHash, tipoLabel } from './page-documents.ts';
 import type { DocumentDetail } from './types.ts';
 import { rejectionReasons } from './dgii-reasons.ts';
+import { spanishMessage } from './service-messages.ts';
 import { imageData, saveAs } from './download.ts';
 import { buyerSection, linesSection, totalsSection } from './ecf-view.ts';
 
@@ -29,11 +30,11 @@ function webLink(url: string): HTMLElement {
  * send them): saved as {RNCEmisor}{eNCF}.pdf, or opened in a tab of its own, whose PDF viewer
  * prints it (the page's CSP allows no frames, so no hidden iframe).
  */
-async function openPdf(ctx: PageContext, doc: DocumentDetail, status: HTMLElement, action: 'download' | 'print'): Promise<void> {
+async function openPdf(ctx: PageContext, doc: DocumentDetail, status: HTMLElement, action: 'download' | 'print', formato: string): Promise<void> {
   status.replaceChildren();
   const tab = action === 'print' ? window.open('', '_blank') : null;
   try {
-    const blob = await ctx.api.download(`/${ctx.env}/documentos-ecf/${doc.internalTrackId}/pdf`);
+    const blob = await ctx.api.download(`/${ctx.env}/documentos-ecf/${doc.internalTrackId}/pdf?formato=${encodeURIComponent(formato)}`);
     const href = URL.createObjectURL(new Blob([blob], { type: 'application/pdf' }));
     if (tab !== null) {
       tab.location.href = href;
@@ -48,6 +49,11 @@ async function openPdf(ctx: PageContext, doc: DocumentDetail, status: HTMLElemen
     tab?.close();
     status.replaceChildren(errorBox(err));
   }
+}
+
+/** The ERP's metadata as key: value lines. */
+function metadataList(metadata: Record<string, string>): HTMLElement {
+  return h('dl', { class: 'metadata', 'data-field': 'metadata' }, Object.entries(metadata).map(([k, v]) => [h('dt', { class: 'mono' }, k), h('dd', { class: 'break' }, v)]));
 }
 
 /** The buyer leg (delivery to the buyer's receiver, its ARECF) and the buyer's commercial approval, as summary rows. */
@@ -176,9 +182,10 @@ function detail(ctx: PageContext, doc: DocumentDetail, queued: () => void): (HTM
   const download = h('button', { type: 'button', class: 'secondary', 'data-action': 'xml' }, 'Descargar XML firmado');
   download.addEventListener('click', () => void busy(download, () => saveAs(ctx, `/${ctx.env}/documentos-ecf/${doc.internalTrackId}/xml`, `${doc.encf}.xml`, 'application/xml', xmlStatus)));
   const pdf = h('button', { type: 'button', class: 'secondary', 'data-action': 'pdf' }, rejected ? 'Descargar PDF marcado RECHAZADO' : 'Descargar PDF');
-  pdf.addEventListener('click', () => void busy(pdf, () => openPdf(ctx, doc, xmlStatus, 'download')));
+  const formato = select('formato', PRINT_FORMATS.map((f) => [f.value, f.label] as const), 'carta');
+  pdf.addEventListener('click', () => void busy(pdf, () => openPdf(ctx, doc, xmlStatus, 'download', formato.value)));
   const printButton = h('button', { type: 'button', class: 'secondary', 'data-action': 'print' }, rejected ? 'Imprimir marcado RECHAZADO' : 'Imprimir');
-  printButton.addEventListener('click', () => void busy(printButton, () => openPdf(ctx, doc, xmlStatus, 'print')));
+  printButton.addEventListener('click', () => void busy(printButton, () => openPdf(ctx, doc, xmlStatus, 'print', formato.value)));
   return [
     h('section', { class: 'card', 'aria-labelledby': 'doc-summary' },
       h('h2', { id: 'doc-summary' }, 'Resumen'),
@@ -192,10 +199,12 @@ function detail(ctx: PageContext, doc: DocumentDetail, queued: () => void): (HTM
         ['RNC comprador', orDash(doc.rncComprador)],
         ['TrackId DGII', h('span', { class: 'mono break' }, orDash(doc.trackId))],
         ['Código DGII', h('span', { 'data-field': 'dgiiCode' }, orDash(doc.dgiiCode))],
-        ['Mensaje DGII', h('span', { 'data-field': 'dgiiMessage' }, orDash(doc.dgiiMessage))],
+        ['Mensaje DGII', h('span', { 'data-field': 'dgiiMessage', title: doc.dgiiMessage ?? '' }, doc.dgiiMessage === null ? '—' : spanishMessage(doc.dgiiMessage))],
         // DGII's secuenciaUtilizada: a rejected number it did not use may be emitted again or annulled.
         doc.secuenciaUtilizada === null ? null : ['Secuencia utilizada', h('span', { 'data-field': 'secuenciaUtilizada' },
           doc.secuenciaUtilizada ? 'Sí' : 'No: la DGII no usó este e-NCF; puede emitirse otro documento con él o anularlo')],
+        doc.referencia === null ? null : ['Referencia (ERP)', h('span', { 'data-field': 'referencia', class: 'break' }, doc.referencia)],
+        doc.metadata === null || Object.keys(doc.metadata).length === 0 ? null : ['Metadatos (ERP)', metadataList(doc.metadata)],
         signed ? ['Código de seguridad', h('span', { class: 'mono', 'data-field': 'securityCode' }, doc.securityCode ?? '')] : null,
         typeof doc.fechaHoraFirma === 'string' && doc.fechaHoraFirma !== '' ? ['Firmado', h('span', { 'data-field': 'signedAt' }, dgiiDateTime(doc.fechaHoraFirma))] : null,
         typeof doc.timbreUrl === 'string' && doc.timbreUrl !== '' ? ['Timbre', webLink(doc.timbreUrl)] : null,
@@ -204,7 +213,7 @@ function detail(ctx: PageContext, doc: DocumentDetail, queued: () => void): (HTM
         ['Actualizado', time(doc.updatedAt)],
         ['ID interno', h('span', { class: 'mono break' }, doc.internalTrackId)],
       ]),
-      signed ? h('div', { class: 'actions' }, download, pdf, printButton) : null,
+      signed ? h('div', { class: 'actions' }, download, field('Formato del PDF', formato), pdf, printButton) : null,
       signed ? printMark(doc) : null,
       xmlStatus,
     ),
@@ -221,7 +230,7 @@ function detail(ctx: PageContext, doc: DocumentDetail, queued: () => void): (HTM
     h('section', { class: 'card', 'aria-labelledby': 'doc-history' },
       h('h2', { id: 'doc-history' }, 'Historial'),
       table(['Fecha', 'Estado', 'Código DGII', 'Mensaje DGII', 'Detalle'], doc.history.map((e) => [
-        time(e.at), estadoBadge(e.estado), orDash(e.dgiiCode), orDash(e.dgiiMessage), orDash(e.detail),
+        time(e.at), estadoBadge(e.estado), orDash(e.dgiiCode), e.dgiiMessage === null ? '—' : spanishMessage(e.dgiiMessage), e.detail === null ? '—' : spanishMessage(e.detail),
       ]), { 'data-list': 'history' }),
     ),
   ];

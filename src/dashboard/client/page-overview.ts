@@ -28,6 +28,7 @@ function periodCard(title: string, id: string, p: Period): HTMLElement {
     h('h2', { id }, title),
     h('p', { class: 'big' }, h('span', { 'data-field': 'total' }, String(p.total)), ' documentos'),
     h('p', null, 'Tasa de aceptación: ', h('strong', { 'data-field': 'acceptance' }, rate(p))),
+    h('p', { class: 'hint', 'data-field': 'acceptance-basis' }, 'Aceptados y aceptados condicionales entre los documentos que la DGII ya juzgó (aceptados, condicionales y rechazados); no cuenta los que están en proceso ni en error.'),
     h('ul', { class: 'counts' }, estados.map((e) => h('li', null, h('span', { class: `badge badge-${ESTADOS[e].tone}` }, ESTADOS[e].label), ' ', h('span', { 'data-estado': e }, String(p.byEstado[e] ?? 0))))));
 }
 

@@ -1,5 +1,5 @@
 import type { PageContext } from './context.ts';
-import { badge, busy, dgiiDate, empty, errorBox, field, h, loading, notice, orDash, table } from './dom.ts';
+import { badge, busy, type Child, dgiiDate, empty, errorBox, field, h, loading, notice, orDash, table } from './dom.ts';
 import { RANGE_ESTADOS } from './labels.ts';
 import { tipoLabel } from './page-documents.ts';
 import { annulmentPart, encfInput, SEQUENCE_FIELDS, tipoSelect, type AnnulForm } from './sequences-annul.ts';
@@ -60,7 +60,24 @@ function registerForm(ctx: PageContext, registered: () => Promise<void>): HTMLEl
   return h('div', null, form, status);
 }
 
-function rangesTable(ranges: readonly Range[], annul: AnnulForm): HTMLElement {
+/** Whole days from today (the reader's) to a dd-MM-yyyy date; negative once it has passed. */
+function daysUntil(dgii: string): number | null {
+  const m = /^(\d{2})-(\d{2})-(\d{4})$/.exec(dgii);
+  if (m === null) return null;
+  const now = new Date();
+  const today = Date.UTC(now.getFullYear(), now.getMonth(), now.getDate());
+  return Math.round((Date.UTC(Number(m[3]), Number(m[2]) - 1, Number(m[1])) - today) / 86_400_000);
+}
+
+/** The range's expiry, flagged when an active range expires within SEQUENCE_EXPIRY_WARNING_DAYS. */
+function expiry(r: Range, warningDays: number): Child {
+  if (r.fechaVencimiento === null) return 'No vence';
+  const days = daysUntil(r.fechaVencimiento);
+  if (r.estado !== 'activa' || days === null || days < 0 || days > warningDays) return dgiiDate(r.fechaVencimiento);
+  return h('span', { 'data-field': 'expiring' }, dgiiDate(r.fechaVencimiento), ' ', badge(days === 0 ? 'Vence hoy' : `Vence en ${days} ${days === 1 ? 'día' : 'días'}`, 'warn', 'expiring'));
+}
+
+function rangesTable(ranges: readonly Range[], annul: AnnulForm, warningDays: number): HTMLElement {
   return table(['Tipo', 'Desde – hasta', 'Siguiente', 'Disponibles', 'Vence', 'Estado', ''], ranges.map((r) => {
     const e = RANGE_ESTADOS[r.estado];
     // The numbers a range still holds can be annulled (DGII expects every authorised number to end in an e-CF or an ANECF).
@@ -73,7 +90,7 @@ function rangesTable(ranges: readonly Range[], annul: AnnulForm): HTMLElement {
       h('span', { class: 'mono' }, r.desde, ' – ', r.hasta),
       h('span', { class: 'mono' }, orDash(r.siguiente)),
       String(r.disponibles),
-      r.fechaVencimiento === null ? 'No vence' : dgiiDate(r.fechaVencimiento),
+      expiry(r, warningDays),
       badge(e.label, e.tone, r.estado),
       action,
     ];
@@ -84,10 +101,10 @@ export async function sequencesPage(ctx: PageContext): Promise<void> {
   const list = h('div', null, loading());
   const reload = async (): Promise<void> => {
     try {
-      const ranges = await ctx.api.get<Range[]>(`/${ctx.env}/secuencias`, ctx.signal);
+      const [ranges, config] = await Promise.all([ctx.api.get<Range[]>(`/${ctx.env}/secuencias`, ctx.signal), ctx.api.publicConfig()]);
       list.replaceChildren(ranges.length === 0
         ? empty('No hay secuencias registradas en este ambiente.' + (ctx.env === 'eCF' ? ' En producción no se puede emitir sin una.' : ' Mientras no registre una de un tipo, ese tipo se numera desde 1.'))
-        : rangesTable(ranges, annul));
+        : rangesTable(ranges, annul, config.sequenceExpiryWarningDays));
     } catch (err) {
       if (!ctx.signal.aborted) list.replaceChildren(errorBox(err));
     }

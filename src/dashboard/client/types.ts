@@ -31,7 +31,7 @@ type Wire<T> = T extends Date
       : T;
 
 export type FieldError = ServerFieldError;
-export type PublicConfig = { registrationEnabled: boolean };
+export type PublicConfig = { registrationEnabled: boolean; sequenceExpiryWarningDays: number };
 export type TokenSet = Wire<ServerTokenSet>;
 export type Account = Wire<Awaited<ReturnType<IdentityService['account']>>>;
 export type ApiKey = Wire<ApiKeyView>;

@@ -23,7 +23,7 @@ import {
   type AprobacionAnswer, type ConsultaEstadoAnswer, type DirectoryEntry, readAprobacionAnswer, readConsultaEstadoAnswer, readDirectoryAnswer, readTimbreEstado,
 } from './exchange-answers.ts';
 import { encodeMultipartFile } from './multipart.ts';
-import { DGII_PATHS, type EcfService, type FcService, XML_FIELD } from './paths.ts';
+import { DGII_PATHS, type DgiiService, type EcfService, type FcService, XML_FIELD } from './paths.ts';
 import { TokenCache } from './tokens.ts';
 import { errorMessage } from '../../errors.ts';
 
@@ -49,6 +49,25 @@ export interface DgiiClientOptions {
   credentials: (tenantId: number) => Promise<DgiiCredentials | null>;
   /** Largest answer accepted; DGII's are a few hundred bytes. */
   maxAnswerBytes?: number;
+  /** Told of every HTTP exchange with DGII: which service and how it ended (ecf_dgii_requests_total). */
+  onRequest?: (service: DgiiService | 'other', outcome: DgiiRequestOutcome) => void;
+}
+
+/** ok: 2xx; client_error: another status below 500; server_error: 5xx; no_answer: a network error, timeout or oversized answer. */
+export type DgiiRequestOutcome = 'ok' | 'client_error' | 'server_error' | 'no_answer';
+
+/** The service a URL of DGII's is for, by the path it ends with. */
+function serviceOf(url: string): DgiiService | 'other' {
+  let path: string;
+  try {
+    path = new URL(url).pathname.replace(/\/+$/, '').toLowerCase();
+  } catch {
+    return 'other';
+  }
+  for (const [service, suffix] of Object.entries(DGII_PATHS) as [DgiiService, string][]) {
+    if (path.endsWith(suffix.toLowerCase())) return service;
+  }
+  return 'other';
 }
 
 export interface XmlUpload {
@@ -111,8 +130,18 @@ export class DgiiClient {
     return trimSlash(this.options.fcBaseUrls[environment]) + DGII_PATHS[service];
   }
 
-  private send(req: HttpRequest, signal: AbortSignal): Promise<HttpAnswer> {
-    return exchange(req, { timeoutMs: this.options.timeoutMs, signal, maxAnswerBytes: this.maxAnswerBytes });
+  private async send(req: HttpRequest, signal: AbortSignal): Promise<HttpAnswer> {
+    const report = this.options.onRequest;
+    if (report === undefined) return exchange(req, { timeoutMs: this.options.timeoutMs, signal, maxAnswerBytes: this.maxAnswerBytes });
+    let answer: HttpAnswer;
+    try {
+      answer = await exchange(req, { timeoutMs: this.options.timeoutMs, signal, maxAnswerBytes: this.maxAnswerBytes });
+    } catch (err) {
+      report(serviceOf(req.url), 'no_answer');
+      throw err;
+    }
+    report(serviceOf(req.url), answer.status < 300 && answer.status >= 200 ? 'ok' : answer.status < 500 ? 'client_error' : 'server_error');
+    return answer;
   }
 
   /** The seed XML DGII hands out for authentication. */

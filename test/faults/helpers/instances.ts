@@ -5,7 +5,7 @@ import { FAST_PIPELINE } from '../../helpers/documents.ts';
 import { spawnService, type ServiceProcess } from '../../helpers/process.ts';
 import { testEnv } from '../../helpers/service.ts';
 
-// Service instances as real child processes (src/main.ts), so that they can be killed,
+// Service instances as real child processes (bin/ecf-service.js, through spawnService), so that they can be killed,
 // counted in RSS, and run side by side on one database.
 
 export interface Instance {
