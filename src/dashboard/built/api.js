@@ -64,8 +64,8 @@ export class Api {
     get(path, signal) {
         return this.send('GET', path, { auth: true, ...(signal === undefined ? {} : { signal }) });
     }
-    post(path, body = {}) {
-        return this.send('POST', path, { body, auth: true });
+    post(path, body = {}, headers) {
+        return this.send('POST', path, { body, auth: true, ...(headers === undefined ? {} : { headers }) });
     }
     put(path, body) {
         return this.send('PUT', path, { body, auth: true });
@@ -73,8 +73,8 @@ export class Api {
     delete(path) {
         return this.send('DELETE', path, { auth: true });
     }
-    async download(path) {
-        const res = await this.authorised('GET', path, { auth: true });
+    async download(path, post) {
+        const res = await this.authorised(post === undefined ? 'GET' : 'POST', path, { auth: true, ...(post === undefined ? {} : { body: post.body }) });
         if (!res.ok)
             throw errorOf(res.status, await res.json().catch(() => null));
         return res.blob();
@@ -103,7 +103,7 @@ export class Api {
         return this.exchange(method, path, options, this.tokens?.accessToken);
     }
     async exchange(method, path, options, bearer) {
-        const headers = { accept: 'application/json' };
+        const headers = { ...options.headers, accept: 'application/json' };
         if (bearer !== undefined)
             headers.authorization = `Bearer ${bearer}`;
         if (options.body !== undefined)

@@ -9,6 +9,8 @@ export const PATHS = {
     deliveries: '/configuracion/entregas',
     certificate: '/configuracion/certificado',
     keys: '/configuracion/claves',
+    newInvoice: '/nueva-factura',
+    saved: '/guardados',
 };
 export function hashOf(path, query = {}) {
     const q = new URLSearchParams();

@@ -1,5 +1,5 @@
 // Built from src/dashboard/client/page-document.ts by `npm run build:dashboard`: edit that file, not this one.
-import { poll } from "./context.js";
+import { hashOf, PATHS, poll } from "./context.js";
 import { busy, dgiiDate, dgiiDateTime, errorBox, facts, h, loading, money, orDash, table, time } from "./dom.js";
 import { APROBACIONES, ESTADOS, RECEPTOR_ESTADOS } from "./labels.js";
 import { estadoBadge, lastListHash, tipoLabel } from "./page-documents.js";
@@ -82,6 +82,13 @@ const REDELIVER = {
     name: 'redeliver', title: 'No se pudo entregar al comprador', label: 'Reenviar al receptor', path: 'receptor/reenviar',
     text: 'La DGII lo aceptó, pero el receptor del comprador no lo recibió (vea el detalle arriba). Cuando el comprador lo haya resuelto, puede entregárselo de nuevo.',
 };
+function notesSection(doc) {
+    const accepted = doc.estado === 'aceptado' || doc.estado === 'aceptado_condicional';
+    if (!accepted || doc.tipo === 33 || doc.tipo === 34)
+        return null;
+    const link = (tipo, label, action) => h('a', { class: 'button-link secondary', href: hashOf(PATHS.newInvoice, { tipo: String(tipo), ref: doc.internalTrackId }), 'data-action': action }, label);
+    return h('section', { class: 'card', 'aria-labelledby': 'doc-notes', 'data-section': 'notes' }, h('h2', { id: 'doc-notes' }, 'Corregir con una nota'), h('p', null, 'Una nota de crédito anula o rebaja este documento; una de débito le suma un cargo. Se abre el formulario con la referencia a ', h('span', { class: 'mono' }, doc.encf), ' y sus líneas.'), h('div', { class: 'actions' }, link(34, 'Nota de crédito', 'credit-note'), link(33, 'Nota de débito', 'debit-note')));
+}
 function detail(ctx, doc, queued) {
     const xmlStatus = h('div');
     const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
@@ -111,6 +118,7 @@ function detail(ctx, doc, queued) {
             ['Actualizado', time(doc.updatedAt)],
             ['ID interno', h('span', { class: 'mono break' }, doc.internalTrackId)],
         ]), signed ? h('div', { class: 'actions' }, download, pdf, printButton) : null, xmlStatus),
+        notesSection(doc),
         doc.estado === 'error' ? resendSection(ctx, doc, RESUBMIT, queued) : null,
         doc.receptor.estado === 'error' ? resendSection(ctx, doc, REDELIVER, queued) : null,
         doc.estado === 'rechazado' ? h('section', { class: 'card', 'aria-labelledby': 'doc-reasons', 'data-section': 'reasons' }, h('h2', { id: 'doc-reasons' }, 'Por qué la DGII lo rechazó'), rejectionReasons(doc.dgiiMessage)) : null,

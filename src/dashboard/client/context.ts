@@ -29,6 +29,8 @@ export const PATHS = {
   deliveries: '/configuracion/entregas',
   certificate: '/configuracion/certificado',
   keys: '/configuracion/claves',
+  newInvoice: '/nueva-factura',
+  saved: '/guardados',
 } as const;
 
 /** `#/documentos?estado=aceptado` from a path and the non-empty values of `query`. */

@@ -7,9 +7,11 @@ import { deliveriesPage } from './page-deliveries.ts';
 import { deliveryPage } from './page-delivery.ts';
 import { documentPage } from './page-document.ts';
 import { documentsPage, lastListHash } from './page-documents.ts';
+import { invoicePage } from './page-invoice.ts';
 import { keysPage } from './page-keys.ts';
 import { overviewPage } from './page-overview.ts';
 import { receivedDocumentPage, receivedListPage } from './page-received.ts';
+import { savedPage } from './page-saved.ts';
 import { sequencesPage } from './page-sequences.ts';
 import { leaveSignInMessage, registerPage, signInPage } from './page-sign-in.ts';
 import { webhooksPage } from './page-webhooks.ts';
@@ -25,10 +27,11 @@ const SECTIONS = {
   recibidos: { label: 'Recibidos', path: PATHS.received },
   secuencias: { label: 'Secuencias', path: PATHS.sequences },
   configuracion: { label: 'Configuración', path: PATHS.settings },
+  factura: { label: 'Nueva factura', path: PATHS.newInvoice },
 } as const;
 type Section = keyof typeof SECTIONS;
 /** Sections whose pages show one environment's data: only there is the switcher shown. */
-const BY_ENVIRONMENT: ReadonlySet<Section> = new Set(['resumen', 'documentos', 'recibidos', 'secuencias']);
+const BY_ENVIRONMENT: ReadonlySet<Section> = new Set(['resumen', 'documentos', 'recibidos', 'secuencias', 'factura']);
 
 // The specification sends people to "Settings → Webhooks": Configuración holds everything
 // that is set up once, each part a tab of its own.
@@ -68,6 +71,8 @@ const ROUTES: readonly RouteEntry[] = [
   { pattern: new RegExp(`^/configuracion/entregas/${ID}$`), params: ['id'], title: 'Entrega', render: deliveryPage, section: 'configuracion', tab: 'entregas' },
   { pattern: /^\/configuracion\/certificado$/, title: 'Certificado de firma', render: certificatePage, section: 'configuracion', tab: 'certificado' },
   { pattern: /^\/configuracion\/claves$/, title: 'Claves API', render: keysPage, section: 'configuracion', tab: 'claves' },
+  { pattern: /^\/nueva-factura$/, title: 'Nueva factura', render: invoicePage, section: 'factura' },
+  { pattern: /^\/guardados$/, title: 'Clientes y artículos guardados', render: savedPage, section: 'factura' },
 ];
 
 /** Addresses that moved (bookmarks of the first version) and the section's own address. */

@@ -11,6 +11,7 @@ import type { Page as ServerPage } from '../../lib/page.ts';
 import type { WebhookService } from '../../webhooks/service.ts';
 import type { AnnulmentView, RangeView } from '../../sequences/views.ts';
 import type { SettingsView } from '../../webhooks/settings.ts';
+import type { CustomerView, InvoicingService, ItemView } from '../../invoicing/service.ts';
 import type { attemptView, deliveryView, DeliverySubject as ServerDeliverySubject } from '../../webhooks/views.ts';
 
 // The shapes of the API answers the page reads (the `data` of each envelope), taken from the
@@ -53,3 +54,7 @@ export type SentApproval = Wire<ReturnType<typeof sentApprovalView>>;
 /** A DGII-authorised eNCF range and what is left of it. */
 export type Range = Wire<RangeView>;
 export type Annulment = Wire<AnnulmentView>;
+/** The invoice form's saved customers and items, and the directory's name of an RNC. */
+export type SavedCustomer = Wire<CustomerView>;
+export type SavedItem = Wire<ItemView>;
+export type DirectoryName = Wire<Awaited<ReturnType<InvoicingService['directoryName']>>>;
