@@ -5,6 +5,7 @@ import { documentTotals, lineMonto } from "./totals.js";
 export const MAIN_TIPOS = [31, 32, 33, 34];
 export const OTHER_TIPOS = [41, 43, 44, 45, 46, 47];
 const TAXED = [1, 2, 4];
+const COMPRADOR_REQUIRED = new Set([31, 32, 41, 44, 45, 46]);
 export const TYPE_FORMS = {
     31: { buyer: 'rnc-required', payment: 'full', income: true, gravadoIndicator: true, rates: TAXED, retention: false, email: true },
     32: { buyer: 'rnc-optional', payment: 'full', income: true, gravadoIndicator: true, rates: TAXED, retention: false, email: true },
@@ -118,7 +119,7 @@ export function invoiceBody(input) {
             Version: '1.0',
             IdDoc: idDoc,
             Emisor: { ...input.emisor, FechaEmision: input.fechaEmision },
-            ...(Object.keys(buyer).length === 0 ? {} : { Comprador: buyer }),
+            ...(Object.keys(buyer).length === 0 && !COMPRADOR_REQUIRED.has(input.tipo) ? {} : { Comprador: buyer }),
             Totales: totales,
         },
         DetallesItems: { Item: items },

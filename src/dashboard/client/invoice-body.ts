@@ -29,6 +29,9 @@ interface TypeForm {
 
 const TAXED: readonly Indicator[] = [1, 2, 4];
 
+/** Types whose XSD requires the Comprador element even when none of its parts is known (a consumer's 32): sent empty. */
+const COMPRADOR_REQUIRED: ReadonlySet<EcfTipo> = new Set([31, 32, 41, 44, 45, 46]);
+
 export const TYPE_FORMS: Readonly<Record<EcfTipo, TypeForm>> = {
   31: { buyer: 'rnc-required', payment: 'full', income: true, gravadoIndicator: true, rates: TAXED, retention: false, email: true },
   32: { buyer: 'rnc-optional', payment: 'full', income: true, gravadoIndicator: true, rates: TAXED, retention: false, email: true },
@@ -171,7 +174,7 @@ export function invoiceBody(input: InvoiceInput): { ECF: Record<string, unknown>
       Version: '1.0',
       IdDoc: idDoc,
       Emisor: { ...input.emisor, FechaEmision: input.fechaEmision },
-      ...(Object.keys(buyer).length === 0 ? {} : { Comprador: buyer }),
+      ...(Object.keys(buyer).length === 0 && !COMPRADOR_REQUIRED.has(input.tipo) ? {} : { Comprador: buyer }),
       Totales: totales,
     },
     DetallesItems: { Item: items },
