@@ -156,6 +156,14 @@ test('a type 32 without a buyer is emitted and accepted', async () => {
   await line(page, 0).getByLabel('ITBIS').selectOption({ label: 'Exento' });
   assert.equal(await shown(page, 'exento'), '1275.00');
   assert.equal(await shown(page, 'total'), '1275.00');
+  // The preview opens the unsigned draft in a tab of its own; nothing is emitted.
+  const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByRole('button', { name: 'Vista previa (PDF)' }).click()]);
+  await popup.waitForURL(/^blob:/);
+  await popup.close();
+  const drafts = w.requests.filter((r) => r.method === 'POST' && r.path === '/TesteCF/documentos-ecf/borrador/pdf');
+  assert.equal(drafts.length, 1);
+  assert.equal(drafts[0]?.status, 200);
+  assert.equal((await documents(32)).length, 0);
   await page.getByRole('button', { name: 'Emitir' }).click();
   const id = await emitted(page, 'E32');
   const doc = await waitForEstado(t.url, 'TesteCF', id, { 'x-api-key': a.apiKey }, ['aceptado']);

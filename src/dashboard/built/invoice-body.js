@@ -58,7 +58,7 @@ export function invoiceBody(input) {
     if (form.income)
         idDoc.TipoIngresos = input.tipoIngresos;
     idDoc.TipoPago = Number(input.tipoPago);
-    if (input.fechaLimitePago !== '')
+    if (input.fechaLimitePago !== '' && input.tipo !== 43)
         idDoc.FechaLimitePago = input.fechaLimitePago;
     if (form.payment === 'full') {
         if (input.terminoPago.trim() !== '')

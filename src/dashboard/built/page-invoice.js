@@ -233,6 +233,7 @@ export async function invoicePage(ctx) {
         income.wrap.hidden = !tf.income;
         payForm.wrap.hidden = tf.payment !== 'full';
         payTerm.wrap.hidden = tf.payment !== 'full';
+        payLimit.wrap.hidden = tipo === 43;
         expiry.wrap.hidden = !info.sequenceExpires;
         for (const r of rows) {
             const current = Number(r.rate.control.value);

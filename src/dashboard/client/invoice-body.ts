@@ -121,7 +121,7 @@ export function invoiceBody(input: InvoiceInput): { ECF: Record<string, unknown>
   if (form.gravadoIndicator) idDoc.IndicadorMontoGravado = 0;
   if (form.income) idDoc.TipoIngresos = input.tipoIngresos;
   idDoc.TipoPago = Number(input.tipoPago);
-  if (input.fechaLimitePago !== '') idDoc.FechaLimitePago = input.fechaLimitePago;
+  if (input.fechaLimitePago !== '' && input.tipo !== 43) idDoc.FechaLimitePago = input.fechaLimitePago; // 43 has none
   if (form.payment === 'full') {
     if (input.terminoPago.trim() !== '') idDoc.TerminoPago = input.terminoPago.trim();
     if (input.formaPago !== '') idDoc.TablaFormasPago = { FormaDePago: [{ FormaPago: Number(input.formaPago), MontoPago: money(totals.total) }] };
