@@ -2,6 +2,11 @@
 // invoice form computes with them, and the validation judges with them, so a document whose
 // amounts come from documentTotals passes the server's rules, and one cent off does not.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { compileDashboard, SHARED_MODULES } from '../scripts/dashboard-compiler.ts';
 import { test } from 'node:test';
 import { dec, formatDec, type Dec } from '../src/ecf/decimal.ts';
 import { checkTaxId, isValidTaxId } from '../src/ecf/tax-id.ts';
@@ -62,4 +67,25 @@ test('the totals documentTotals computes are the ones the validation accepts, an
   const refused = validateEcf(off);
   assert.equal(refused.ok, false);
   assert.ok(!refused.ok && refused.errors.some((e) => e.path === 'ECF.Encabezado.Totales.TotalITBIS1'), JSON.stringify(refused));
+});
+
+test('the dashboard build serves the shared modules beside the page\'s scripts and refuses an import it does not serve', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dash-shared-'));
+  try {
+    writeFileSync(join(dir, 'page.ts'), "import { lineMonto } from '../../ecf/totals.ts';\nimport { dec, formatDec } from '../../ecf/decimal.ts';\nexport const m = formatDec(lineMonto(dec('3'), dec('245.755')));\n");
+    const built = await compileDashboard(pathToFileURL(`${dir}/`), SHARED_MODULES);
+    assert.deepEqual([...built.keys()].sort(), ['decimal.js', 'ecf-types.js', 'page.js', 'tax-id.js', 'totals.js']);
+    assert.match(built.get('page.js') ?? '', /from "\.\/totals\.js"/);
+    // The built files run as a browser would load them: from their own folder, by relative URL.
+    const out = mkdtempSync(join(tmpdir(), 'dash-built-'));
+    for (const [name, text] of built) writeFileSync(join(out, name.replace(/\.js$/, '.mjs')), text.replace(/\.js"/g, '.mjs"'));
+    const page = await import(pathToFileURL(join(out, 'page.mjs')).href) as { m: string };
+    assert.equal(page.m, '737.27');
+    rmSync(out, { recursive: true });
+
+    writeFileSync(join(dir, 'page.ts'), "import { validateEcf } from '../../ecf/validation/index.ts';\nexport const v = validateEcf;\n");
+    await assert.rejects(compileDashboard(pathToFileURL(`${dir}/`), SHARED_MODULES), /page\.js imports \.\.\/\.\.\/ecf\/validation\/index\.js, which the dashboard does not serve/);
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
 });
