@@ -74,6 +74,9 @@ import { approvalSendJob, BuyerApprovals } from './receiver/buyer-approval.ts';
 import { ReceiverSettings } from './receiver/settings.ts';
 import { receivedVerificationJob } from './receiver/verification.ts';
 import { ownDirectory } from './receiver/own-directory.ts';
+import { invoicingRoutes } from './invoicing/routes.ts';
+import { INVOICING_SCHEMAS } from './invoicing/schemas.ts';
+import { InvoicingService } from './invoicing/service.ts';
 import { ReceiverService } from './receiver/service.ts';
 import { signerTrustPolicy } from './receiver/signer-trust.ts';
 import { commercialApprovalRoutes } from './approvals/routes.ts';
@@ -216,7 +219,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const routes = [
       ...systemRoutes({
         sql: db.sql,
-        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...CERTIFICATE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...RECEIVER_SCHEMAS, ...SEQUENCE_SCHEMAS, ...APPROVAL_SCHEMAS, ...CERTIFICATION_SCHEMAS }, webhooks: webhookEventDocs(config.webhooks) })),
+        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...CERTIFICATE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...RECEIVER_SCHEMAS, ...SEQUENCE_SCHEMAS, ...APPROVAL_SCHEMAS, ...CERTIFICATION_SCHEMAS, ...INVOICING_SCHEMAS }, webhooks: webhookEventDocs(config.webhooks) })),
       }),
       ...authRoutes({ config, identity, tokens, authenticator }),
       // Before documentRoutes: /documentos-ecf/export must not be read as a document id.
@@ -227,6 +230,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...sequenceRoutes({ sequences, idempotency }),
       ...annulmentRoutes({ documents, annulments, sequences, idempotency }),
       ...certificateRoutes({ certificates }),
+      ...invoicingRoutes({ invoicing: new InvoicingService(db.sql, dgii.directory, (tenantId) => documents.rncOf(tenantId)) }),
       ...dashboardRoutes({ assets: new DashboardAssets(log), registrationEnabled: config.registrationEnabled, sequenceExpiryWarningDays: config.sequences.expiryWarningDays }),
       ...webhookRoutes({ settings: webhookSettings, webhooks, attemptTimeoutMs: config.webhooks.timeoutMs }),
       ...metricsRoutes({ metrics, token: config.metricsToken }),

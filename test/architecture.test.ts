@@ -40,6 +40,7 @@ const RANKS: Readonly<Record<string, number>> = {
   'documents/': 30,
   'exchange/': 30,
   'idempotency/': 30,
+  'invoicing/': 30,
   'maintenance/': 30,
   'receiver/': 30,
   'sequences/': 30,

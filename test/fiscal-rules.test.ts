@@ -10,7 +10,7 @@ import { waitFor } from './helpers/wait.ts';
 import { addDays, dominicanToday, toDgiiDate } from '../src/ecf/encf.ts';
 import type { EcfTipo } from '../src/ecf/validation/index.ts';
 import { emissionProblems } from '../src/ecf/validation/emission-rules.ts';
-import { cedulaCheckDigit, rncCheckDigit, taxIdProblem } from '../src/lib/tax-id.ts';
+import { cedulaCheckDigit, rncCheckDigit, taxIdProblem } from '../src/ecf/tax-id.ts';
 
 // DGII's rules at emission (issue 29), each refused with a 422 naming the path and the value
 // expected, before an eNCF is taken: the next valid document of the type gets the number the

@@ -7,7 +7,7 @@ import { ENVIRONMENTS, parseEnvironment, type Environment } from '../environment
 import { DEFAULT_KEY_ENVIRONMENTS } from './identity.ts';
 import { header, type RequestContext, type Route } from '../http/types.ts';
 import { EMAIL, Input, RNC } from '../lib/input.ts';
-import { taxIdProblem } from '../lib/tax-id.ts';
+import { taxIdProblem } from '../ecf/tax-id.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { IdentityService } from './identity.ts';
 import { NEW_API_KEY, TOKEN_RESPONSE } from './schemas.ts';

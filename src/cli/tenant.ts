@@ -10,7 +10,7 @@ import { checkMasterKey } from '../db/key-check.ts';
 import { migrate } from '../db/migrate.ts';
 import { AppError, errorMessage } from '../errors.ts';
 import { EMAIL, RNC } from '../lib/input.ts';
-import { taxIdProblem } from '../lib/tax-id.ts';
+import { taxIdProblem } from '../ecf/tax-id.ts';
 import { createLogger } from '../log.ts';
 import { configOrExit, exitWithError } from './exit.ts';
 

@@ -1,6 +1,6 @@
 import type { Environment } from '../environments.ts';
 import { TtlCache } from '../lib/ttl-cache.ts';
-import { isValidTaxId } from '../lib/tax-id.ts';
+import { isValidTaxId } from '../ecf/tax-id.ts';
 import type { DgiiClient } from './protocol/client.ts';
 import type { DirectoryEntry } from './protocol/exchange-answers.ts';
 

@@ -1,7 +1,7 @@
-// RNCs and cédulas with DGII's check digits (src/lib/tax-id.ts), for tests: the service refuses
+// RNCs and cédulas with DGII's check digits (src/ecf/tax-id.ts), for tests: the service refuses
 // numbers whose check digit is wrong, so a test that makes one up computes it here.
 import { randomInt } from 'node:crypto';
-import { cedulaCheckDigit, rncCheckDigit } from '../../src/lib/tax-id.ts';
+import { cedulaCheckDigit, rncCheckDigit } from '../../src/ecf/tax-id.ts';
 
 /** A valid 9-digit RNC made from a seed: its first 8 digits are the seed's last 8 (zero-padded). */
 export function validRnc(seed: number | string): string {

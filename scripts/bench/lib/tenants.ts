@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { rncCheckDigit } from '../../../src/lib/tax-id.ts';
+import { rncCheckDigit } from '../../../src/ecf/tax-id.ts';
 
 // Setup through the service's own API (never measured): a tenant, its API key, a session.
 

@@ -64,8 +64,8 @@ export class Api {
     get(path, signal) {
         return this.send('GET', path, { auth: true, ...(signal === undefined ? {} : { signal }) });
     }
-    post(path, body = {}) {
-        return this.send('POST', path, { body, auth: true });
+    post(path, body = {}, headers) {
+        return this.send('POST', path, { body, auth: true, ...(headers === undefined ? {} : { headers }) });
     }
     put(path, body) {
         return this.send('PUT', path, { body, auth: true });
@@ -93,8 +93,8 @@ export class Api {
             throw errorOf(res.status, await res.json().catch(() => null));
         return res.blob();
     }
-    async download(path) {
-        const res = await this.authorised('GET', path, { auth: true });
+    async download(path, post) {
+        const res = await this.authorised(post === undefined ? 'GET' : 'POST', path, { auth: true, ...(post === undefined ? {} : { body: post.body }) });
         if (!res.ok)
             throw errorOf(res.status, await res.json().catch(() => null));
         return res.blob();
@@ -123,7 +123,7 @@ export class Api {
         return this.exchange(method, path, options, this.tokens?.accessToken);
     }
     async exchange(method, path, options, bearer) {
-        const headers = { accept: 'application/json' };
+        const headers = { ...options.headers, accept: 'application/json' };
         if (bearer !== undefined)
             headers.authorization = `Bearer ${bearer}`;
         if (options.body !== undefined)

@@ -11,6 +11,8 @@ export const PATHS = {
     certificate: '/configuracion/certificado',
     keys: '/configuracion/claves',
     printing: '/configuracion/impresion',
+    newInvoice: '/nueva-factura',
+    saved: '/guardados',
 };
 export function hashOf(path, query = {}) {
     const q = new URLSearchParams();

@@ -9,10 +9,12 @@ import { deliveriesPage } from "./page-deliveries.js";
 import { deliveryPage } from "./page-delivery.js";
 import { documentPage } from "./page-document.js";
 import { documentsPage, lastListHash } from "./page-documents.js";
+import { invoicePage } from "./page-invoice.js";
 import { keysPage } from "./page-keys.js";
 import { overviewPage } from "./page-overview.js";
 import { printingPage } from "./page-printing.js";
 import { receivedDocumentPage, receivedListPage } from "./page-received.js";
+import { savedPage } from "./page-saved.js";
 import { sequencesPage } from "./page-sequences.js";
 import { leaveSignInMessage, registerPage, signInPage } from "./page-sign-in.js";
 import { webhooksPage } from "./page-webhooks.js";
@@ -24,8 +26,9 @@ const SECTIONS = {
     secuencias: { label: 'Secuencias', path: PATHS.sequences },
     certificacion: { label: 'Certificación', path: PATHS.certification },
     configuracion: { label: 'Configuración', path: PATHS.settings },
+    factura: { label: 'Nueva factura', path: PATHS.newInvoice },
 };
-const BY_ENVIRONMENT = new Set(['resumen', 'documentos', 'recibidos', 'secuencias', 'certificacion']);
+const BY_ENVIRONMENT = new Set(['resumen', 'documentos', 'recibidos', 'secuencias', 'certificacion', 'factura']);
 const TABS = {
     webhooks: { label: 'Webhooks', path: PATHS.webhooks },
     entregas: { label: 'Entregas', path: PATHS.deliveries },
@@ -50,6 +53,8 @@ const ROUTES = [
     { pattern: /^\/configuracion\/certificado$/, title: 'Certificado de firma', render: certificatePage, section: 'configuracion', tab: 'certificado' },
     { pattern: /^\/configuracion\/claves$/, title: 'Claves API', render: keysPage, section: 'configuracion', tab: 'claves' },
     { pattern: /^\/configuracion\/impresion$/, title: 'Impresión y correo', render: printingPage, section: 'configuracion', tab: 'impresion' },
+    { pattern: /^\/nueva-factura$/, title: 'Nueva factura', render: invoicePage, section: 'factura' },
+    { pattern: /^\/guardados$/, title: 'Clientes y artículos guardados', render: savedPage, section: 'factura' },
 ];
 const MOVED = [
     [/^\/(webhooks|entregas|claves)(?=[/?]|$)/, `${PATHS.settings}/$1`],

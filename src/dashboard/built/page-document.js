@@ -1,5 +1,5 @@
 // Built from src/dashboard/client/page-document.ts by `npm run build:dashboard`: edit that file, not this one.
-import { poll } from "./context.js";
+import { hashOf, PATHS, poll } from "./context.js";
 import { busy, dgiiDate, dgiiDateTime, errorBox, facts, field, h, loading, money, orDash, select, table, time } from "./dom.js";
 import { APROBACIONES, CORREO_ESTADOS, ESTADOS, PRINT_FORMATS, RECEPTOR_ESTADOS } from "./labels.js";
 import { estadoBadge, lastListHash, tipoLabel } from "./page-documents.js";
@@ -123,6 +123,13 @@ function emailSection(ctx, doc, queued) {
             c.enviadoEn === null ? null : ['Enviado', time(c.enviadoEn)],
         ]), canSend ? h('div', { class: 'actions' }, button) : null, status);
 }
+function notesSection(doc) {
+    const accepted = doc.estado === 'aceptado' || doc.estado === 'aceptado_condicional';
+    if (!accepted || doc.tipo === 33 || doc.tipo === 34)
+        return null;
+    const link = (tipo, label, action) => h('a', { class: 'button-link secondary', href: hashOf(PATHS.newInvoice, { tipo: String(tipo), ref: doc.internalTrackId }), 'data-action': action }, label);
+    return h('section', { class: 'card', 'aria-labelledby': 'doc-notes', 'data-section': 'notes' }, h('h2', { id: 'doc-notes' }, 'Corregir con una nota'), h('p', null, 'Una nota de crédito anula o rebaja este documento; una de débito le suma un cargo. Se abre el formulario con la referencia a ', h('span', { class: 'mono' }, doc.encf), ' y sus líneas.'), h('div', { class: 'actions' }, link(34, 'Nota de crédito', 'credit-note'), link(33, 'Nota de débito', 'debit-note')));
+}
 function detail(ctx, doc, queued) {
     const xmlStatus = h('div');
     const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
@@ -157,6 +164,7 @@ function detail(ctx, doc, queued) {
             ['Actualizado', time(doc.updatedAt)],
             ['ID interno', h('span', { class: 'mono break' }, doc.internalTrackId)],
         ]), signed ? h('div', { class: 'actions' }, download, field('Formato del PDF', formato), pdf, printButton) : null, signed ? printMark(doc) : null, xmlStatus),
+        notesSection(doc),
         doc.estado === 'error' ? resendSection(ctx, doc, RESUBMIT, queued) : null,
         doc.receptor.estado === 'error' ? resendSection(ctx, doc, REDELIVER, queued) : null,
         emailSection(ctx, doc, queued),

@@ -29,6 +29,8 @@ interface SendOptions {
   signal?: AbortSignal;
   /** Send the bearer token (and refresh on 401). */
   auth: boolean;
+  /** Extra request headers (an Idempotency-Key). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -97,8 +99,8 @@ export class Api {
     return this.send<T>('GET', path, { auth: true, ...(signal === undefined ? {} : { signal }) });
   }
 
-  post<T>(path: string, body: unknown = {}): Promise<T> {
-    return this.send<T>('POST', path, { body, auth: true });
+  post<T>(path: string, body: unknown = {}, headers?: Readonly<Record<string, string>>): Promise<T> {
+    return this.send<T>('POST', path, { body, auth: true, ...(headers === undefined ? {} : { headers }) });
   }
 
   put<T>(path: string, body: unknown): Promise<T> {
@@ -137,8 +139,8 @@ export class Api {
   }
 
   /** A non-JSON resource (the signed XML), with the same credentials and refresh. */
-  async download(path: string): Promise<Blob> {
-    const res = await this.authorised('GET', path, { auth: true });
+  async download(path: string, post?: { body: unknown }): Promise<Blob> {
+    const res = await this.authorised(post === undefined ? 'GET' : 'POST', path, { auth: true, ...(post === undefined ? {} : { body: post.body }) });
     if (!res.ok) throw errorOf(res.status, await res.json().catch(() => null));
     return res.blob();
   }
@@ -168,7 +170,7 @@ export class Api {
   }
 
   private async exchange(method: Method, path: string, options: SendOptions, bearer: string | undefined): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { ...options.headers, accept: 'application/json' };
     if (bearer !== undefined) headers.authorization = `Bearer ${bearer}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.file !== undefined) headers['content-type'] = options.file.contentType;

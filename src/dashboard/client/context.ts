@@ -31,6 +31,8 @@ export const PATHS = {
   certificate: '/configuracion/certificado',
   keys: '/configuracion/claves',
   printing: '/configuracion/impresion',
+  newInvoice: '/nueva-factura',
+  saved: '/guardados',
 } as const;
 
 /** `#/documentos?estado=aceptado` from a path and the non-empty values of `query`. */

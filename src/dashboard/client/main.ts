@@ -8,10 +8,12 @@ import { deliveriesPage } from './page-deliveries.ts';
 import { deliveryPage } from './page-delivery.ts';
 import { documentPage } from './page-document.ts';
 import { documentsPage, lastListHash } from './page-documents.ts';
+import { invoicePage } from './page-invoice.ts';
 import { keysPage } from './page-keys.ts';
 import { overviewPage } from './page-overview.ts';
 import { printingPage } from './page-printing.ts';
 import { receivedDocumentPage, receivedListPage } from './page-received.ts';
+import { savedPage } from './page-saved.ts';
 import { sequencesPage } from './page-sequences.ts';
 import { leaveSignInMessage, registerPage, signInPage } from './page-sign-in.ts';
 import { webhooksPage } from './page-webhooks.ts';
@@ -28,10 +30,11 @@ const SECTIONS = {
   secuencias: { label: 'Secuencias', path: PATHS.sequences },
   certificacion: { label: 'Certificación', path: PATHS.certification },
   configuracion: { label: 'Configuración', path: PATHS.settings },
+  factura: { label: 'Nueva factura', path: PATHS.newInvoice },
 } as const;
 type Section = keyof typeof SECTIONS;
 /** Sections whose pages show one environment's data: only there is the switcher shown. */
-const BY_ENVIRONMENT: ReadonlySet<Section> = new Set(['resumen', 'documentos', 'recibidos', 'secuencias', 'certificacion']);
+const BY_ENVIRONMENT: ReadonlySet<Section> = new Set(['resumen', 'documentos', 'recibidos', 'secuencias', 'certificacion', 'factura']);
 
 // The specification sends people to "Settings → Webhooks": Configuración holds everything
 // that is set up once, each part a tab of its own.
@@ -74,6 +77,8 @@ const ROUTES: readonly RouteEntry[] = [
   { pattern: /^\/configuracion\/certificado$/, title: 'Certificado de firma', render: certificatePage, section: 'configuracion', tab: 'certificado' },
   { pattern: /^\/configuracion\/claves$/, title: 'Claves API', render: keysPage, section: 'configuracion', tab: 'claves' },
   { pattern: /^\/configuracion\/impresion$/, title: 'Impresión y correo', render: printingPage, section: 'configuracion', tab: 'impresion' },
+  { pattern: /^\/nueva-factura$/, title: 'Nueva factura', render: invoicePage, section: 'factura' },
+  { pattern: /^\/guardados$/, title: 'Clientes y artículos guardados', render: savedPage, section: 'factura' },
 ];
 
 /** Addresses that moved (bookmarks of the first version) and the section's own address. */

@@ -1,4 +1,4 @@
-import { poll, type PageContext } from './context.ts';
+import { hashOf, PATHS, poll, type PageContext } from './context.ts';
 import { busy, dgiiDate, dgiiDateTime, errorBox, facts, field, h, loading, money, orDash, select, table, time } from './dom.ts';
 import { APROBACIONES, CORREO_ESTADOS, ESTADOS, PRINT_FORMATS, RECEPTOR_ESTADOS } from './labels.ts';
 import { estadoBadge, lastListHash, tipoLabel } from './page-documents.ts';
@@ -175,6 +175,18 @@ function emailSection(ctx: PageContext, doc: DocumentDetail, queued: () => void)
     status);
 }
 
+/** Credit and debit notes start from the accepted document they modify, its reference filled in. */
+function notesSection(doc: DocumentDetail): HTMLElement | null {
+  const accepted = doc.estado === 'aceptado' || doc.estado === 'aceptado_condicional';
+  if (!accepted || doc.tipo === 33 || doc.tipo === 34) return null;
+  const link = (tipo: number, label: string, action: string): HTMLElement =>
+    h('a', { class: 'button-link secondary', href: hashOf(PATHS.newInvoice, { tipo: String(tipo), ref: doc.internalTrackId }), 'data-action': action }, label);
+  return h('section', { class: 'card', 'aria-labelledby': 'doc-notes', 'data-section': 'notes' },
+    h('h2', { id: 'doc-notes' }, 'Corregir con una nota'),
+    h('p', null, 'Una nota de crédito anula o rebaja este documento; una de débito le suma un cargo. Se abre el formulario con la referencia a ', h('span', { class: 'mono' }, doc.encf), ' y sus líneas.'),
+    h('div', { class: 'actions' }, link(34, 'Nota de crédito', 'credit-note'), link(33, 'Nota de débito', 'debit-note')));
+}
+
 function detail(ctx: PageContext, doc: DocumentDetail, queued: () => void): (HTMLElement | null)[] {
   const xmlStatus = h('div');
   const signed = typeof doc.securityCode === 'string' && doc.securityCode !== '';
@@ -217,6 +229,7 @@ function detail(ctx: PageContext, doc: DocumentDetail, queued: () => void): (HTM
       signed ? printMark(doc) : null,
       xmlStatus,
     ),
+    notesSection(doc),
     doc.estado === 'error' ? resendSection(ctx, doc, RESUBMIT, queued) : null,
     doc.receptor.estado === 'error' ? resendSection(ctx, doc, REDELIVER, queued) : null,
     emailSection(ctx, doc, queued),

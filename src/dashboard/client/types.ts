@@ -16,6 +16,7 @@ import type { CertificationService } from '../../certification/service.ts';
 import type { TestSets } from '../../certification/test-sets.ts';
 import type { SettingsView } from '../../webhooks/settings.ts';
 import type { ReceiverSettingsView } from '../../receiver/settings.ts';
+import type { CustomerView, InvoicingService, ItemView } from '../../invoicing/service.ts';
 import type { attemptView, deliveryView, DeliverySubject as ServerDeliverySubject } from '../../webhooks/views.ts';
 
 // The shapes of the API answers the page reads (the `data` of each envelope), taken from the
@@ -68,3 +69,7 @@ export type CertificationProgress = Wire<Awaited<ReturnType<CertificationService
 export type CertificationStep = CertificationProgress['pasos'][number];
 /** DGII's test set as imported, its cases and where each stands. */
 export type CertificationSet = Wire<Awaited<ReturnType<TestSets['view']>>>;
+/** The invoice form's saved customers and items, and the directory's name of an RNC. */
+export type SavedCustomer = Wire<CustomerView>;
+export type SavedItem = Wire<ItemView>;
+export type DirectoryName = Wire<Awaited<ReturnType<InvoicingService['directoryName']>>>;

@@ -1,7 +1,7 @@
 import { ESTADO_CODES } from '../protocol/paths.ts';
 import type { DirectoryEntry } from '../protocol/exchange-answers.ts';
 import { approvalFileName } from '../protocol/paths.ts';
-import { taxIdProblem } from '../../lib/tax-id.ts';
+import { taxIdProblem } from '../../ecf/tax-id.ts';
 import { timbreMismatch } from './fiscal-checks.ts';
 import type { Handler, HandlerContext } from './context.ts';
 import { bearerToken, errorReply, jsonReply, type Reply, UNAUTHORIZED, uploadedXml } from './http.ts';
@@ -32,7 +32,7 @@ export function directoryHandler(byRnc: boolean): Handler {
     const rnc = param(ctx.url, 'rnc');
     if (byRnc && rnc === null) return errorReply(400, 'El parámetro rnc es requerido');
     if (rnc !== null && !/^(\d{9}|\d{11})$/.test(rnc)) return errorReply(400, 'El parámetro rnc debe tener 9 u 11 dígitos');
-    // DGII's registry knows no number whose check digit is wrong (src/lib/tax-id.ts).
+    // DGII's registry knows no number whose check digit is wrong (src/ecf/tax-id.ts).
     if (rnc !== null && taxIdProblem(rnc) !== undefined) return errorReply(400, `El RNC o cédula ${rnc} no es válido: su dígito verificador no corresponde`);
     ctx.state.counters.directoryQueries++;
     // DGII's shape: an empty urlOpcional for a receiver without the optional authentication.

@@ -52,6 +52,11 @@ export class PdfDocument {
     return this.pages.length;
   }
 
+  /** The pages added so far, to draw on every one after a layout (a draft's mark). */
+  allPages(): readonly PdfPage[] {
+    return this.pages;
+  }
+
   /** The complete file. May be called again after more drawing; each call writes the current state. */
   toBuffer(info: DocumentInfo = {}): Buffer {
     if (this.pages.length === 0) throw new RangeError('a PDF needs at least one page');

@@ -1,6 +1,6 @@
 // DGII's rules on who a document is issued by and to, and on how it is paid, that the XSDs do
 // not express (docs/dgii.md, "Rules at emission", cites each one's source).
-import { taxIdProblem } from '../../../lib/tax-id.ts';
+import { taxIdProblem } from '../../tax-id.ts';
 import type { Finding, RuleContext, View } from './context.ts';
 import type { Rule } from './rule.ts';
 

@@ -1,5 +1,6 @@
 // Rules on the detail lines (DetallesItems.Item).
-import { add, formatDec, mul, negate, roundHalfUp, within } from '../../decimal.ts';
+import { formatDec, roundHalfUp, within } from '../../decimal.ts';
+import { lineAmount } from '../../totals.ts';
 import { BILLING_BUCKETS, BILLING_INDICATORS, TOLERANCE } from './tax-tables.ts';
 import { read, sumRule } from './sums.ts';
 import type { Finding, RuleContext, View } from './context.ts';
@@ -70,9 +71,7 @@ function lineAmountRule(spec: (typeof LINE_AMOUNTS)[number]): Rule {
         const discount = read(item, spec.discount);
         const surcharge = read(item, spec.surcharge);
         if (discount.kind === 'refused' || surcharge.kind === 'refused') continue;
-        let expected = mul(quantity.value, price.value);
-        if (discount.kind === 'value') expected = add(expected, negate(discount.value));
-        if (surcharge.kind === 'value') expected = add(expected, surcharge.value);
+        const expected = lineAmount(quantity.value, price.value, discount.kind === 'value' ? discount.value : undefined, surcharge.kind === 'value' ? surcharge.value : undefined);
         if (within(amount.value, expected, TOLERANCE)) continue;
         findings.push({ path: `${item.path}.${spec.amount}`, detail: `got ${formatDec(amount.value)}, the line computes to ${formatDec(roundHalfUp(expected, 2))}` });
       }

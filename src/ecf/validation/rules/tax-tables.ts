@@ -1,5 +1,6 @@
 // DGII's ITBIS facts used by the amount rules.
 import { dec } from '../../decimal.ts';
+import { ITBIS_RATES } from '../../totals.ts';
 
 /** Largest difference accepted between a reported amount and the one computed from its parts. */
 export const TOLERANCE = dec('0.01');
@@ -18,9 +19,9 @@ export interface BillingBucket {
 
 export const BILLING_BUCKETS: Readonly<Record<BillingIndicator, BillingBucket>> = {
   0: { total: 'MontoNoFacturable', label: 'no facturable', globalAdjustments: false },
-  1: { total: 'MontoGravadoI1', label: 'ITBIS 18 %', globalAdjustments: true, itbis: { rateElement: 'ITBIS1', rate: '18', amount: 'TotalITBIS1' } },
-  2: { total: 'MontoGravadoI2', label: 'ITBIS 16 %', globalAdjustments: true, itbis: { rateElement: 'ITBIS2', rate: '16', amount: 'TotalITBIS2' } },
-  3: { total: 'MontoGravadoI3', label: 'ITBIS 0 %', globalAdjustments: true, itbis: { rateElement: 'ITBIS3', rate: '0', amount: 'TotalITBIS3' } },
+  1: { total: 'MontoGravadoI1', label: 'ITBIS 18 %', globalAdjustments: true, itbis: { rateElement: 'ITBIS1', rate: ITBIS_RATES[1], amount: 'TotalITBIS1' } },
+  2: { total: 'MontoGravadoI2', label: 'ITBIS 16 %', globalAdjustments: true, itbis: { rateElement: 'ITBIS2', rate: ITBIS_RATES[2], amount: 'TotalITBIS2' } },
+  3: { total: 'MontoGravadoI3', label: 'ITBIS 0 %', globalAdjustments: true, itbis: { rateElement: 'ITBIS3', rate: ITBIS_RATES[3], amount: 'TotalITBIS3' } },
   4: { total: 'MontoExento', label: 'exento', globalAdjustments: true },
 };
 

@@ -1,6 +1,7 @@
 // Totales: each taxable/exempt total equals its lines, ITBIS rates and amounts follow DGII's
 // rates, and the summary totals add up. Which totals exist comes from the type's schema.
-import { add, compare, dec, divide, formatDec, mul, negate, roundHalfUp, within, ZERO } from '../../decimal.ts';
+import { add, compare, dec, formatDec, negate, within, ZERO } from '../../decimal.ts';
+import { itbisOf, taxableBase } from '../../totals.ts';
 import { BILLING_BUCKETS, BILLING_INDICATORS, TOLERANCE, iscInItbisBase } from './tax-tables.ts';
 import { read, sumRule } from './sums.ts';
 import type { Dec } from '../../decimal.ts';
@@ -63,9 +64,7 @@ function bucketRule(indicator: BillingIndicator): Rule {
       if (lines === undefined || adjustments === undefined || target.kind === 'refused') return [];
       if (ctx.root.group('Encabezado').group('IdDoc').refused('IndicadorMontoGravado')) return [];
       const itbisIncluded = ctx.root.group('Encabezado').group('IdDoc').text('IndicadorMontoGravado') === '1';
-      const base = bucket.itbis !== undefined && itbisIncluded
-        ? divide(lines.sum, add(dec('1'), divide(dec(bucket.itbis.rate), dec('100'), 4)), 2)
-        : lines.sum;
+      const base = bucket.itbis !== undefined ? taxableBase(lines.sum, bucket.itbis.rate, itbisIncluded) : lines.sum;
       const expected = add(base, adjustments.sum);
       const path = totales(ctx).at(bucket.total);
       if (target.kind === 'absent') {
@@ -130,7 +129,7 @@ function itbisAmountRule(indicator: BillingIndicator): Rule | undefined {
       if (base.kind === 'refused' || amount.kind === 'refused' || isc === undefined) return [];
       if (base.kind === 'absent' && amount.kind === 'absent') return [];
       const taxable = add(base.kind === 'value' ? base.value : ZERO, isc);
-      const expected = roundHalfUp(divide(mul(taxable, dec(itbis.rate)), dec('100'), 6), 2);
+      const expected = itbisOf(taxable, itbis.rate);
       if (amount.kind === 'absent') {
         return [{ path: t.at(itbis.amount), detail: `it is missing while ${total} is present; expected ${formatDec(expected)}` }];
       }
