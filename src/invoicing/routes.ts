@@ -137,11 +137,14 @@ export function invoicingRoutes(deps: { invoicing: InvoicingService }): Route[] 
         description: 'Looks the RNC up in DGII\'s directory of electronic receivers through the tenant\'s own DGII session (so it needs a valid certificate), cached like the buyer deliveries\' lookups (DIRECTORY_CACHE_TTL_MS). `nombre` is null when DGII does not list the RNC.',
         responses: {
           '200': { description: 'The name, or null.', schema: envelope(S.ref('DirectoryName')) },
-          '422': ERR('VALIDATION_ERROR: not an RNC or cédula with a right check digit.'),
+          '422': ERR('VALIDATION_ERROR: not an RNC or cédula with a right check digit, or a query parameter (it takes none).'),
           '503': ERR('SERVICE_UNAVAILABLE: DGII\'s directory could not be read (no valid certificate, or DGII did not answer).'),
         },
       },
-      handler: async (ctx) => ok(await invoicing.directoryName(tenantOf(ctx), envOf(ctx), ctx.params.rnc ?? '', ctx.signal)),
+      handler: async (ctx) => {
+        new Query(ctx.query).done(); // it takes no query parameter: any is a 422
+        return ok(await invoicing.directoryName(tenantOf(ctx), envOf(ctx), ctx.params.rnc ?? '', ctx.signal));
+      },
     },
   ];
 }

@@ -6,7 +6,8 @@ import { AppError, notFound, validationError } from '../errors.ts';
 import { checkTaxId } from '../ecf/tax-id.ts';
 import { EMAIL, Input } from '../lib/input.ts';
 import type { ReceiverDirectory } from '../dgii/directory.ts';
-import { renderDraftPdf, type DraftFormat } from '../ecf/print/draft.ts';
+import type { DraftFormat } from '../ecf/print/draft.ts';
+import { sharedRenderPool } from '../ecf/print/index.ts';
 import { validateEcf } from '../ecf/validation/index.ts';
 import {
   countCustomers, countItems, deleteCustomer, deleteItem, listCustomers, listItems, updateCustomer, updateItem,
@@ -101,7 +102,7 @@ export class InvoicingService {
     const rnc = await this.rncOf(tenantId);
     if (result.document.RNCEmisor !== rnc) errors.push({ path: 'ECF.Encabezado.Emisor.RNCEmisor', message: `must be the RNC of this account (${rnc})` });
     if (errors.length > 0) throw validationError(errors, 'The e-CF is not valid');
-    return { data: renderDraftPdf(result.document.tipo, result.document.ecf, format), filename: `${rnc}-borrador.pdf` };
+    return { data: await sharedRenderPool().renderDraft(result.document.tipo, result.document.ecf, format, String(tenantId)), filename: `${rnc}-borrador.pdf` };
   }
 
   async customers(tenantId: number, filter: { q: string | null; rnc: string | null }, limit: number): Promise<CustomerView[]> {

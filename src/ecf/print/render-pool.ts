@@ -2,6 +2,8 @@ import { Worker } from 'node:worker_threads';
 import { AppError } from '../../errors.ts';
 import { FairQueue } from '../../lib/fair-queue.ts';
 import type { PrintFormat, PrintInput } from './index.ts';
+import type { DraftFormat } from './draft.ts';
+import type { EcfObject } from '../types.ts';
 import type { RenderAnswer, RenderRequest } from './render-worker.ts';
 
 // Laying out a PDF takes milliseconds a page, synchronously: a hundred large documents asked
@@ -58,6 +60,15 @@ export class RenderPool {
 
   /** The PDF of `input`, laid out on a pool thread in `owner`'s turn. */
   render(input: PrintInput, format: PrintFormat, owner: string): Promise<Buffer> {
+    return this.enqueue({ kind: 'document', input, format }, owner);
+  }
+
+  /** An unsigned draft's PDF (ecf/print/draft.ts), likewise. */
+  renderDraft(tipo: number, ecf: EcfObject, format: DraftFormat, owner: string): Promise<Buffer> {
+    return this.enqueue({ kind: 'draft', tipo, ecf, format }, owner);
+  }
+
+  private enqueue(request: RenderRequest, owner: string): Promise<Buffer> {
     if (this.closed) return Promise.reject(new AppError('SERVICE_UNAVAILABLE', 'The service is shutting down'));
     const own = this.perOwner.get(owner) ?? 0;
     if (own >= this.maxPerOwner) {
@@ -74,7 +85,7 @@ export class RenderPool {
     };
     return new Promise<Buffer>((resolve, reject) => {
       this.queue.push(owner, {
-        request: { input, format },
+        request,
         owner,
         resolve: (data) => { done(); resolve(data); },
         reject: (err) => { done(); reject(err); },
@@ -137,7 +148,7 @@ export class RenderPool {
     if (job === null) return;
     this.counts.renders++;
     if (answer.ok) job.resolve(Buffer.from(answer.data.buffer, answer.data.byteOffset, answer.data.byteLength));
-    else if (answer.layout) job.reject(new AppError('VALIDATION_ERROR', `This document cannot be printed: ${answer.message}`));
+    else if (answer.layout) job.reject(new AppError('VALIDATION_ERROR', answer.message));
     else job.reject(new Error(`rendering failed: ${answer.message}`));
     this.pump();
   }
