@@ -103,6 +103,8 @@ test('a type 31 with two lines is filled, checked as typed, emitted once with a 
 
   await page.getByLabel('Tipo de pago').selectOption({ label: 'Crédito' });
   await page.getByLabel('Forma de pago').selectOption({ label: 'Venta a crédito' });
+  // A sale on credit names the day it falls due (DGII: TipoPago 2 needs FechaLimitePago).
+  await page.getByLabel('Fecha límite de pago').fill(new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10));
   // DGII's TerminoPago allows letters, digits and spaces only: the server's 422 lands under the field.
   await page.getByLabel('Término de pago').fill('30 días!');
   await page.getByLabel('Dirección del emisor').fill('Av. Winston Churchill No. 1099, Santo Domingo');
