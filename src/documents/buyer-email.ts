@@ -131,10 +131,11 @@ export class BuyerEmail {
    * pending. The tenant's on/off setting does not stop an explicit resend.
    */
   async resend(tenantId: number, environment: Environment, id: string): Promise<EmailView> {
-    if (!this.configured) throw new AppError('CONFLICT', 'E-mail is not set up on this service: the operator sets SMTP_URL and MAIL_FROM');
     const view = await this.deps.sql.begin(async (tx) => {
       const doc = await findDocument(tx, tenantId, environment, id);
+      // Another tenant's id answers as one that never existed, whatever this service's setup.
       if (doc === undefined) throw notFound('Document');
+      if (!this.configured) throw new AppError('CONFLICT', 'E-mail is not set up on this service: the operator sets SMTP_URL and MAIL_FROM');
       if (!deliversAfter(doc.estado)) throw new AppError('CONFLICT', `Only a document DGII accepted is e-mailed to its buyer; this one is ${doc.estado}`);
       const to = correoComprador(doc);
       if (to === null) throw new AppError('CONFLICT', 'The document names no CorreoComprador to send it to');

@@ -12,6 +12,7 @@ import { call, type ApiResponse, type RequestOptions } from '../helpers/http.ts'
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 import type { TestDatabase } from '../helpers/db.ts';
+import { postulacionXml } from '../helpers/postulacion.ts';
 import { faultDatabase } from './helpers/database-server.ts';
 import { faultEnv, startInstance, stopAllInstances, type Instance } from './helpers/instances.ts';
 
@@ -76,6 +77,10 @@ interface Owned {
   receivedEncf: string;
   rangeId: string;
   annulmentId: string;
+  customerId: string;
+  itemId: string;
+  approvalRequestId: string;
+  portalSignatureId: string;
 }
 
 /**
@@ -103,11 +108,21 @@ const OWNED_IDS: Record<string, (a: Owned) => string> = {
   '/{env}/secuencias/{id}': (a) => a.rangeId,
   '/{env}/anulaciones/{id}': (a) => a.annulmentId,
   '/{env}/anulaciones/{id}/xml': (a) => a.annulmentId,
+  '/{env}/documentos-ecf/{internalTrackId}/rfce': (a) => a.documentId,
+  '/{env}/documentos-ecf/{internalTrackId}/acecf': (a) => a.documentId,
+  '/{env}/documentos-ecf/{internalTrackId}/correo/reenviar': (a) => a.documentId,
+  '/{env}/documentos-recibidos/{id}/acecf': (a) => a.receivedId,
+  '/api/clientes/{id}': (a) => a.customerId,
+  '/api/articulos/{id}': (a) => a.itemId,
+  '/{env}/aprobaciones-comerciales/{id}': (a) => a.approvalRequestId,
+  '/{env}/certificacion/firmas/{id}': (a) => a.portalSignatureId,
 };
 
 /** Path parameters that name nothing a tenant owns, with the reason. */
 const PUBLIC_PARAMS: Record<string, string> = {
   'GET /dashboard/{asset}': 'the dashboard\'s static files, the same for everyone',
+  'GET /{env}/directorio/{rnc}': 'a taxpayer\'s public RNC, looked up in DGII\'s public directory',
+  'PUT /{env}/certificacion/pasos/{paso}': 'the key of a step of DGII\'s portal, the same for every tenant; the mark is the caller\'s own',
 };
 
 const RECEIVER_BASE = '/{env}/receptor/{rnc}/fe';
@@ -219,6 +234,20 @@ async function populate(t: Tenant): Promise<Owned> {
   const annulment = await call<{ data: { id: string } }>(url, 'POST', `/${ENV}/anulaciones`, { json: { tipo: 33, desde: 'E330000000091', hasta: 'E330000000100' }, headers: { 'x-api-key': t.apiKey } });
   assert.equal(annulment.status, 202, annulment.text);
 
+  const customer = await call<{ data: { id: string } }>(url, 'POST', '/api/clientes', { json: { rnc: SENDER_RNC, nombre: 'Cliente de A SRL' }, headers: { 'x-api-key': t.apiKey } });
+  assert.equal(customer.status, 201, customer.text);
+  const item = await call<{ data: { id: string } }>(url, 'POST', '/api/articulos', { json: { descripcion: 'Artículo de A', precioUnitario: '10.00', indicadorFacturacion: 1, indicadorBienoServicio: 1 }, headers: { 'x-api-key': t.apiKey } });
+  assert.equal(item.status, 201, item.text);
+  const approval = await call<{ data: { id: string } }>(url, 'POST', `/${ENV}/aprobaciones-comerciales`, {
+    json: { rncEmisor: SENDER_RNC, encf: 'E310000000077', fechaEmision: '01-04-2025', montoTotal: 1180, estado: 'aprobado' }, headers: { 'x-api-key': t.apiKey },
+  });
+  assert.equal(approval.status, 202, approval.text);
+  const signature = await call(url, 'POST', `/${ENV}/certificacion/firmar`, { body: postulacionXml(t.rnc), headers: { 'content-type': 'application/xml', ...bearer } });
+  assert.equal(signature.status, 200, signature.text);
+  const signatures = await call<{ data: { items: { id: string }[] } }>(url, 'GET', `/${ENV}/certificacion/firmas`, { headers: bearer });
+  const portalSignatureId = signatures.body.data.items[0]?.id;
+  assert.ok(portalSignatureId !== undefined, signatures.text);
+
   // /xml exists once the document was signed, which a final state implies (but for error).
   const final = await waitForEstado(url, ENV, documentId, { 'x-api-key': t.apiKey }, FINAL_ESTADOS) as { estado: string };
   assert.notEqual(final.estado, 'error', 'A\'s document was signed and sent');
@@ -230,6 +259,7 @@ async function populate(t: Tenant): Promise<Owned> {
     certificateId: t.certificateId,
     receivedId, receivedEncf: ecf.encf,
     rangeId: range.body.data.id, annulmentId: annulment.body.data.id,
+    customerId: customer.body.data.id, itemId: item.body.data.id, approvalRequestId: approval.body.data.id, portalSignatureId,
   };
 }
 
@@ -271,6 +301,8 @@ function credentialSets(op: Operation, t: Tenant): { label: string; headers: Rec
 /** Bodies of routes whose empty object would be refused before the lookup. */
 const BODIES: Record<string, unknown> = {
   'POST /{env}/documentos-recibidos/{id}/aprobacion': { estado: 'aprobado' },
+  'PUT /api/clientes/{id}': { rnc: SENDER_RNC, nombre: 'Cliente cambiado SRL' },
+  'PUT /api/articulos/{id}': { descripcion: 'Artículo cambiado', precioUnitario: '11.00', indicadorFacturacion: 1, indicadorBienoServicio: 1 },
 };
 
 function requestFor(route: ApiRoute, headers: Record<string, string>): RequestOptions {
@@ -288,6 +320,12 @@ const FOUND_BUT_NOT_NOW: Record<string, (res: ApiResponse<unknown>) => boolean> 
   'GET /{env}/documentos-ecf/{internalTrackId}/arecf': (res) => res.status === 404 && /has not acknowledged/.test(res.text),
   'POST /{env}/documentos-ecf/{internalTrackId}/reenviar': (res) => res.status === 409 && /Only a document in error/.test(res.text),
   'POST /{env}/documentos-ecf/{internalTrackId}/receptor/reenviar': (res) => res.status === 409 && /Only a buyer leg in error/.test(res.text),
+  // A's document is a type 31 (no RFCE), its buyer sent no approval, and it names no buyer e-mail.
+  'GET /{env}/documentos-ecf/{internalTrackId}/rfce': (res) => res.status === 404 && !/^\{"success":false,"error":\{"code":"NOT_FOUND","message":"Document not found"/.test(res.text),
+  'GET /{env}/documentos-ecf/{internalTrackId}/acecf': (res) => res.status === 404 && !/^\{"success":false,"error":\{"code":"NOT_FOUND","message":"Document not found"/.test(res.text),
+  'POST /{env}/documentos-ecf/{internalTrackId}/correo/reenviar': (res) => res.status === 409,
+  // A has not decided on the e-CF it received.
+  'GET /{env}/documentos-recibidos/{id}/acecf': (res) => res.status === 404 && !/^\{"success":false,"error":\{"code":"NOT_FOUND","message":"Received document not found"/.test(res.text),
 };
 
 function errorCode(res: ApiResponse<unknown>): string | undefined {
@@ -299,6 +337,12 @@ const withIdParam = () => routes.filter((r) => r.params.length > 0);
 const ownedRoutes = () => withIdParam().filter((r) => OWNED_IDS[r.path] !== undefined);
 /** Parameterless GETs: every list, setting and account view, secured or public. */
 const views = () => routes.filter((r) => r.method === 'GET' && r.params.length === 0);
+
+/** Views of one thing a tenant may not have yet: B, without it, gets this 404 rather than A's. */
+const EMPTY_IS_404: Record<string, RegExp> = {
+  'GET /api/logo': /Logo not found/,
+  'GET /{env}/certificacion/set/revision.zip': /Test set not found/,
+};
 
 /** What A sees on every view, with its bearer token (an API key use would move lastUsedAt). */
 async function viewOf(t: Tenant): Promise<Record<string, string>> {
@@ -427,7 +471,8 @@ test('B\'s lists and views show nothing of A, only B\'s own', async (t) => {
       for (const query of queries) {
         const res = await call(url, 'GET', fill(route.path, '') + query, { headers });
         const where = `${route.key}${query} as B (${label})`;
-        if (res.status !== 200) problems.push(`${where}: ${res.status} ${res.text.slice(0, 300)}`);
+        const empty = EMPTY_IS_404[route.key];
+        if (res.status !== 200 && !(res.status === 404 && empty !== undefined && empty.test(res.text))) problems.push(`${where}: ${res.status} ${res.text.slice(0, 300)}`);
         const leaked = leaks(res.text);
         if (leaked.length > 0) problems.push(`${where}: carries ${leaked.join(', ')}`);
         seen.push(res.text);
