@@ -33,7 +33,10 @@ export interface RenderPoolOptions {
   maxQueue?: number;
   maxPerOwner?: number;
   timeoutMs?: number;
-  /** A thread idle this long is ended (a new one starts when needed). */
+  /**
+   * A thread idle this long is ended (a new one starts when needed). Long: a thread costs tens
+   * of MiB, and ending and starting one for every printout a few minutes apart would churn them.
+   */
   idleMs?: number;
 }
 
@@ -55,7 +58,7 @@ export class RenderPool {
     this.maxQueue = options.maxQueue ?? 64;
     this.maxPerOwner = options.maxPerOwner ?? 4;
     this.timeoutMs = options.timeoutMs ?? 15_000;
-    this.idleMs = options.idleMs ?? 30_000;
+    this.idleMs = options.idleMs ?? 300_000;
   }
 
   /** The PDF of `input`, laid out on a pool thread in `owner`'s turn. */
