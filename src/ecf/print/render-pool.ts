@@ -140,6 +140,8 @@ export class RenderPool {
   }
 
   private assign(slot: Slot, job: Job): void {
+    // A thread at work keeps the process alive until it answers; an idle one never does.
+    slot.worker.ref();
     slot.job = job;
     slot.timer = setTimeout(() => this.overran(slot), this.timeoutMs);
     slot.worker.postMessage(job.request);
@@ -174,6 +176,7 @@ export class RenderPool {
   }
 
   private release(slot: Slot): void {
+    slot.worker.unref();
     if (slot.timer !== null) clearTimeout(slot.timer);
     slot.timer = null;
     slot.job = null;
