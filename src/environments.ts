@@ -24,3 +24,30 @@ export const DGII_FC_BASE_URLS: Readonly<Record<Environment, string>> = {
   CerteCF: 'https://fc.dgii.gov.do/certecf',
   eCF: 'https://fc.dgii.gov.do/ecf',
 };
+
+/**
+ * Services DGII does not publish in an environment, named by the first segment of their path
+ * below the environment's base. Descripción Técnica v1.6, bitácora of 28-12-2020, item 2: "Se
+ * quitaron las URL del servicio de anulación rangos, consulta estado, consulta trackids y
+ * consulta directorio para el ambiente de certificación"; v1.6 lists them for TesteCF and eCF only.
+ */
+export const UNPUBLISHED_SERVICES = {
+  TesteCF: [],
+  CerteCF: ['anulacionrangos', 'consultaestado', 'consultatrackids', 'consultadirectorio'],
+  eCF: [],
+} as const satisfies Record<Environment, readonly string[]>;
+
+export type WithdrawableService = (typeof UNPUBLISHED_SERVICES)['CerteCF'][number];
+
+/** Whether DGII publishes the service (the first segment of its path) in the environment. */
+export function publishes(environment: Environment, service: string): boolean {
+  return !(UNPUBLISHED_SERVICES[environment] as readonly string[]).includes(service.toLowerCase());
+}
+
+/** DGII's own name of a service that can be unpublished, for messages. */
+export const WITHDRAWABLE_NAMES: Readonly<Record<WithdrawableService, string>> = {
+  anulacionrangos: 'Anulación Rangos',
+  consultaestado: 'Consulta Estado',
+  consultatrackids: 'Consulta TrackIds',
+  consultadirectorio: 'Consulta Directorio',
+};

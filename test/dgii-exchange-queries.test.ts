@@ -6,7 +6,7 @@ import { CertificateFactory, EMISOR_SUBJECT, signedEcf, startSimulator, type Run
 import { waitFor } from './helpers/wait.ts';
 import { CachedDirectory } from '../src/dgii/directory.ts';
 import type { DgiiCredentials } from '../src/dgii/protocol/index.ts';
-import { PermanentAuthorityError } from '../src/dgii/authority.ts';
+import { PermanentAuthorityError, UnpublishedServiceError } from '../src/dgii/authority.ts';
 import { securityCodeOf } from '../src/ecf/xml/index.ts';
 
 // DGII's directory, Consulta Estado (which needs the e-CF's security code) and the timbre page through the real client against the
@@ -32,7 +32,6 @@ after(async () => {
 test('the directory answers a listing, one RNC (a single object in eCF), and nothing for an unlisted RNC', async () => {
   const client = sim.client({ 1: emisor });
   assert.deepEqual(await client.directory(1, 'TesteCF', null, signal), [BUYER]);
-  assert.deepEqual(await client.directory(1, 'CerteCF', BUYER.rnc, signal), [BUYER]);
   assert.deepEqual(await client.directory(1, 'eCF', BUYER.rnc, signal), [BUYER]);
   assert.deepEqual(await client.directory(1, 'TesteCF', '109999995', signal), []);
 });
@@ -59,6 +58,28 @@ test('a directory lookup of a number with a wrong check digit finds nobody witho
   assert.equal(await cached.lookup(1, 'TesteCF', '108888881', signal), null);
   assert.equal(await cached.lookup(1, 'TesteCF', '000000000', signal), null);
   assert.equal(sim.simulator.counters().directoryQueries - before, 0);
+});
+
+test('CerteCF publishes no directory, Consulta Estado, Consulta TrackIds or Anulación Rangos: the client sends nothing and the simulator answers 404', async () => {
+  const client = sim.client({ 1: emisor });
+  const before = sim.simulator.counters();
+  const unpublished = (err: unknown) => err instanceof UnpublishedServiceError && /in CerteCF/.test(err.message);
+  await assert.rejects(client.directory(1, 'CerteCF', BUYER.rnc, signal), unpublished);
+  await assert.rejects(client.directory(1, 'CerteCF', null, signal), unpublished);
+  await assert.rejects(client.trackIds(1, 'CerteCF', '131880681', 'E310000000001', signal), unpublished);
+  await assert.rejects(client.ecfStatus(1, 'CerteCF', { rncEmisor: '131880681', encf: 'E310000000001', rncComprador: null, codigoSeguridad: 'ABC123' }, signal), unpublished);
+  await assert.rejects(client.sendAnnulment(1, 'CerteCF', { fileName: '131880681ANECFE310000000001.xml', xml: '<ANECF/>' }, signal), unpublished);
+  assert.equal(await new CachedDirectory(client, 0).lookup(1, 'CerteCF', BUYER.rnc, signal), null, 'nobody is listed where no directory is published');
+  assert.equal(sim.simulator.counters().directoryQueries, before.directoryQueries);
+  // DGII's own hosts have no such URLs there; the same paths exist in TesteCF (a 401 without a token).
+  for (const path of ['/consultadirectorio/api/consultas/listado', '/consultaestado/api/consultas/estado', '/consultatrackids/api/trackids/consulta']) {
+    assert.equal((await fetch(`${sim.url}/certecf${path}`)).status, 404, path);
+    assert.equal((await fetch(`${sim.url}/testecf${path}`)).status, 401, path);
+  }
+  assert.equal((await fetch(`${sim.url}/CerteCF/AnulacionRangos/api/operaciones/anularrango`, { method: 'POST' })).status, 404);
+  // What CerteCF does publish is still served there.
+  assert.deepEqual(await client.directory(1, 'TesteCF', BUYER.rnc, signal), [BUYER]);
+  assert.equal((await fetch(`${sim.url}/certecf/recepcion/api/facturaselectronicas`, { method: 'POST' })).status, 401);
 });
 
 test('Consulta Estado and the timbre page find an e-CF by RNC, eNCF and its security code once DGII holds it', async () => {

@@ -236,7 +236,7 @@ describe('DgiiAuthority over the simulator', () => {
     for (const f of found) assert.ok(f.receivedAt !== null && Math.abs(f.receivedAt.getTime() - Date.now()) < 5_000, `receivedAt ${f.receivedAt?.toISOString()} is now`);
     assert.ok((found[0]?.receivedAt?.getTime() ?? 0) < (found[1]?.receivedAt?.getTime() ?? 0));
     assert.deepEqual(await a.findSubmissions({ ...query, encf: 'E310000000000' }, signal()), []);
-    assert.deepEqual(await a.findSubmissions({ ...query, environment: 'CerteCF' }, signal()), [], 'environments are apart');
+    assert.deepEqual(await a.findSubmissions({ ...query, environment: 'eCF' }, signal()), [], 'environments are apart');
   });
 
   it('maps an unknown trackId to not-found, with DGII\'s code and message', async () => {

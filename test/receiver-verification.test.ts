@@ -33,6 +33,7 @@ before(async () => {
   t = await startTestService({
     env: {
       ...FAST_PIPELINE, TAX_AUTHORITY: 'dgii', DGII_BASE_URL_TESTECF: `${dgii.url}/testecf`, DGII_FC_BASE_URL_TESTECF: `${dgii.url}/fc/testecf`,
+      DGII_BASE_URL_CERTECF: `${dgii.url}/certecf`, DGII_FC_BASE_URL_CERTECF: `${dgii.url}/fc/certecf`,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', EXCHANGE_RETRY_BASE_MS: '300', EXCHANGE_RETRY_MAX_MS: '400', EXCHANGE_MAX_ATTEMPTS: '15',
       RATE_LIMIT_SENSITIVE_PER_MINUTE: '100000',
     },
@@ -75,6 +76,20 @@ test('an e-CF DGII is still processing is shown en_proceso and asked about again
   assert.equal(events.length, 1, 'no event for the answers that were asked again');
   assert.equal((events[0]?.json.verificacionDgii as Loose).estado, 'aceptado');
   assert.ok(dgii.simulator.counters().ecfStatusQueries >= 2);
+});
+
+test('in CerteCF, where DGII publishes no Consulta Estado, a received e-CF is no_disponible without asking DGII', async () => {
+  const b = await newTenantWithCertificate(t.url);
+  const before = dgii.simulator.counters().ecfStatusQueries;
+  const { xml, encf } = signedEcfTo(credentialsX, { rncComprador: b.rnc, rncEmisor: RNC_X });
+  const sender = new FeSender(t.url, receiverBase('CerteCF', b.rnc), credentialsX);
+  assert.equal(arecfOutcome((await sender.send('recepcion', xml, await sender.token())).text).estado, '0');
+  const r = await waitFor(async () => {
+    const got = (await call(t.url, 'GET', `/CerteCF/documentos-recibidos?encf=${encf}`, { headers: { 'x-api-key': b.apiKey } })).body.data.items[0];
+    return got?.verificacionDgii?.estado === 'pendiente' || got === undefined ? undefined : got;
+  }, 30_000, 'the verification settled');
+  assert.equal(r.verificacionDgii.estado, 'no_disponible');
+  assert.equal(dgii.simulator.counters().ecfStatusQueries, before);
 });
 
 test('without the setting an e-CF DGII does not know stays no_encontrado and undecided; the setting reads back, and bad values are 422', async () => {

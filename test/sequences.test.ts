@@ -259,6 +259,21 @@ describe('resubmission and annulment', () => {
     assert.equal((await api(a).get('/TesteCF/anulaciones')).body.data.items.length, 1);
   });
 
+  test('CerteCF, where DGII publishes no Anulación Rangos, refuses an annulment with 409 before any number is held', async () => {
+    const a = await newTenant(t.url);
+    await register(a, { tipo: 31, desde: E31(1), hasta: E31(20), fechaVencimiento: future }, 'CerteCF');
+    const refused = await api(a).post('/CerteCF/anulaciones', { json: { tipo: 31, desde: E31(1), hasta: E31(5) } });
+    assert.equal(refused.status, 409, refused.text);
+    assert.match(refused.body.error.message, /no Anulación Rangos service in CerteCF/);
+    assert.equal((await api(a).get('/CerteCF/anulaciones')).body.data.items.length, 0);
+    const next = await emit(a, {}, 'CerteCF');
+    assert.equal(next.status, 202, next.text);
+    assert.equal(next.body.data.encf, E31(1), 'no number was held');
+    // The same request in TesteCF, where the service is published, is taken.
+    await register(a, { tipo: 31, desde: E31(1), hasta: E31(20), fechaVencimiento: future });
+    assert.equal((await api(a).post('/TesteCF/anulaciones', { json: { tipo: 31, desde: E31(1), hasta: E31(5) } })).status, 202);
+  });
+
   test('the simulator rejects annulling a used number, accepts unused ones; the ANECF validates with xmllint and xmlsec1', async () => {
     const a = await newTenantWithCertificate(t.url);
     await register(a, { tipo: 31, desde: E31(1), hasta: E31(20), fechaVencimiento: future });

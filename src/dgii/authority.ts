@@ -123,3 +123,8 @@ export class PermanentAuthorityError extends Error {
     this.dgiiCode = dgiiCode;
   }
 }
+
+/** DGII publishes no such service in the environment (CerteCF's withdrawn URLs): nothing was sent. */
+export class UnpublishedServiceError extends PermanentAuthorityError {
+  override name = 'UnpublishedServiceError';
+}

@@ -1,4 +1,4 @@
-import type { Environment } from '../environments.ts';
+import { type Environment, publishes } from '../environments.ts';
 import { TtlCache } from '../lib/ttl-cache.ts';
 import { isValidTaxId } from '../ecf/tax-id.ts';
 import type { DgiiClient } from './protocol/client.ts';
@@ -27,6 +27,8 @@ export class CachedDirectory implements ReceiverDirectory {
   async lookup(tenantId: number, environment: Environment, rnc: string, signal: AbortSignal): Promise<DirectoryEntry | null> {
     // An RNC with a wrong check digit is nobody's: DGII would answer nothing, so it is not asked.
     if (!isValidTaxId(rnc)) return null;
+    // CerteCF publishes no directory: nobody is listed there, and nothing is asked.
+    if (!publishes(environment, 'consultadirectorio')) return null;
     const key = `${environment}|${rnc}`;
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached.entry;
@@ -35,6 +37,12 @@ export class CachedDirectory implements ReceiverDirectory {
     this.cache.set(key, { entry });
     return entry;
   }
+}
+
+/** Why a lookup found no receiver, for the record of the leg that does not apply. */
+export function notListed(environment: Environment, rnc: string): string {
+  if (!publishes(environment, 'consultadirectorio')) return `DGII publishes no directory of electronic receivers in ${environment} (Descripción Técnica v1.6, bitácora 28-12-2020)`;
+  return `DGII's directory does not list ${rnc} as an electronic receiver in ${environment}`;
 }
 
 /** For a custom tax authority (tests of failure paths): nobody is an electronic receiver. */

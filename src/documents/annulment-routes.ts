@@ -70,7 +70,7 @@ export function annulmentRoutes(deps: AnnulmentRouteDeps): Route[] {
         requestBody: { schema: S.ref('AnnulmentBody') },
         responses: {
           '202': { description: 'Accepted; follow it with GET.', schema: envelope(S.ref('Annulment')), headers: { Location: { description: 'The annulment.', schema: S.string() }, ...REPLAYED } },
-          '409': ERR('CONFLICT: the span holds a document in a state other than error (the message names the first eNCF; also one a POST …/reenviar at the same moment moved out of error: the two are exclusive, the first one wins), or overlaps an annulment that holds its numbers; IDEMPOTENCY_KEY_CONFLICT or IDEMPOTENCY_KEY_IN_USE.'),
+          '409': ERR('CONFLICT: in CerteCF, where DGII publishes no Anulación Rangos service (Descripción Técnica v1.6, bitácora 28-12-2020); the span holds a document in a state other than error (the message names the first eNCF; also one a POST …/reenviar at the same moment moved out of error: the two are exclusive, the first one wins), or overlaps an annulment that holds its numbers; IDEMPOTENCY_KEY_CONFLICT or IDEMPOTENCY_KEY_IN_USE.'),
           '422': ERR('VALIDATION_ERROR: tipo unknown, desde/hasta not eNCFs of the type, desde after hasta, or the span is not within one registered range.'),
         },
       },

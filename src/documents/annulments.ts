@@ -1,6 +1,6 @@
 import type { Queryable, Sql } from '../db/connect.ts';
 import { formatEncf } from '../ecf/encf.ts';
-import type { Environment } from '../environments.ts';
+import { type Environment, publishes } from '../environments.ts';
 import { AppError, validationError } from '../errors.ts';
 import { insertJob } from '../queue/queries.ts';
 import type { SequenceService } from '../sequences/service.ts';
@@ -32,6 +32,9 @@ export class AnnulmentService {
   }
 
   async request(tenantId: number, environment: Environment, body: unknown, inTransaction: (tx: Queryable, view: AnnulmentView) => Promise<void>): Promise<AnnulmentView> {
+    if (!publishes(environment, 'anulacionrangos')) {
+      throw new AppError('CONFLICT', `DGII publishes no Anulación Rangos service in ${environment} (Descripción Técnica v1.6, bitácora 28-12-2020): numbers of this environment cannot be annulled`);
+    }
     const { errors, span } = readSpan(body);
     if (errors.length > 0 || span === null) throw validationError(errors, 'The annulment is not valid');
     const { tipo, desde, hasta } = span;

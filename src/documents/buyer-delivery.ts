@@ -2,7 +2,7 @@ import type { X509Certificate } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { Queryable, Sql } from '../db/connect.ts';
 import { TransientAuthorityError } from '../dgii/authority.ts';
-import type { ReceiverDirectory } from '../dgii/directory.ts';
+import { notListed, type ReceiverDirectory } from '../dgii/directory.ts';
 import { documentFileName } from '../dgii/protocol/paths.ts';
 import { errorMessage } from '../errors.ts';
 import type { EventOutbox } from '../events/outbox.ts';
@@ -111,7 +111,7 @@ export function buyerDeliveryJob(deps: BuyerDeliveryDeps): JobDefinition<'exchan
         return error(doc.id, `DGII's directory could not be read: ${errorMessage(err)}`);
       }
       if (entry === null) {
-        return record(doc.id, { estado: 'no_aplica', motivo: null, detalle: `DGII's directory does not list ${rncComprador} as an electronic receiver in ${doc.environment}`, arecfXml: null });
+        return record(doc.id, { estado: 'no_aplica', motivo: null, detalle: notListed(doc.environment, rncComprador), arecfXml: null });
       }
       const credential = await credentials(doc.tenantId, new Date());
       if (credential === null) return error(doc.id, 'No valid certificate to authenticate to the buyer\'s receiver: upload one with POST /api/certificates');

@@ -1,5 +1,5 @@
 import {
-  PermanentAuthorityError, type PriorSubmission, type StatusResult, type TaxAuthority, TransientAuthorityError, type Verdict,
+  PermanentAuthorityError, type PriorSubmission, type StatusResult, type TaxAuthority, TransientAuthorityError, UnpublishedServiceError, type Verdict,
 } from '../dgii/authority.ts';
 import { parseDgiiDateTime } from '../ecf/xml/index.ts';
 import type { JobContext } from '../queue/runtime.ts';
@@ -45,6 +45,8 @@ async function unlessRefused<T>(ctx: JobContext, doc: DocumentRow, what: string,
     return await query();
   } catch (err) {
     if (!(err instanceof PermanentAuthorityError)) throw err;
+    // CerteCF publishes neither Consulta Estado nor Consulta TrackIds: expected, not a warning.
+    if (err instanceof UnpublishedServiceError) return null;
     ctx.log.warn(`the authority refused ${what}; going on without it`, { document: doc.id, error: err.message });
     return null;
   }

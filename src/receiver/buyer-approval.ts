@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { Queryable, Sql } from '../db/connect.ts';
 import { PermanentAuthorityError } from '../dgii/authority.ts';
-import type { ReceiverDirectory } from '../dgii/directory.ts';
+import { notListed, type ReceiverDirectory } from '../dgii/directory.ts';
 import type { DgiiClient } from '../dgii/protocol/client.ts';
 import { approvalFileName } from '../dgii/protocol/paths.ts';
 import { buildAcecfXml } from '../ecf/xml/index.ts';
@@ -172,7 +172,7 @@ export async function sendApprovalLeg(deps: ApprovalLegDeps, target: 'emisor' | 
       return { estado: 'enviado', detalle: [answer.codigo, answer.estado, ...answer.mensajes].filter((x) => x !== null).join(' ') || null };
     }
     const entry = await directory.lookup(a.tenantId, a.environment, a.rncEmisor, signal);
-    if (entry === null) return { estado: 'no_aplica', detalle: `DGII's directory does not list ${a.rncEmisor} as an electronic receiver in ${a.environment}` };
+    if (entry === null) return { estado: 'no_aplica', detalle: notListed(a.environment, a.rncEmisor) };
     const credential = await certificates.credentials(a.tenantId, new Date());
     if (credential === null) return { estado: 'error', detalle: 'No valid certificate to authenticate to the emisor\'s receiver' };
     await fe.sendApproval(entry, credential, a.fileName, a.xml, signal);

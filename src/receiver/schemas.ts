@@ -20,7 +20,7 @@ const RECEIVED_SUMMARY: Schema = S.object({
       codigo: S.nullable(S.int({ description: 'DGII\'s codigo: 0 No encontrado, 1 Aceptado, 2 Rechazado, 3 En Proceso, 4 Aceptado Condicional.' })),
       consultadoEn: S.nullable(S.dateTime()),
     })),
-    description: 'What DGII\'s Consulta Estado (asked as buyer, with the security code) says of this e-CF: pendiente until asked; en_proceso and no_encontrado are asked again with backoff (EXCHANGE_RETRY_*, EXCHANGE_MAX_ATTEMPTS) and stand when the retries are spent; no_disponible with a custom tax authority; error when DGII could not be asked. null for documents received before the check existed. Each final answer is an ecf.received_verification event.',
+    description: 'What DGII\'s Consulta Estado (asked as buyer, with the security code) says of this e-CF: pendiente until asked; en_proceso and no_encontrado are asked again with backoff (EXCHANGE_RETRY_*, EXCHANGE_MAX_ATTEMPTS) and stand when the retries are spent; no_disponible with a custom tax authority, and in CerteCF, where DGII publishes no Consulta Estado; error when DGII could not be asked. null for documents received before the check existed. Each final answer is an ecf.received_verification event.',
   },
 });
 

@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import type { Sql } from '../db/connect.ts';
 import { PermanentAuthorityError } from '../dgii/authority.ts';
+import { publishes } from '../environments.ts';
 import type { DgiiClient } from '../dgii/protocol/client.ts';
 import { AppError, errorMessage } from '../errors.ts';
 import type { EventOutbox } from '../events/outbox.ts';
@@ -69,7 +70,8 @@ export function receivedVerificationJob(deps: VerificationDeps): JobDefinition<'
     async run(job, ctx) {
       const row = await findReceivedById(sql, job.payload.receivedId);
       if (row === undefined) return;
-      if (dgii === null) return settle(row.id, 'no_disponible', null);
+      // No DGII client (a custom authority), or CerteCF, where DGII publishes no Consulta Estado.
+      if (dgii === null || !publishes(row.environment, 'consultaestado')) return settle(row.id, 'no_disponible', null);
       let codigo: number;
       try {
         const answer = await dgii.ecfStatus(row.tenantId, row.environment, { rncEmisor: row.rncEmisor, encf: row.encf, rncComprador: row.rncComprador, codigoSeguridad: row.securityCode }, ctx.signal);

@@ -1,8 +1,8 @@
 import type { KeyObject, X509Certificate } from 'node:crypto';
-import type { Environment } from '../../environments.ts';
+import { type Environment, publishes } from '../../environments.ts';
 import { NotASeedError, signSeedXml } from '../../ecf/xml/seed-check.ts';
 import { XML_ERROR, XmlError } from '../../xml/index.ts';
-import { PermanentAuthorityError, TransientAuthorityError } from '../authority.ts';
+import { PermanentAuthorityError, TransientAuthorityError, UnpublishedServiceError } from '../authority.ts';
 import {
   errorText,
   type EstadoAnswer,
@@ -122,8 +122,12 @@ export class DgiiClient {
     this.maxAnswerBytes = options.maxAnswerBytes ?? 1024 * 1024;
   }
 
+  /** The service's URL; a service DGII does not publish in the environment is refused unsent. */
   private url(environment: Environment, service: EcfService): string {
-    return trimSlash(this.options.baseUrls[environment]) + DGII_PATHS[service];
+    const path = DGII_PATHS[service];
+    const root = path.split('/')[1] ?? '';
+    if (!publishes(environment, root)) throw new UnpublishedServiceError(`DGII does not publish ${root} in ${environment} (Descripción Técnica v1.6, bitácora 28-12-2020)`);
+    return trimSlash(this.options.baseUrls[environment]) + path;
   }
 
   private fcUrl(environment: Environment, service: FcService): string {

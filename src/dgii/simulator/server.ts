@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ENVIRONMENTS, type Environment, parseEnvironment } from '../../environments.ts';
+import { ENVIRONMENTS, type Environment, parseEnvironment, publishes } from '../../environments.ts';
 import type { Logger } from '../../log.ts';
 import { DEFAULT_MULTIPART_LIMITS } from '../protocol/multipart.ts';
 import { DGII_PATHS, type DgiiService } from '../protocol/paths.ts';
@@ -99,7 +99,9 @@ function resolve(pathname: string): { route: Route; environment: Environment } |
   if (environment === null) return null;
   const host = m[1] === undefined ? 'ecf' : 'fc';
   const route = ROUTES.find((r) => r.host === host && DGII_PATHS[r.service].toLowerCase() === m[3]);
-  return route === undefined ? null : { route, environment };
+  // What DGII does not publish in an environment (CerteCF's withdrawn services) is not there.
+  if (route === undefined || !publishes(environment, m[3]?.split('/')[1] ?? '')) return null;
+  return { route, environment };
 }
 
 const DEFAULT_TOKEN_TTL_MS = 3_600_000;
