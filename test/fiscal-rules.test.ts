@@ -201,6 +201,26 @@ describe('credit and debit notes', () => {
     assert.equal(paper.body.data.encf, 'E340000000003');
   });
 
+  test('credit notes emitted at once against one e-CF credit no more than is left: the one over is 422 and spends no number', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const headers = { 'x-api-key': a.apiKey };
+    const original = await nextGets(a, 31, 1);
+    await waitForEstado(t.url, 'TesteCF', original.internalTrackId, headers, ['aceptado']);
+    // The original totals 112467.00 and each credit note 53950.00: two fit, the third does not.
+    // Each emit's own check sees no note yet; only one of the three may be refused.
+    const results = await Promise.all([1, 2, 3].map(() => emit(a, note(a, 34, original.encf as string))));
+    const taken = results.filter((r) => r.status === 202).map((r) => r.body.data.encf as string).sort();
+    const over = results.filter((r) => r.status === 422);
+    assert.deepEqual(taken, ['E340000000001', 'E340000000002'], results.map((r) => `${r.status} ${r.text}`).join('\n'));
+    assert.equal(over.length, 1);
+    const detail = (over[0]?.body.error.details as { path: string; message: string }[])[0];
+    assert.equal(detail?.path, 'ECF.Encabezado.Totales.MontoTotal');
+    assert.match(detail?.message ?? '', /must not exceed/);
+    // No number was spent on it: the next note of the type (a paper NCF's, unchecked) takes 3.
+    const next = await emit(a, note(a, 34, 'B0100000001', { InformacionReferencia: { FechaNCFModificado: '01-03-2025' } }));
+    assert.equal(next.body.data.encf, 'E340000000003', next.text);
+  });
+
   test('a credit note refused or in error credits nothing', async () => {
     const a = await newTenantWithCertificate(t.url);
     const headers = { 'x-api-key': a.apiKey };

@@ -15,6 +15,13 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return UNAVAILABLE_NODE_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code);
 }
 
+/** SQLSTATE 23514: a check (or a trigger raising as one) refused the row. */
+export function isCheckViolation(err: unknown, constraint: string): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { code?: unknown; constraint_name?: unknown };
+  return e.code === '23514' && e.constraint_name === constraint;
+}
+
 /** SQLSTATE 23505: a unique constraint refused the row. */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   if (typeof err !== 'object' || err === null) return false;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable, Tx } from '../db/connect.ts';
 import { ENCF_CONSTRAINT, SequenceExhaustedError, type SequenceBatcher } from './numbering.ts';
-import { isUniqueViolation } from '../db/errors.ts';
+import { isCheckViolation, isUniqueViolation } from '../db/errors.ts';
 import type { Environment } from '../environments.ts';
 import { AppError, validationError } from '../errors.ts';
 import { toDgiiDate } from '../ecf/encf.ts';
@@ -59,6 +59,16 @@ function writerOf(tx: Tx, outbox: EventOutbox): BatchLoader<NewDocument, string>
 
 /** Documents in one statement at most (an emit batch holds up to 64). */
 const MAX_WRITTEN_TOGETHER = 64;
+
+/**
+ * The credit note credits more than is left of its e-CF: another note against it was stored
+ * between the emit's check and this one's insert (sql/0035_credit_note_limit.sql). A 422 like
+ * the check's; its number was rolled back with it.
+ */
+function overCredited(err: unknown): void {
+  if (!isCheckViolation(err, 'documents_credit_limit')) return;
+  throw validationError([{ path: 'ECF.Encabezado.Totales.MontoTotal', message: (err as Error).message }], 'The e-CF is not valid');
+}
 
 export interface EmitInput {
   tenantId: number;
@@ -118,6 +128,7 @@ export async function emitDocument(
     try {
       return await batcher.runChosen({ tenantId, environment, tipo: document.tipo }, explicit, write);
     } catch (err) {
+      overCredited(err);
       if (isUniqueViolation(err, ENCF_CONSTRAINT)) throw new AppError('ENCF_ALREADY_USED', `The eNCF ${explicit} was already used in ${environment}`);
       throw err;
     }
@@ -127,6 +138,7 @@ export async function emitDocument(
       return await batcher.run({ tenantId, environment, tipo: document.tipo }, write);
     } catch (err) {
       if (err instanceof SequenceExhaustedError) throw new AppError('SEQUENCE_EXHAUSTED', err.message);
+      overCredited(err);
       // A number chosen while another emit stored it explicitly: the retry skips it.
       if (!isUniqueViolation(err, ENCF_CONSTRAINT) || attempt >= 3) throw err;
     }
