@@ -9,7 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { canonicalizeDocument, canonicalizeElement } from '../src/xml/c14n.ts';
 import { parseXml, XML_ERROR, XmlError } from '../src/xml/parse.ts';
 import { elementChildren, findPath, textAt } from '../src/xml/tree.ts';
-import { signXml, verifyXml, XMLDSIG } from '../src/xml/xmldsig.ts';
+import { signedInfoInPlace, signedInfoReadBack, signXml, signXmlWithValue, verifyXml, XMLDSIG } from '../src/xml/xmldsig.ts';
+import { signatureFragment } from '../src/xml/xmldsig-profile.ts';
 
 let dir = '';
 let keyFile = '';
@@ -156,6 +157,22 @@ describe('signXml', () => {
     const signed = signXml('<ARECF xmlns="urn:example:arecf" xml:lang="es"><DetalleAcusedeRecibo><Estado>0</Estado></DetalleAcusedeRecibo></ARECF>', key, certificate);
     assert.equal(xmlsecVerify(signed), 0);
     assertValid(signed);
+  });
+
+  it('canonicalises SignedInfo in place, without reading the document back, exactly as the read-back does, and only where the root leaves nothing to inherit', () => {
+    const fragment = signatureFragment('ZGlnZXN0', '', certificate.raw.toString('base64'));
+    const plain = parseXml(SIMPLE_ECF);
+    assert.equal(signedInfoInPlace(plain, fragment), signedInfoReadBack(plain, fragment));
+    for (const inherits of [NAMESPACED_ECF, '<ARECF xmlns="urn:example:arecf"><Estado>0</Estado></ARECF>', '<ECF xml:lang="es"><A>1</A></ECF>', '<p:ECF xmlns:p="urn:p"><A>1</A></p:ECF>']) {
+      assert.equal(signedInfoInPlace(parseXml(inherits), fragment), null, inherits);
+    }
+    // What xmlsec1 canonicalised and signed is what the fast path signed.
+    const { xml, signatureValue } = signXmlWithValue(SIMPLE_ECF, key, certificate);
+    assert.equal(xmlsecVerify(xml), 0);
+    const placed = findPath(parseXml(xml).root, ['Signature', 'SignedInfo']);
+    assert.ok(placed);
+    assert.equal(xmlsecBuffers(xml).preSigned, canonicalizeElement(placed));
+    assert.equal(signatureValue, textAt(parseXml(xml).root, ['Signature', 'SignatureValue']));
   });
 
   it('refuses a document that is already signed', () => {

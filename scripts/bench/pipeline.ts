@@ -15,6 +15,8 @@ const DOCUMENTS = setting('BENCH_PIPELINE_DOCUMENTS', 600);
 const CLIENTS = setting('BENCH_PIPELINE_CLIENTS', 32);
 const WARMUP_DOCUMENTS = setting('BENCH_PIPELINE_WARMUP', 100);
 const TIMEOUT_SEC = setting('BENCH_PIPELINE_TIMEOUT_SEC', 600);
+/** A directory for the service's CPU profile (node --cpu-prof), written when it stops; empty: none. */
+const PROFILE_DIR = process.env.BENCH_PIPELINE_PROFILE_DIR ?? '';
 const CPU_TARGET_MS = 1.5;
 const FLOOR_SHARE_TARGET = 0.25;
 
@@ -74,7 +76,7 @@ try {
     DGII_POLL_MAX_INTERVAL_MS: '200',
     QUEUE_POLL_INTERVAL_MS: '50',
     WEBHOOK_POLL_INTERVAL_MS: '50',
-  });
+  }, PROFILE_DIR === '' ? {} : { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] });
   services.push(service);
   const tenant = await registerTenant(service.url);
   const certificate = makeTestCertificate(tenant.rnc);

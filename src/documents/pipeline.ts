@@ -131,7 +131,7 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
         let result: SubmitResult;
         try {
           const signed = await ensureSigned(sql, credentials, doc);
-          const code = maySendAgain ? securityCodeOf(signed.signedXml) : null;
+          const code = maySendAgain ? (signed.securityCode ?? securityCodeOf(signed.signedXml)) : null;
           const decided = code !== null && signed.rfceXml !== null ? await lost.earlierSummary(doc, code, ctx) : null;
           if (decided !== null) {
             ctx.log.info('the authority already decided on this summary; taking its verdict', { document: doc.id, estado: decided.estado });

@@ -22,6 +22,8 @@ export interface DocumentSignature {
 export interface SignedXml {
   signedXml: string;
   rfceXml: string | null;
+  /** From the signature, stored with it (null only on rows signed before it was stored). */
+  securityCode: string | null;
 }
 
 export interface HistoryRow {
@@ -143,16 +145,16 @@ export async function storeSignature(sql: Queryable, id: string, s: DocumentSign
     update documents set signed_xml = ${s.signedXml}, rfce_xml = ${s.rfceXml}, security_code = ${s.securityCode},
       timbre_url = ${s.timbreUrl}, fecha_hora_firma = ${s.fechaHoraFirma}, updated_at = now()
     where id = ${id} and signed_xml is null
-    returning signed_xml, rfce_xml`;
+    returning signed_xml, rfce_xml, security_code`;
   return stored ?? findSignedXml(sql, id);
 }
 
 /** The signed XML of a document, undefined while it has none. */
 export async function findSignedXml(sql: Queryable, id: string): Promise<SignedXml | undefined> {
-  const [row] = await sql<{ signedXml: string | null; rfceXml: string | null }[]>`
-    select signed_xml, rfce_xml from documents where id = ${id}`;
+  const [row] = await sql<{ signedXml: string | null; rfceXml: string | null; securityCode: string | null }[]>`
+    select signed_xml, rfce_xml, security_code from documents where id = ${id}`;
   if (row === undefined || row.signedXml === null) return undefined;
-  return { signedXml: row.signedXml, rfceXml: row.rfceXml };
+  return { signedXml: row.signedXml, rfceXml: row.rfceXml, securityCode: row.securityCode };
 }
 
 export async function documentHistory(sql: Queryable, documentId: string): Promise<HistoryRow[]> {

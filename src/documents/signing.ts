@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/connect.ts';
 import { PermanentAuthorityError } from '../dgii/authority.ts';
-import { buildEcfXml, buildRfceXml, formatFechaHoraFirma, securityCodeOf, sentAsRfce, timbreUrl } from '../ecf/xml/index.ts';
+import { buildEcfXml, buildRfceXml, formatFechaHoraFirma, securityCode as securityCodeFrom, sentAsRfce, timbreUrl } from '../ecf/xml/index.ts';
 import { NO_CERTIFICATE_MESSAGE } from '../dgii/protocol/client.ts';
-import { signXml } from '../xml/index.ts';
+import { signXml, signXmlWithValue } from '../xml/index.ts';
 import type { SigningCredential } from '../certificates/check.ts';
 import { type DocumentRow, type DocumentSignature, findSignedXml, type SignedXml, storeSignature } from './queries.ts';
 import { isEcfTipo } from '../ecf/ecf-types.ts';
@@ -28,8 +28,10 @@ export function signDocument(doc: DocumentRow, credential: SigningCredential, no
   if (!isEcfTipo(tipo)) throw new RangeError(`unknown e-CF type ${tipo}`);
   const fechaHoraFirma = formatFechaHoraFirma(now);
   const sign = (xml: string): string => signXml(xml, credential.privateKey, credential.certificate, credential.chain);
-  const signedXml = sign(buildEcfXml(tipo, doc.ecf, fechaHoraFirma));
-  const securityCode = securityCodeOf(signedXml);
+  // The security code comes from the signature just made, not from parsing what was signed.
+  const signed = signXmlWithValue(buildEcfXml(tipo, doc.ecf, fechaHoraFirma), credential.privateKey, credential.certificate, credential.chain);
+  const signedXml = signed.xml;
+  const securityCode = securityCodeFrom(signed.signatureValue);
   // The timbre carries the amount and date as the XML writes them.
   const montoTotal = leaf(doc.ecf, ['Encabezado', 'Totales', 'MontoTotal']);
   const rfce = sentAsRfce(tipo, montoTotal);

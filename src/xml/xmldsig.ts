@@ -43,12 +43,48 @@ function appendToRoot(doc: XmlDocument, fragment: string): string {
 }
 
 /**
+ * SignedInfo canonicalised where it is placed, when the root leaves nothing to inherit: no
+ * namespace declarations and no xml:* attributes, so Signature's default namespace is all that
+ * is in scope (C14N 1.0 renders it on the apex), and the fragment's own text, written by our
+ * serializer, is already canonical (attributes in order, empty elements as pairs, no
+ * whitespace). Null otherwise: the caller reads the placed Signature back. What the fast path
+ * answers equals what the read-back gives (test/xmldsig.test.ts).
+ */
+export function signedInfoInPlace(doc: XmlDocument, unsignedFragment: string): string | null {
+  const root = doc.root;
+  if (root.namespaceDeclarations.length > 0 || root.prefix !== '' || root.attributes.some((a) => a.prefix === 'xml')) return null;
+  const open = unsignedFragment.indexOf('<SignedInfo>');
+  const close = unsignedFragment.indexOf('</SignedInfo>');
+  if (open < 0 || close < open) return null;
+  return `<SignedInfo xmlns="${XMLDSIG.namespace}">${unsignedFragment.slice(open + '<SignedInfo>'.length, close)}</SignedInfo>`;
+}
+
+/** SignedInfo canonicalised in its final context, read back from the placed Signature. */
+export function signedInfoReadBack(doc: XmlDocument, unsignedFragment: string): string {
+  const unsigned = appendToRoot(doc, unsignedFragment);
+  const placed = parseXml(unsigned, {
+    maxBytes: Buffer.byteLength(unsigned, 'utf8'),
+    maxNodes: DEFAULT_XML_LIMITS.maxNodes + 64,
+  });
+  const signedInfo = childElement(elementChildren(placed.root).at(-1) ?? placed.root, 'SignedInfo', XMLDSIG.namespace);
+  if (signedInfo === undefined) throw new XmlError(XML_ERROR.MALFORMED, 'internal: the appended Signature was not found');
+  return canonicalizeElement(signedInfo);
+}
+
+/** A signed document and its SignatureValue (Base64), which the security code is read from. */
+export interface SignedXml {
+  readonly xml: string;
+  readonly signatureValue: string;
+}
+
+/**
  * Signs a document: the Signature is appended as the root's last child and the result starts with a UTF-8
  * XML declaration. KeyInfo carries `certificate`, then `chain` (its intermediates, issuers in order),
  * so a verifier that trusts only the root can build the path. Throws XmlError for unparseable
  * input, an existing Signature, an unsuitable key, or a chain longer than a verifier reads.
+ * Answers the SignatureValue too, so a caller need not parse what was just signed to read it.
  */
-export function signXml(xml: string, key: KeyObject, certificate: X509Certificate, chain: readonly X509Certificate[] = []): string {
+export function signXmlWithValue(xml: string, key: KeyObject, certificate: X509Certificate, chain: readonly X509Certificate[] = []): SignedXml {
   if (key.type !== 'private' || rsaBits(key) < MIN_RSA_BITS) {
     throw new XmlError(XML_ERROR.SIGNING_KEY, `the signing key must be an RSA private key of at least ${MIN_RSA_BITS} bits`);
   }
@@ -63,19 +99,15 @@ export function signXml(xml: string, key: KeyObject, certificate: X509Certificat
   const digest = sha256Base64(canonicalizeDocument(doc));
   const certificateBase64 = certificate.raw.toString('base64');
   const chainBase64 = chain.map((c) => c.raw.toString('base64'));
-  const unsigned = appendToRoot(doc, signatureFragment(digest, '', certificateBase64, chainBase64));
-  // SignedInfo is canonicalised in its final context (ancestors' namespaces, xml:* attributes), so read it back.
-  const placed = parseXml(unsigned, {
-    maxBytes: Buffer.byteLength(unsigned, 'utf8'),
-    maxNodes: DEFAULT_XML_LIMITS.maxNodes + 64,
-  });
-  const signedInfo = childElement(elementChildren(placed.root).at(-1) ?? placed.root, 'SignedInfo', XMLDSIG.namespace);
-  if (signedInfo === undefined) throw new XmlError(XML_ERROR.MALFORMED, 'internal: the appended Signature was not found');
-  const signature = sign('sha256', Buffer.from(canonicalizeElement(signedInfo), 'utf8'), {
-    key,
-    padding: constants.RSA_PKCS1_PADDING,
-  });
-  return appendToRoot(doc, signatureFragment(digest, signature.toString('base64'), certificateBase64, chainBase64));
+  const unsignedFragment = signatureFragment(digest, '', certificateBase64, chainBase64);
+  const signedInfo = signedInfoInPlace(doc, unsignedFragment) ?? signedInfoReadBack(doc, unsignedFragment);
+  const signatureValue = sign('sha256', Buffer.from(signedInfo, 'utf8'), { key, padding: constants.RSA_PKCS1_PADDING }).toString('base64');
+  return { xml: appendToRoot(doc, signatureFragment(digest, signatureValue, certificateBase64, chainBase64)), signatureValue };
+}
+
+/** signXmlWithValue's document alone. */
+export function signXml(xml: string, key: KeyObject, certificate: X509Certificate, chain: readonly X509Certificate[] = []): string {
+  return signXmlWithValue(xml, key, certificate, chain).xml;
 }
 
 /**
