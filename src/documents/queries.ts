@@ -184,6 +184,50 @@ export async function updateEstado(
   return row;
 }
 
+/** The row transitionDocument moved, for its event's condition (EventOutbox.prepare's `onlyIf`). */
+export function transitionedDocument(sql: Queryable): Fragment {
+  return sql`select 1 from transitioned_document`;
+}
+
+/** The document read and locked until the caller's transaction ends. */
+export async function lockDocument(sql: Queryable, id: string): Promise<DocumentRow | undefined> {
+  const [row] = await sql<DocumentRow[]>`select ${sql.unsafe(COLUMNS)} from documents where id = ${id} for update`;
+  return row;
+}
+
+/**
+ * Moves a document from `from` to `to` with its history row and its event (`events`, prepared
+ * with transitionedDocument as their condition): one statement, one round trip. Only while the
+ * document is in `from` with event_seq `eventSeq` (the event was numbered eventSeq + 1); otherwise
+ * nothing is written and the answer is undefined.
+ */
+export async function transitionDocument(
+  sql: Queryable,
+  doc: { id: string; estado: Estado; eventSeq: number },
+  to: Estado,
+  dgii: { trackId?: string | null; dgiiCode: string | null; dgiiMessage: string | null; secuenciaUtilizada?: boolean | null; detail: string | null },
+  events: { ctes: Fragment; outcomes: Fragment },
+): Promise<{ row: DocumentRow; eventOutcomes: number[] } | undefined> {
+  const [row] = await sql<(DocumentRow & { eventOutcomes: number[] })[]>`
+    with transitioned_document as (
+      update documents set estado = ${to}, updated_at = now(), event_seq = event_seq + 1,
+        track_id = coalesce(${dgii.trackId ?? null}, track_id),
+        dgii_code = ${dgii.dgiiCode}, dgii_message = ${dgii.dgiiMessage},
+        secuencia_utilizada = coalesce(${dgii.secuenciaUtilizada ?? null}::boolean, secuencia_utilizada)
+      where id = ${doc.id} and estado = ${doc.estado} and event_seq = ${doc.eventSeq}
+      returning ${sql.unsafe(COLUMNS)}
+    ),
+    transition_history as (
+      insert into document_history (document_id, estado, dgii_code, dgii_message, track_id, detail)
+      select id, estado, dgii_code, dgii_message, track_id, ${dgii.detail} from transitioned_document
+    ),
+    ${events.ctes}
+    select transitioned_document.*, ${events.outcomes} from transitioned_document`;
+  if (row === undefined) return undefined;
+  const { eventOutcomes, ...moved } = row;
+  return { row: moved, eventOutcomes };
+}
+
 export async function insertHistory(sql: Queryable, documentId: string, h: Omit<HistoryRow, 'at'>): Promise<void> {
   await sql`
     insert into document_history (document_id, estado, dgii_code, dgii_message, track_id, detail)

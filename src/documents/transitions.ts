@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/connect.ts';
 import type { EventOutbox } from '../events/outbox.ts';
-import { FIRST_EVENT_SEQ, insertCreatedDocuments, insertHistory, updateEstado, type DocumentRow, type NewDocument } from './queries.ts';
+import { FIRST_EVENT_SEQ, insertCreatedDocuments, lockDocument, transitionDocument, transitionedDocument, type DocumentRow, type NewDocument } from './queries.ts';
 import { insertJobsFor, type NewJob } from '../queue/queries.ts';
 import { canTransition, type Estado } from '../ecf/states.ts';
 import { erpPayload } from './erp-reference.ts';
@@ -51,14 +51,32 @@ export async function storeCreated(tx: Queryable, outbox: EventOutbox, docs: rea
 }
 
 /**
- * Moves `doc` to `to` with its history row and event, in the caller's transaction.
- * Returns undefined when the document was no longer in `doc.estado` (someone else moved it).
+ * Moves `doc` to `to` with its history row and event, in the caller's transaction: one
+ * statement (transitionDocument). The event is numbered from `doc` as read, so the statement
+ * holds only while the document's event_seq is still that; should another change of the document
+ * have numbered an event meanwhile (its buyer leg, its e-mail), the document is read again under
+ * its row lock, which keeps it so for the second try. Returns undefined when the document was no
+ * longer in `doc.estado` (someone else moved it).
  */
 export async function transition(tx: Queryable, outbox: EventOutbox, doc: DocumentRow, to: Estado, info: DgiiInfo): Promise<DocumentRow | undefined> {
   if (!canTransition(doc.estado, to)) throw new Error(`a document cannot go from ${doc.estado} to ${to}`);
-  const updated = await updateEstado(tx, doc.id, doc.estado, to, info);
-  if (updated === undefined) return undefined;
-  await insertHistory(tx, doc.id, { estado: to, dgiiCode: info.dgiiCode, dgiiMessage: info.dgiiMessage, trackId: updated.trackId, detail: info.detail ?? null });
-  await outbox.record(tx, doc.tenantId, 'ecf.status_update', statusUpdatePayload(updated), { sequence: updated.eventSeq });
-  return updated;
+  let current: DocumentRow | undefined = doc;
+  for (let attempt = 0; attempt < 2 && current !== undefined && current.estado === doc.estado; attempt++) {
+    const payload = statusUpdatePayload({
+      ...current,
+      estado: to,
+      dgiiCode: info.dgiiCode,
+      dgiiMessage: info.dgiiMessage,
+      trackId: info.trackId ?? current.trackId,
+      secuenciaUtilizada: info.secuenciaUtilizada ?? current.secuenciaUtilizada,
+    });
+    const events = outbox.prepare(tx, 'ecf.status_update', [{ tenantId: current.tenantId, payload, sequence: current.eventSeq + 1 }], transitionedDocument(tx));
+    const moved = await transitionDocument(tx, current, to, { ...info, detail: info.detail ?? null }, events);
+    if (moved !== undefined) {
+      await events.settle(tx, moved.eventOutcomes);
+      return moved.row;
+    }
+    current = await lockDocument(tx, doc.id);
+  }
+  return undefined;
 }

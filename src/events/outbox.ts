@@ -35,7 +35,10 @@ export type EventListener = (tx: Queryable, event: RecordedEvent) => Promise<voi
 
 /** What a statement listener writes with the events of one statement (see StatementListener). */
 export interface ListenerWrites {
-  /** Data-modifying CTEs, each starting with a comma; they may read `recorded_event`. */
+  /**
+   * Data-modifying CTEs, each starting with a comma; they write only for the events in
+   * `recorded_event` (which may be none: EventOutbox.prepare's `onlyIf`).
+   */
   ctes: Fragment;
   /** An integer expression over those CTEs (e.g. how many rows one inserted), handed to `settled`. */
   outcome: Fragment;
@@ -92,7 +95,7 @@ export class EventOutbox {
    * Events of one kind (one per entry: the tenant, the payload, the optional sequence) and the
    * SQL that stores them all with their listeners' writes, for the caller's statement.
    */
-  prepare(sql: Queryable, kind: EventKind, entries: readonly EventEntry[]): PreparedEvents {
+  prepare(sql: Queryable, kind: EventKind, entries: readonly EventEntry[], onlyIf: Fragment | null = null): PreparedEvents {
     const events = entries.map(({ tenantId, payload, sequence }): RecordedEvent => ({
       id: randomUUID(),
       tenantId,
@@ -105,7 +108,7 @@ export class EventOutbox {
       const w = l.writes(sql, events);
       if (w !== null) writes.push(w);
     }
-    const { ctes, outcomes } = eventStatement(sql, events, writes.map((w) => w.ctes), writes.map((w) => w.outcome));
+    const { ctes, outcomes } = eventStatement(sql, events, writes.map((w) => w.ctes), writes.map((w) => w.outcome), onlyIf);
     return {
       events,
       ctes,

@@ -83,7 +83,7 @@ export async function insertDelivery(sql: Queryable, d: { id: string; tenantId: 
 
 /**
  * The deliveries of events, as CTEs of the statement that inserts the events (its
- * `recorded_event`): each inserted only when its tenant has a webhook URL, then `jobs` (a queue
+ * `recorded_event`): each inserted only for an event recorded and when its tenant has a webhook URL, then `jobs` (a queue
  * fragment given the ids of the deliveries inserted). `outcome` counts the deliveries inserted.
  * The deliveries travel as one JSON parameter, so the text is the same for any number of them.
  */
@@ -94,6 +94,7 @@ export function deliveryCtes(sql: Queryable, deliveries: readonly { id: string; 
       insert into webhook_deliveries (id, tenant_id, event_id, event, status, url, next_attempt_at)
       select d.id, d.tenant_id, d.event_id, d.event, 'pending', s.url, now()
       from jsonb_to_recordset(${sql.json(rows)}) as d(id uuid, tenant_id integer, event_id uuid, event text)
+      join recorded_event r on r.id = d.event_id
       join webhook_settings s on s.tenant_id = d.tenant_id and s.url is not null
       returning id
     ),

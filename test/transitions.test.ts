@@ -1,0 +1,76 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { EventOutbox } from '../src/events/outbox.ts';
+import { transition } from '../src/documents/transitions.ts';
+import { findDocumentById } from '../src/documents/queries.ts';
+import { deliveryCtes } from '../src/webhooks/queries.ts';
+import { insertJobsFor } from '../src/queue/queries.ts';
+import { call, newTenant } from './helpers/http.ts';
+import { ecfFor, FAST_PIPELINE } from './helpers/documents.ts';
+import { startTestService, type TestService } from './helpers/service.ts';
+
+// A state change is one statement: the document, its history row, its event and the event's
+// webhook delivery. Its event is numbered from the document as read, so a change that numbered
+// an event meanwhile is met by reading the document again; a document someone else moved gets
+// nothing written.
+
+let t: TestService;
+before(async () => {
+  t = await startTestService({ env: { ...FAST_PIPELINE, WORKERS_ENABLED: 'false' } });
+});
+after(() => t.close());
+
+/** An outbox whose events get a webhook delivery, as the service's delivery engine writes them. */
+function outboxWithDeliveries(): EventOutbox {
+  const outbox = new EventOutbox();
+  outbox.onEventInStatement({
+    writes: (sql, events) => {
+      const deliveries = events.map((e) => ({ id: randomUUID(), tenantId: e.tenantId, eventId: e.id, event: e.kind }));
+      const jobs = deliveries.map((d) => ({ ref: d.id, job: { kind: 'webhook.deliver' as const, payload: { deliveryId: d.id, tenantId: d.tenantId } } }));
+      const { ctes, outcome } = deliveryCtes(sql, deliveries, (inserted) => insertJobsFor(sql, jobs, inserted));
+      return { ctes, outcome, settled: () => {} };
+    },
+  });
+  return outbox;
+}
+
+async function written(documentId: string) {
+  const [row] = await t.sql<{ history: number; events: number; deliveries: number; sequences: number[] }[]>`
+    select (select count(*)::int from document_history where document_id = ${documentId}) as history,
+           (select count(*)::int from events where body::jsonb ->> 'internalTrackId' = ${documentId}) as events,
+           (select count(*)::int from webhook_deliveries w join events e on e.id = w.event_id where e.body::jsonb ->> 'internalTrackId' = ${documentId}) as deliveries,
+           (select array_agg(sequence order by sequence) from events where body::jsonb ->> 'internalTrackId' = ${documentId}) as sequences`;
+  return row;
+}
+
+test('a transition writes the document, its history, its event and its delivery, numbering the event after a change made meanwhile', async () => {
+  const a = await newTenant(t.url);
+  assert.equal((await call(t.url, 'PUT', '/api/webhooks/settings', { json: { webhookUrl: 'https://hooks.example/ecf' }, headers: { authorization: `Bearer ${a.accessToken}` } })).status, 200);
+  const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey } });
+  assert.equal(res.status, 202, res.text);
+  const id = res.body.data.internalTrackId as string;
+  const stale = await findDocumentById(t.sql, id);
+  assert.ok(stale !== undefined);
+  // Another change of the document numbered an event after it was read (as its e-mail does).
+  await t.sql`update documents set event_seq = event_seq + 1 where id = ${id}`;
+
+  const outbox = outboxWithDeliveries();
+  const moved = await t.sql.begin((tx) => transition(tx, outbox, stale, 'en_proceso', { trackId: 'track-1', dgiiCode: null, dgiiMessage: null }));
+  assert.equal(moved?.estado, 'en_proceso');
+  assert.equal(moved?.trackId, 'track-1');
+  assert.equal(moved?.eventSeq, stale.eventSeq + 2);
+  const after = await written(id);
+  assert.deepEqual(after, { history: 2, events: 2, deliveries: 2, sequences: [stale.eventSeq, stale.eventSeq + 2] });
+  const [event] = await t.sql<{ body: string }[]>`select body from events where sequence = ${stale.eventSeq + 2} and body::jsonb ->> 'internalTrackId' = ${id}`;
+  const body = JSON.parse(event?.body ?? '{}') as Record<string, unknown>;
+  assert.equal(body.estado, 'en_proceso');
+  assert.equal(body.trackId, 'track-1');
+  assert.equal(body.sequence, stale.eventSeq + 2);
+
+  // Moved already: the stale row's transition writes nothing at all.
+  const again = await t.sql.begin((tx) => transition(tx, outbox, stale, 'en_proceso', { trackId: 'track-2', dgiiCode: null, dgiiMessage: null }));
+  assert.equal(again, undefined);
+  assert.deepEqual(await written(id), after);
+  assert.equal((await findDocumentById(t.sql, id))?.trackId, 'track-1');
+});
