@@ -163,27 +163,6 @@ export async function documentHistory(sql: Queryable, documentId: string): Promi
     from document_history where document_id = ${documentId} order by id`;
 }
 
-/**
- * Moves a document from `from` to `to`, only if it is still in `from` (another worker
- * may have moved it meanwhile). Returns the updated row, or undefined if it was not.
- */
-export async function updateEstado(
-  sql: Queryable,
-  id: string,
-  from: Estado,
-  to: Estado,
-  dgii: { trackId?: string | null; dgiiCode: string | null; dgiiMessage: string | null; secuenciaUtilizada?: boolean | null },
-): Promise<DocumentRow | undefined> {
-  const [row] = await sql<DocumentRow[]>`
-    update documents set estado = ${to}, updated_at = now(), event_seq = event_seq + 1,
-      track_id = coalesce(${dgii.trackId ?? null}, track_id),
-      dgii_code = ${dgii.dgiiCode}, dgii_message = ${dgii.dgiiMessage},
-      secuencia_utilizada = coalesce(${dgii.secuenciaUtilizada ?? null}::boolean, secuencia_utilizada)
-    where id = ${id} and estado = ${from}
-    returning ${sql.unsafe(COLUMNS)}`;
-  return row;
-}
-
 /** The row transitionDocument moved, for its event's condition (EventOutbox.prepare's `onlyIf`). */
 export function transitionedDocument(sql: Queryable): Fragment {
   return sql`select 1 from transitioned_document`;
@@ -226,12 +205,6 @@ export async function transitionDocument(
   if (row === undefined) return undefined;
   const { eventOutcomes, ...moved } = row;
   return { row: moved, eventOutcomes };
-}
-
-export async function insertHistory(sql: Queryable, documentId: string, h: Omit<HistoryRow, 'at'>): Promise<void> {
-  await sql`
-    insert into document_history (document_id, estado, dgii_code, dgii_message, track_id, detail)
-    values (${documentId}, ${h.estado}, ${h.dgiiCode}, ${h.dgiiMessage}, ${h.trackId}, ${h.detail})`;
 }
 
 export interface ListFilter extends IssuedPageFilter {
