@@ -1,5 +1,5 @@
 // The single table of error codes the API can answer with. Handlers throw AppError
-// with one of these codes; src/http/server.ts turns it into the error envelope.
+// with one of these codes; src/http/error-response.ts turns it into the error envelope.
 export const ERROR_CODES = {
   INVALID_REQUEST: { status: 400, message: 'The request is malformed' },
   INVALID_JSON: { status: 400, message: 'The request body is not valid JSON' },

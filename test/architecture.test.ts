@@ -20,6 +20,8 @@ const RANKS: Readonly<Record<string, number>> = {
   'log.ts': 2,
   'environments.ts': 2,
   'crypto/': 3,
+  // the checks of config.ts's values, which config.ts imports
+  'config/': 3.5,
   'config.ts': 4,
   'db/': 5,
   // infrastructure

@@ -1,28 +1,20 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.ts';
-import { assertInScope, type Principal } from './principal.ts';
-import { isDatabaseUnavailable, isUnstorableText } from '../db/errors.ts';
-import { DeadlineExceeded, within } from '../lib/deadline.ts';
-import { AppError, ERROR_CODES, errorEnvelope, type ErrorCode } from '../errors.ts';
+import { DeadlineExceeded } from '../lib/deadline.ts';
+import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { combineRateHeaders, type RateLimits, type Taken } from '../ratelimit/limiter.ts';
-import { isIpScope, RATE_SCOPES, type RouteRateScope } from '../ratelimit/scopes.ts';
-import { decodeBody, discardBody, readBody, RequestAborted } from './body.ts';
+import { combineRateHeaders, type RateLimits } from '../ratelimit/limiter.ts';
+import { RequestAborted } from './body.ts';
 import { clientIp, socketIp } from './client-ip.ts';
 import { Context } from './context.ts';
-import { set, setAll } from './header-list.ts';
+import { malformedRequestAnswer, toAppError } from './error-response.ts';
+import { createResponseWriter } from './response-writer.ts';
+import { createRouteRunner, type RateState, type RequestAuthenticator } from './route-runner.ts';
 import { splitPath, type Router } from './router.ts';
-import { rateScopeOf, type AuthMode, type Headers, type Reply, type RequestContext, type Route } from './types.ts';
-
-export interface RequestAuthenticator {
-  /** Synchronous when the credentials are cached; throws or rejects with the request's 401/403. */
-  authenticate(mode: Exclude<AuthMode, 'none'>, headers: Headers): Principal | Promise<Principal>;
-}
+import type { RequestContext } from './types.ts';
 
 export interface CompletedRequest {
   method: string;
@@ -68,142 +60,12 @@ interface InFlight {
   rawStatus: number | null;
 }
 
-/** The RateLimit fields a request has earned so far, and the per-IP token it may give back. */
-interface RateState {
-  headers: Record<string, string>;
-  ipTaken: Taken | null;
-}
-
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-function errorBody(err: AppError): string {
-  return JSON.stringify(errorEnvelope(err));
-}
-
 export function createHttpServer(deps: ServerDeps): HttpServer {
   const { config, log, router, authenticator, rateLimits } = deps;
   let draining = false;
   const inFlight = new WeakMap<Socket, InFlight>();
-
-  function toAppError(err: unknown, requestId: string): AppError {
-    if (err instanceof AppError) return err;
-    if (isDatabaseUnavailable(err)) {
-      log.warn('database unavailable', { requestId, err });
-      return new AppError('SERVICE_UNAVAILABLE', undefined, { headers: { 'retry-after': '5' } });
-    }
-    if (err instanceof DeadlineExceeded) {
-      log.warn('request deadline passed', { requestId, err });
-      return new AppError('SERVICE_UNAVAILABLE', 'El servicio no pudo completar la solicitud a tiempo (la base de datos no respondió); reintente en unos segundos. Una solicitud con Idempotency-Key puede repetirse con la misma clave.', { headers: { 'retry-after': '5' } });
-    }
-    if (isUnstorableText(err)) {
-      // An error line all the same: some input path lacks the check that should refuse this.
-      log.error('text the database cannot store reached a query; the input path should refuse it', { requestId, err });
-      return new AppError('VALIDATION_ERROR', 'The request contains characters that cannot be stored (such as U+0000)', { status: 400 });
-    }
-    log.error('unhandled error', { requestId, err });
-    return new AppError('INTERNAL');
-  }
-
-  /**
-   * Writes a whole answer with one writeHead: the service's fixed headers, the request id,
-   * then `extra` (rate-limit fields) and `own` (the reply's or error's), later ones winning.
-   */
-  function write(res: ServerResponse, requestId: string, status: number, contentType: string | null, extra: Record<string, string>, own: Record<string, string> | undefined, body: Buffer | string | undefined): void {
-    if (res.headersSent || res.destroyed) return;
-    const list = fixedHeaders(requestId, contentType, extra, own);
-    if (body !== undefined) list.push('content-length', Buffer.byteLength(body));
-    res.writeHead(status, list);
-    res.end(body);
-  }
-
-  /** The header list every answer starts with, as writeHead's flat [name, value, …] form (no object to build and walk). */
-  function fixedHeaders(requestId: string, contentType: string | null, extra: Record<string, string>, own: Record<string, string> | undefined): (string | number)[] {
-    const list: (string | number)[] = contentType === null
-      ? ['cache-control', 'no-store', 'x-content-type-options', 'nosniff', 'x-request-id', requestId]
-      : ['cache-control', 'no-store', 'x-content-type-options', 'nosniff', 'x-request-id', requestId, 'content-type', contentType];
-    setAll(list, extra);
-    if (own !== undefined) setAll(list, own);
-    if (draining) set(list, 'connection', 'close');
-    return list;
-  }
-
-  /** Streams a body; a client that leaves ends it quietly, a failing source cuts the answer. */
-  async function sendStream(res: ServerResponse, requestId: string, reply: Reply & { stream: NonNullable<Reply['stream']> }, extra: Record<string, string>): Promise<void> {
-    if (res.headersSent || res.destroyed) return;
-    res.writeHead(reply.status, fixedHeaders(requestId, reply.stream.contentType, extra, reply.headers));
-    try {
-      await pipeline(Readable.from(reply.stream.source, { objectMode: false }), res);
-    } catch (err) {
-      if (res.writableFinished || (res.destroyed && !res.writableEnded && (err as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE')) return;
-      throw err;
-    }
-  }
-
-  function sendReply(res: ServerResponse, requestId: string, reply: Reply, extra: Record<string, string>): void {
-    if (reply.raw !== undefined) {
-      write(res, requestId, reply.status, reply.raw.contentType, extra, reply.headers, reply.raw.data);
-    } else if (reply.body !== undefined && reply.status !== 204) {
-      write(res, requestId, reply.status, JSON_TYPE, extra, reply.headers, JSON.stringify(reply.body));
-    } else {
-      write(res, requestId, reply.status, null, extra, reply.headers, undefined);
-    }
-  }
-
-  function sendError(res: ServerResponse, requestId: string, err: AppError, extra: Record<string, string>): void {
-    write(res, requestId, err.status, JSON_TYPE, extra, err.headers, errorBody(err));
-  }
-
-  function limit(scope: RouteRateScope, route: Route, ctx: RequestContext, rate: RateState, cost = 1): void {
-    if (isIpScope(scope)) {
-      rate.headers = combineRateHeaders(rate.headers, rateLimits.consumeIp(scope, ctx.clientIp).headers);
-      return;
-    }
-    const key = route.rateKey !== undefined ? route.rateKey(ctx) : (ctx.principal?.tenantId ?? null);
-    if (key !== null) rate.headers = combineRateHeaders(rate.headers, rateLimits.consume(scope, key, undefined, cost));
-  }
-
-  async function run(route: Route, ctx: RequestContext, req: IncomingMessage, res: ServerResponse, rate: RateState): Promise<void> {
-    if (route.ipRateScope !== undefined) {
-      rate.ipTaken = rateLimits.consumeIp(route.ipRateScope, ctx.clientIp);
-      rate.headers = rate.ipTaken.headers;
-    }
-    const scope = rateScopeOf(route);
-    if (scope !== null && isIpScope(scope)) limit(scope, route, ctx, rate);
-    // A database that stops answering (a partition without a reset) would hold the request
-    // until TCP gives up: authentication and the handler each get the route's deadline.
-    const deadlineMs = config.http.deadlineMs + (route.extraDeadlineMs ?? 0);
-    if (route.auth !== 'none') {
-      const principal = authenticator.authenticate(route.auth, ctx.headers);
-      ctx.principal = principal instanceof Promise ? await within(principal, deadlineMs) : principal;
-      assertInScope(ctx.principal, route.method, ctx.env);
-    }
-    if (scope !== null && RATE_SCOPES[scope].key === 'tenant') limit(scope, route, ctx, rate);
-    const bodyKind = route.body ?? 'none';
-    if (bodyKind !== 'none') {
-      ctx.rawBody = await readBody(req, route.bodyLimit ?? config.http.bodyLimitBytes);
-      ctx.body = decodeBody(bodyKind, ctx.rawBody, ctx.headers);
-    }
-    // At most the rest of the bucket: a request costing more than the whole could never pass.
-    const extra = Math.min(route.extraRateCost?.(ctx.body) ?? 0, scope === null ? 0 : rateLimits.capacity(scope) - 1);
-    if (extra > 0 && scope !== null && RATE_SCOPES[scope].key === 'tenant') {
-      const after: RateState = { ...rate, headers: {} };
-      limit(scope, route, ctx, after, extra);
-      // The second take's fields replace the first's: they are the bucket's state now.
-      rate.headers = { ...rate.headers, ...after.headers };
-    }
-    const reply = await within(route.handler(ctx), deadlineMs);
-    if (!req.complete) await settle(req, res);
-    if (reply.stream !== undefined) await sendStream(res, ctx.requestId, { ...reply, stream: reply.stream }, rate.headers);
-    else sendReply(res, ctx.requestId, reply, rate.headers);
-  }
-
-  /** Reads what the client still sends before answering, or has the answer close the connection. */
-  // Bounded like nginx's lingering close: at most 8 body limits' worth and 5 s.
-  async function settle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.complete) return;
-    const drained = await discardBody(req, config.http.bodyLimitBytes * 8, Math.min(config.http.requestTimeoutMs, 5_000));
-    if (!drained) res.setHeader('connection', 'close');
-  }
+  const writer = createResponseWriter(() => draining);
+  const { run, settle } = createRouteRunner({ config, authenticator, rateLimits, writer });
 
   function accessLog(entry: AccessEntry): void {
     log.info('request', entry);
@@ -266,7 +128,7 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
       if (match.kind === 'not-found') throw new AppError('NOT_FOUND', `No endpoint at ${method} ${path.slice(0, 200)}`);
       if (match.kind === 'method-not-allowed') {
         const allow = match.allow.includes('GET') ? [...match.allow, 'HEAD'] : match.allow;
-        if (method === 'OPTIONS') return write(res, requestId, 204, null, rate.headers, { allow: allow.join(', ') }, undefined);
+        if (method === 'OPTIONS') return writer.write(res, requestId, 204, null, rate.headers, { allow: allow.join(', ') }, undefined);
         throw new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here; use ${allow.join(', ')}`, { headers: { allow: allow.join(', ') } });
       }
       routePath = match.route.path;
@@ -296,11 +158,11 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
         res.destroy();
         return;
       }
-      const error = toAppError(err, requestId);
+      const error = toAppError(err, requestId, log);
       // A body sent after an expectation was refused is not waited for.
       if (refuse === undefined) await settle(req, res);
       else res.setHeader('connection', 'close');
-      sendError(res, requestId, error, rate.headers);
+      writer.sendError(res, requestId, error, rate.headers);
     }
   }
 
@@ -326,12 +188,10 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
       socket.destroy();
       return;
     }
-    const code: ErrorCode = err.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : 'INVALID_REQUEST';
-    const status = ERROR_CODES[code].status;
-    const body = errorBody(new AppError(code, code === 'INVALID_REQUEST' ? 'The HTTP request is malformed' : undefined));
     const pending = inFlight.get(socket);
     const requestId = pending?.requestId ?? randomUUID();
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`);
+    const { status, text } = malformedRequestAnswer(err.code, requestId);
+    socket.end(text);
     if (pending !== undefined) pending.rawStatus = status;
     else accessLog({ requestId, method: '-', route: '(malformed)', status, ms: null, tenant: null, ip: socketIp(socket) });
   });
