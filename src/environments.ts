@@ -24,3 +24,9 @@ export const DGII_FC_BASE_URLS: Readonly<Record<Environment, string>> = {
   CerteCF: 'https://fc.dgii.gov.do/certecf',
   eCF: 'https://fc.dgii.gov.do/ecf',
 };
+
+/**
+ * DGII's "Estatus Servicios" host (Descripción Técnica v1.6): one for every environment, which
+ * its answers name by `ambiente`. DGII publishes it for production only.
+ */
+export const DGII_STATUS_BASE_URL = 'https://statusecf.dgii.gov.do';
