@@ -40,6 +40,9 @@ export interface EnvironmentStatusView {
   error: string | null;
 }
 
+/** How long work bound for DGII in the environment waits for a published window to end; null: go ahead. */
+export type MaintenanceWait = (environment: Environment) => number | null;
+
 export interface StatusMonitorOptions {
   /** null: nothing is read (a custom tax authority in tests); everything stays unknown. */
   client: DgiiStatusClient | null;

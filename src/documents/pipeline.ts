@@ -13,7 +13,7 @@ import { type CredentialsOf, ensureSigned } from './signing.ts';
 import { transition } from './transitions.ts';
 import { settleBuyerLeg } from './buyer-delivery.ts';
 import { errorMessage } from '../errors.ts';
-import type { Environment } from '../environments.ts';
+import type { MaintenanceWait } from '../dgii/status-monitor.ts';
 
 // Background submission: `document.submit` signs a `recibido` document (once: retries resend
 // the stored bytes), sends it and moves it to en_proceso (or straight to a verdict);
@@ -55,7 +55,7 @@ export interface PipelineDeps {
    * How long work bound for DGII in the environment must wait for a published maintenance window
    * to end (DgiiStatusMonitor.pauseFor); null: go ahead. Absent: never paused.
    */
-  maintenanceWait?: (environment: Environment) => number | null;
+  maintenanceWait?: MaintenanceWait;
 }
 
 /** The key of a document's poll job: it has one at a time. */
