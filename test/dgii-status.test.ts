@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createLogger } from '../src/log.ts';
 import { createDgiiSimulator, runSimulatorFromArgs, SimulatorArgsError, type DgiiSimulator } from '../src/dgii/simulator/index.ts';
 import { parseHora, readEstatusAnswer, readVentanasAnswer, readVerificarAnswer } from '../src/dgii/protocol/status-answers.ts';
-import { call, newTenant } from './helpers/http.ts';
+import { call, client, newTenant } from './helpers/http.ts';
 import { newTenantWithCertificate } from './helpers/certificates.ts';
 import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
@@ -153,6 +153,35 @@ describe('DGII service status', () => {
     assert.ok(Date.parse(sent.at) >= publishedEnd, `sent after the window (${sent.at})`);
     simulator.setMaintenance('TesteCF', null);
     await t.service.dgiiStatus.refresh();
+  });
+
+  test('an annulment requested during a published window is sent once the window ends, spending no attempt', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const api = client(t.url, { 'x-api-key': a.apiKey });
+    const range = await api.post('/CerteCF/secuencias', { json: { tipo: 31, desde: 'E310000000001', hasta: 'E310000000100', fechaVencimiento: '31-12-2099' } });
+    assert.equal(range.status, 201, range.text);
+    const received = simulator.counters().annulmentsReceived;
+    const window = { start: Date.now() - 60_000, end: Date.now() + 5000 };
+    simulator.setMaintenance('CerteCF', window);
+    await t.service.dgiiStatus.refresh();
+    const publishedEnd = Math.ceil(window.end / 1000) * 1000;
+    try {
+      const made = await api.post('/CerteCF/anulaciones', { json: { tipo: 31, desde: 'E310000000051', hasta: 'E310000000100' } });
+      assert.equal(made.status, 202, made.text);
+      const id = made.body.data.id as string;
+      const job = await waitFor(async () => {
+        const [row] = await t.sql<{ attempts: number; runAt: Date; lockedBy: string | null }[]>`
+          select attempts, run_at as "runAt", locked_by as "lockedBy" from jobs where kind = 'annulment.submit' and payload ->> 'annulmentId' = ${id}`;
+        return row !== undefined && row.lockedBy === null && row.runAt.getTime() >= publishedEnd ? row : undefined;
+      }, 4000, 'the annulment put off to the window\'s end');
+      assert.equal(job.attempts, 0);
+      assert.equal(simulator.counters().annulmentsReceived, received);
+      await waitFor(async () => (await api.get(`/CerteCF/anulaciones/${id}`)).body.data.estado === 'aceptado' || undefined, 20_000, 'the annulment accepted');
+      assert.equal(simulator.counters().annulmentsReceived, received + 1);
+    } finally {
+      simulator.setMaintenance('CerteCF', null);
+      await t.service.dgiiStatus.refresh();
+    }
   });
 
   test('garbled or failed status answers are reported as unknown or as the last known, and nothing crashes', async () => {
