@@ -20,6 +20,8 @@ import { systemRoutes } from './system/routes.ts';
 import type { TaxAuthority } from './dgii/authority.ts';
 import type { DgiiSimulator } from './dgii/simulator/index.ts';
 import { type RunningAuthority, startTaxAuthority } from './dgii/tax-authority.ts';
+import { DgiiStatusMonitor, pausedDuringMaintenance } from './dgii/status-monitor.ts';
+import { dgiiStatusRoutes, DGII_STATUS } from './dgii/routes.ts';
 import { certificateRoutes } from './certificates/routes.ts';
 import { CERTIFICATE_SCHEMAS } from './certificates/schemas.ts';
 import { ParserPool } from './certificates/parser-pool.ts';
@@ -57,6 +59,7 @@ import { jobGauges } from './queue/gauges.ts';
 import { documentGauges } from './documents/gauges.ts';
 import { certificateGauges } from './certificates/gauges.ts';
 import { metricsRoutes } from './metrics/routes.ts';
+import type { GaugeFamily } from './metrics/registry.ts';
 import { receivedDocumentRoutes } from './receiver/listing-routes.ts';
 import { ReceivedDocuments } from './receiver/received-documents.ts';
 import { receiverRoutes } from './receiver/routes.ts';
@@ -101,6 +104,8 @@ export interface Service {
   certificateParsers: ParserPool;
   /** The in-process DGII simulator when TAX_AUTHORITY=simulator (and no authority was passed in). */
   simulator: DgiiSimulator | null;
+  /** DGII's service status and maintenance windows as this instance last read them. */
+  dgiiStatus: DgiiStatusMonitor;
   close(): Promise<void>;
 }
 
@@ -119,6 +124,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const log = options.log ?? createLogger(config.logLevel);
   const db = options.database ?? (await openDatabase(config, log));
   let dgii: RunningAuthority | null = null;
+  let closeStatus = async (): Promise<void> => {};
   const certificateParsers = new ParserPool();
   try {
     await migrate(db.sql, log);
@@ -135,11 +141,13 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const certificates = new CertificateStore(db.sql, keys['certificates'], (file, password, owner) => certificateParsers.parse(file, password, owner));
     // The simulator's directory lists this service's tenants at its public address, known once it listens.
     let ownUrl = config.publicUrl ?? '';
-    const metrics = new ServiceMetrics(rateLimits, [() => jobGauges(db.sql), () => webhooks.gauges(), () => documentGauges(db.sql), () => certificateGauges(db.sql)]);
-    const extras = { directoryCacheTtlMs: config.exchange.directoryCacheTtlMs, simulatedDirectory: ownDirectory(db.sql, () => ownUrl), onDgiiRequest: metrics.onDgiiRequest };
+    const metrics = new ServiceMetrics(rateLimits, [() => jobGauges(db.sql), () => webhooks.gauges(), () => documentGauges(db.sql), () => certificateGauges(db.sql)], [(): GaugeFamily[] => dgiiStatus.gauges()]);
+    const extras = { directoryCacheTtlMs: config.exchange.directoryCacheTtlMs, simulatedDirectory: ownDirectory(db.sql, () => ownUrl), onDgiiRequest: metrics.onDgiiRequest, onStatusRequest: metrics.onDgiiRequest };
     dgii = options.authority === undefined
       ? await startTaxAuthority(config.authority, (tenantId) => certificates.credentials(tenantId), log, extras)
-      : { authority: options.authority, simulator: null, client: null, directory: EMPTY_DIRECTORY, close: async () => {} };
+      : { authority: options.authority, simulator: null, client: null, directory: EMPTY_DIRECTORY, status: null, close: async () => {} };
+    const dgiiStatus = new DgiiStatusMonitor({ client: dgii.status, refreshMs: config.authority.statusRefreshMs, marginMs: config.authority.maintenanceMarginMs, log: log.child({ component: 'dgii-status' }) });
+    const maintenanceWait = (environment: Environment) => dgiiStatus.pauseFor(environment);
     const { authority, simulator } = dgii;
     const closeAuthority = dgii.close;
     const fe = new FeClient({ timeoutMs: config.exchange.timeoutMs, allowPrivate: config.exchange.allowPrivateNetworks });
@@ -160,14 +168,17 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const buyerApprovals = new BuyerApprovals({ sql: db.sql, certificates, onQueued: () => runtime.nudge() });
     const submitPolicy = { maxAttempts: config.authority.submitMaxAttempts, backoffBaseMs: config.authority.retryBaseMs, backoffMaxMs: config.authority.retryMaxMs };
     const runtime: WorkerRuntime = new WorkerRuntime(db.sql, log, config.queue, {
-      ...documentJobs({ sql: db.sql, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, config: config.authority, log }),
-      'annulment.submit': annulmentJob({ sql: db.sql, sequences, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, policy: submitPolicy, log }),
+      ...documentJobs({ sql: db.sql, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, config: config.authority, log, maintenanceWait }),
+      'annulment.submit': pausedDuringMaintenance(
+        annulmentJob({ sql: db.sql, sequences, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, policy: submitPolicy, log }),
+        dgiiStatus, async (job) => (await sequences.findAnnulmentById(job.payload.annulmentId))?.environment ?? null,
+      ),
       'sequences.expiry': expiryJob(sequences, log),
       'exchange.deliver': buyerDeliveryJob({ sql: db.sql, judgeSigner: (env, leaf, offered, at) => signerTrust.judge(env, leaf, offered, at), outbox, directory: dgii.directory, fe, credentials: (tenantId, now) => certificates.credentials(tenantId, now), config: config.exchange, log }),
-      'exchange.approval': approvalSendJob({ sql: db.sql, outbox, directory: dgii.directory, dgii: dgii.client, fe, certificates, config: config.exchange, log }),
-      'receiver.verify': receivedVerificationJob({ sql: db.sql, dgii: dgii.client, outbox, approvals: buyerApprovals, config: config.exchange, log }),
+      'exchange.approval': approvalSendJob({ sql: db.sql, outbox, directory: dgii.directory, dgii: dgii.client, fe, certificates, config: config.exchange, log, maintenanceWait }),
+      'receiver.verify': receivedVerificationJob({ sql: db.sql, dgii: dgii.client, outbox, approvals: buyerApprovals, config: config.exchange, log, maintenanceWait }),
       'email.send': email.job(),
-      'approval.send': approvalRequestJob({ sql: db.sql, directory: dgii.directory, dgii: dgii.client, fe, certificates, config: config.exchange, log }),
+      'approval.send': approvalRequestJob({ sql: db.sql, directory: dgii.directory, dgii: dgii.client, fe, certificates, config: config.exchange, log, maintenanceWait }),
       'maintenance.purge': maintenanceJob({ idempotencyKeys: (batch) => idempotency.purgeExpired(batch), sessions: () => identity.purgeExpiredSessions() }, log),
       'maintenance.repair': repairJob({ sql: db.sql, repairers: jobRepairers(config), everyMs: config.queue.repairIntervalMs, log, onRepaired: metrics.onRepaired }),
     });
@@ -219,7 +230,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const routes = [
       ...systemRoutes({
         sql: db.sql,
-        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...CERTIFICATE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...RECEIVER_SCHEMAS, ...SEQUENCE_SCHEMAS, ...APPROVAL_SCHEMAS, ...CERTIFICATION_SCHEMAS, ...INVOICING_SCHEMAS }, webhooks: webhookEventDocs(config.webhooks) })),
+        openapi: () => (openapi ??= buildOpenApi(router.routes, { version: VERSION, serverUrl: config.publicUrl, schemas: { ...IDENTITY_SCHEMAS, ...DOCUMENT_SCHEMAS, ...CERTIFICATE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...RECEIVER_SCHEMAS, ...SEQUENCE_SCHEMAS, ...APPROVAL_SCHEMAS, ...CERTIFICATION_SCHEMAS, ...INVOICING_SCHEMAS, DgiiStatus: DGII_STATUS }, webhooks: webhookEventDocs(config.webhooks) })),
       }),
       ...authRoutes({ config, identity, tokens, authenticator }),
       // Before documentRoutes: /documentos-ecf/export must not be read as a document id.
@@ -239,10 +250,13 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...approvalRoutes({ approvals: buyerApprovals, idempotency }),
       ...commercialApprovalRoutes({ approvals: commercialApprovals, idempotency }),
       ...certificationRoutes({ certification, sets: testSets }),
+      ...dgiiStatusRoutes({ monitor: dgiiStatus }),
     ];
     for (const route of routes) router.add(route);
 
     const http = createHttpServer({ config, log, router, authenticator, rateLimits, onCompleted: metrics.onRequest });
+    dgiiStatus.start();
+    closeStatus = () => dgiiStatus.stop();
     if (config.queue.workersEnabled) {
       await scheduleMaintenance(db.sql);
       await scheduleExpiryCheck(db.sql);
@@ -272,12 +286,13 @@ export async function startService(config: Config, options: StartOptions = {}): 
       log.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may be sent to loopback, private and link-local addresses, this host and its network included; leave it unset in production');
     }
     return {
-      url, port, db, router, rateLimits, runtime, deliveries, outbox, certificateParsers, simulator,
+      url, port, db, router, rateLimits, runtime, deliveries, outbox, certificateParsers, simulator, dgiiStatus,
       close: async () => {
         await http.close();
         await certificateParsers.close();
         await wakeups.close();
         await Promise.all([runtime.stop(config.http.shutdownGraceMs), deliveries.stop(config.http.shutdownGraceMs)]);
+        await dgiiStatus.stop();
         await closeAuthority();
         if (options.database === undefined) await db.close();
         log.info('stopped');
@@ -285,6 +300,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     };
   } catch (err) {
     await certificateParsers.close();
+    await closeStatus();
     await dgii?.close().catch(() => {});
     if (options.database === undefined) await db.close().catch(() => {});
     throw err;

@@ -4,7 +4,7 @@ import { ConfigError, Reader, type Env, type VariableDoc } from './lib/env-reade
 import { isMailAddress, parseSmtpUrl, SmtpUrlError, type SmtpTarget } from './lib/smtp/index.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
 import { DGII_BASE_URLS, DGII_FC_BASE_URLS, type Environment } from './environments.ts';
-import { parseDatabaseUrl, parseDgiiUrls, parseMasterKey, parsePublicUrl, readTrustedCas } from './config/parsers.ts';
+import { parseDatabaseUrl, parseDgiiUrls, parseMasterKey, parsePublicUrl, parseStatusUrl, readTrustedCas } from './config/parsers.ts';
 
 // Configuration is read once, here, from environment variables into a typed object.
 // Every variable is declared through the reader below, which records its default and
@@ -93,6 +93,14 @@ export interface Config {
     submitMaxAttempts: number;
     retryBaseMs: number;
     retryMaxMs: number;
+    /** DGII's "Estatus Servicios" host (TAX_AUTHORITY=dgii; the simulator serves its own). */
+    statusUrl: string;
+    /** DGII's API key for it (`Authorization: Apikey …`); a secret, never logged. */
+    statusApiKey: string | null;
+    /** How often each instance reads DGII's service status and maintenance windows. */
+    statusRefreshMs: number;
+    /** Work paused by a maintenance window is tried again this long after the window ends. */
+    maintenanceMarginMs: number;
   };
   /** The e-CF e-mailed to its buyer (src/documents/buyer-email.ts); off while smtp is null. */
   mail: {
@@ -247,6 +255,10 @@ function read(env: Env): { config: Config; r: Reader } {
       submitMaxAttempts: r.int('DGII_SUBMIT_MAX_ATTEMPTS', 8, 1, 100, 'Tries to send a document (network errors, timeouts, 5xx, 408, 425, 429) before it becomes error.'),
       retryBaseMs: r.int('DGII_RETRY_BASE_MS', 2000, 1, 3_600_000, 'First wait after a failed call to the authority; doubles each time.'),
       retryMaxMs: r.int('DGII_RETRY_MAX_MS', 300_000, 1, 24 * 3_600_000, 'Longest wait between two failed calls to the authority.'),
+      statusUrl: parseStatusUrl(r, nodeEnv),
+      statusApiKey: r.optional('DGII_STATUS_API_KEY', 'The API key DGII hands out for "Estatus Servicios" (sent as Authorization: Apikey …; never logged). Unset: the per-service statuses (obtenerestatus) are not asked; the maintenance windows and each environment\'s estado still are.'),
+      statusRefreshMs: r.int('DGII_STATUS_REFRESH_MS', 300_000, 1000, 86_400_000, 'How often each instance reads DGII\'s service status and published maintenance windows (and once at start); kept in memory per instance.'),
+      maintenanceMarginMs: r.int('DGII_MAINTENANCE_MARGIN_MS', 60_000, 0, 3_600_000, 'Submissions paused by a published DGII maintenance window are tried again this long after the window ends.'),
     },
     mail: readMail(r),
     webhooks: {

@@ -37,17 +37,13 @@ export const UNPUBLISHED_SERVICES = {
   eCF: [],
 } as const satisfies Record<Environment, readonly string[]>;
 
-export type WithdrawableService = (typeof UNPUBLISHED_SERVICES)['CerteCF'][number];
-
 /** Whether DGII publishes the service (the first segment of its path) in the environment. */
 export function publishes(environment: Environment, service: string): boolean {
   return !(UNPUBLISHED_SERVICES[environment] as readonly string[]).includes(service.toLowerCase());
 }
 
-/** DGII's own name of a service that can be unpublished, for messages. */
-export const WITHDRAWABLE_NAMES: Readonly<Record<WithdrawableService, string>> = {
-  anulacionrangos: 'Anulación Rangos',
-  consultaestado: 'Consulta Estado',
-  consultatrackids: 'Consulta TrackIds',
-  consultadirectorio: 'Consulta Directorio',
-};
+/**
+ * DGII's "Estatus Servicios" host (Descripción Técnica v1.6): one for every environment, which
+ * its answers name by `ambiente`. DGII publishes it for production only.
+ */
+export const DGII_STATUS_BASE_URL = 'https://statusecf.dgii.gov.do';

@@ -4,6 +4,7 @@ import type { Queryable, Sql } from '../db/connect.ts';
 import { ECF_TIPOS } from '../ecf/ecf-types.ts';
 import { toDgiiDate } from '../ecf/encf.ts';
 import { buildAcecfXml } from '../ecf/xml/index.ts';
+import type { MaintenanceWait } from '../dgii/status-monitor.ts';
 import type { Environment } from '../environments.ts';
 import { AppError, errorMessage, notFound, validationError, type FieldError } from '../errors.ts';
 import { parseCalendarDate } from '../lib/dates.ts';
@@ -176,6 +177,8 @@ export interface ApprovalSendDeps extends ApprovalLegDeps {
   sql: Sql;
   config: Config['exchange'];
   log: Logger;
+  /** The DGII leg waits out DGII's published maintenance windows (a planned wait, no attempt spent). */
+  maintenanceWait?: MaintenanceWait;
 }
 
 /** The job of each leg, with the exchange's retry policy. */
@@ -191,6 +194,8 @@ export function approvalRequestJob(deps: ApprovalSendDeps): JobDefinition<'appro
       const { approvalId, target } = job.payload;
       const a = await findApprovalRequest(sql, approvalId);
       if (a === undefined || (target === 'emisor' ? a.emisorEstado : a.dgiiEstado) !== 'pendiente') return;
+      const wait = target === 'dgii' ? (deps.maintenanceWait?.(a.environment) ?? null) : null;
+      if (wait !== null) return { retryIn: Math.max(1, wait) };
       // DGII names an ACECF's file by the buyer's RNC and the eNCF (RNCComprador + eNCF .xml).
       const fileName = `${a.rncComprador}${a.encf}.xml`;
       const outcome = await sendApprovalLeg(deps, target, { tenantId: a.tenantId, environment: a.environment, rncEmisor: a.rncEmisor, fileName, xml: a.xml }, ctx.signal);

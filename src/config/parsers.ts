@@ -1,6 +1,6 @@
 import type { X509Certificate } from 'node:crypto';
 import { loadTrustBundle } from '../crypto/x509/trust-store.ts';
-import { ENVIRONMENTS, type Environment } from '../environments.ts';
+import { DGII_STATUS_BASE_URL, ENVIRONMENTS, type Environment } from '../environments.ts';
 import type { Reader } from '../lib/env-reader.ts';
 
 // The checks of the configuration's values that are more than a number, a word or a flag (URLs,
@@ -71,6 +71,18 @@ export function parseDgiiUrls(r: Reader, nodeEnv: string, prefix: string, defaul
     }
   }
   return urls;
+}
+
+export function parseStatusUrl(r: Reader, nodeEnv: string): string {
+  const value = r.string('DGII_STATUS_URL', DGII_STATUS_BASE_URL, 'Base URL of DGII\'s "Estatus Servicios" (service status and maintenance windows, one host for every environment); used with TAX_AUTHORITY=dgii. Must be https in production.');
+  try {
+    const u = new URL(value);
+    if (u.protocol !== 'https:' && (nodeEnv === 'production' || u.protocol !== 'http:')) throw new Error('scheme');
+    return value.replace(/\/+$/, '');
+  } catch {
+    r.problem(`DGII_STATUS_URL must be an absolute ${nodeEnv === 'production' ? 'https' : 'http(s)'} URL (got "${value}")`);
+    return DGII_STATUS_BASE_URL;
+  }
 }
 
 // A bad bundle is refused at start like any other bad value: running with fewer anchors

@@ -5,6 +5,7 @@ import { CachedDirectory, type ReceiverDirectory } from './directory.ts';
 import { DgiiAuthority, DgiiClient, type DgiiClientOptions, type DgiiCredentials, type DirectoryEntry } from './protocol/index.ts';
 import type { Environment } from '../environments.ts';
 import { createDgiiSimulator, type DgiiSimulator } from './simulator/index.ts';
+import { DgiiStatusClient, type StatusClientOptions } from './protocol/status-client.ts';
 
 // The configured TaxAuthority. Both kinds use the real DGII client: `dgii` against DGII's
 // addresses, `simulator` against a simulator started here on a free loopback port, so
@@ -18,6 +19,8 @@ export interface RunningAuthority {
   client: DgiiClient | null;
   /** DGII's directory of electronic receivers, cached for `directoryCacheTtlMs`. */
   directory: ReceiverDirectory;
+  /** DGII's "Estatus Servicios" (the simulator's own with TAX_AUTHORITY=simulator). */
+  status: DgiiStatusClient | null;
   close(): Promise<void>;
 }
 
@@ -27,6 +30,8 @@ export interface AuthorityExtras {
   directoryCacheTtlMs: number;
   /** Told of every HTTP exchange with DGII (or the simulator): /metrics counts them. */
   onDgiiRequest?: DgiiClientOptions['onRequest'];
+  /** Told of every exchange with "Estatus Servicios". */
+  onStatusRequest?: StatusClientOptions['onRequest'];
 }
 
 export async function startTaxAuthority(
@@ -36,12 +41,18 @@ export async function startTaxAuthority(
   extras: AuthorityExtras = { directoryCacheTtlMs: 0 },
 ): Promise<RunningAuthority> {
   let urls = { baseUrls: config.baseUrls, fcBaseUrls: config.fcBaseUrls };
+  let statusUrl = config.statusUrl;
   let simulator: DgiiSimulator | null = null;
   if (config.kind === 'simulator') {
-    simulator = createDgiiSimulator({ processingMs: config.simulatedProcessingMs, log: log.child({ component: 'dgii-simulator' }), ...(extras.simulatedDirectory === undefined ? {} : { directory: extras.simulatedDirectory }) });
+    simulator = createDgiiSimulator({
+      processingMs: config.simulatedProcessingMs, log: log.child({ component: 'dgii-simulator' }), statusApiKey: config.statusApiKey,
+      ...(extras.simulatedDirectory === undefined ? {} : { directory: extras.simulatedDirectory }),
+    });
     const { url } = await simulator.listen(0, '127.0.0.1');
     urls = { baseUrls: simulator.baseUrls(url), fcBaseUrls: simulator.fcBaseUrls(url) };
+    statusUrl = url;
   }
+  const status = new DgiiStatusClient({ baseUrl: statusUrl, apiKey: config.statusApiKey, timeoutMs: config.timeoutMs, ...(extras.onStatusRequest === undefined ? {} : { onRequest: extras.onStatusRequest }) });
   const client = new DgiiClient({ ...urls, timeoutMs: config.timeoutMs, credentials, ...(extras.onDgiiRequest === undefined ? {} : { onRequest: extras.onDgiiRequest }) });
   const running = simulator;
   return {
@@ -49,6 +60,7 @@ export async function startTaxAuthority(
     simulator,
     client,
     directory: new CachedDirectory(client, extras.directoryCacheTtlMs),
+    status,
     close: async () => {
       await running?.close();
     },

@@ -13,6 +13,7 @@ import { type CredentialsOf, ensureSigned } from './signing.ts';
 import { transition } from './transitions.ts';
 import { settleBuyerLeg } from './buyer-delivery.ts';
 import { errorMessage } from '../errors.ts';
+import type { MaintenanceWait } from '../dgii/status-monitor.ts';
 
 // Background submission: `document.submit` signs a `recibido` document (once: retries resend
 // the stored bytes), sends it and moves it to en_proceso (or straight to a verdict);
@@ -37,6 +38,10 @@ import { errorMessage } from '../errors.ts';
 // about the e-CF by its data: its verdict is taken, a submission still in process is followed,
 // and only when DGII knows nothing of it either does the document become error with DGII's
 // message, instead of waiting out DGII_POLL_TIMEOUT_MS.
+//
+// While the document's environment is in a maintenance window DGII published ("Estatus
+// Servicios", dgii/status-monitor.ts), neither job calls DGII: it is put off to the window's end
+// (plus DGII_MAINTENANCE_MARGIN_MS) as a planned wait, which spends no attempt.
 
 export interface PipelineDeps {
   sql: Sql;
@@ -46,6 +51,11 @@ export interface PipelineDeps {
   outbox: EventOutbox;
   config: Config['authority'];
   log: Logger;
+  /**
+   * How long work bound for DGII in the environment must wait for a published maintenance window
+   * to end (DgiiStatusMonitor.pauseFor); null: go ahead. Absent: never paused.
+   */
+  maintenanceWait?: MaintenanceWait;
 }
 
 /** The key of a document's poll job: it has one at a time. */
@@ -69,6 +79,14 @@ function message(err: unknown): string {
 export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefinition<'document.submit'>; 'document.poll': JobDefinition<'document.poll'> } {
   const { sql, authority, credentials, outbox, config, log } = deps;
   const lost = lostAnswers(authority);
+
+  /** The planned wait of a job whose document's environment is in a published window, or null. */
+  function paused(doc: DocumentRow, ctx: JobContext): number | null {
+    const wait = deps.maintenanceWait?.(doc.environment) ?? null;
+    if (wait === null) return null;
+    ctx.log.info('DGII is in a published maintenance window; waiting for it to end', { document: doc.id, environment: doc.environment, retryInMs: wait });
+    return Math.max(1, wait);
+  }
 
   async function finish(doc: DocumentRow, verdict: Verdict, trackId?: string | null): Promise<void> {
     await sql.begin(async (tx) => {
@@ -123,6 +141,8 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
         const documentId = job.payload.documentId;
         const doc = await findDocumentById(sql, documentId);
         if (doc === undefined || doc.estado !== 'recibido') return;
+        const wait = paused(doc, ctx);
+        if (wait !== null) return { retryIn: wait };
         // A retry may follow an upload whose answer was lost. So may a first attempt that finds
         // the document signed (signing is stored right before the first upload): a run given back
         // uncounted at shutdown got that far.
@@ -161,6 +181,8 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
         const p = job.payload;
         const doc = await findDocumentById(sql, p.documentId);
         if (doc === undefined || doc.estado !== 'en_proceso') return;
+        const wait = paused(doc, ctx);
+        if (wait !== null) return { retryIn: wait };
         const status = await authority.status({ tenantId: doc.tenantId, environment: doc.environment, trackId: p.trackId }, ctx.signal);
         if (status.kind === 'final') {
           await finish(doc, status.verdict, p.trackId);

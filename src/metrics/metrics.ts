@@ -28,10 +28,13 @@ export class ServiceMetrics {
   private readonly rateLimits: RateLimits;
   /** Each part of the service that keeps state in the database adds its gauges (app.ts wires them). */
   private readonly sources: readonly GaugeSource[];
+  /** Gauges of what this process keeps in memory (DGII's status): served during a database outage too. */
+  private readonly memorySources: readonly (() => GaugeFamily[])[];
 
-  constructor(rateLimits: RateLimits, sources: readonly GaugeSource[]) {
+  constructor(rateLimits: RateLimits, sources: readonly GaugeSource[], memorySources: readonly (() => GaugeFamily[])[] = []) {
     this.rateLimits = rateLimits;
     this.sources = sources;
+    this.memorySources = memorySources;
   }
 
   /**
@@ -82,6 +85,7 @@ export class ServiceMetrics {
       ...RATE_SCOPE_NAMES.map((scope) => `ecf_rate_limit_refusals_total{scope="${scope}"} ${this.rateLimits.refusals(scope)}`),
       ...gauge('ecf_database_up', `1 when the database answered this scrape within ${DATABASE_DEADLINE_MS / 1000} s; 0 otherwise, and the ecf_jobs_* and ecf_webhook_deliveries gauges are left out.`, [{ value: database === null ? 0 : 1 }]),
       ...(database ?? []),
+      ...this.memorySources.flatMap((source) => source()).flatMap((f) => gauge(f.name, f.help, f.samples)),
       ...gauge('process_resident_memory_bytes', 'Resident set size.', [{ value: memory.rss }]),
       ...gauge('nodejs_heap_used_bytes', 'V8 heap in use.', [{ value: memory.heapUsed }]),
       ...gauge('process_uptime_seconds', 'Seconds since the process started.', [{ value: Math.round(process.uptime()) }]),

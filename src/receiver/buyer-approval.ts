@@ -4,6 +4,7 @@ import type { Queryable, Sql } from '../db/connect.ts';
 import { PermanentAuthorityError } from '../dgii/authority.ts';
 import { notListed, type ReceiverDirectory } from '../dgii/directory.ts';
 import type { DgiiClient } from '../dgii/protocol/client.ts';
+import type { MaintenanceWait } from '../dgii/status-monitor.ts';
 import { approvalFileName } from '../dgii/protocol/paths.ts';
 import { buildAcecfXml } from '../ecf/xml/index.ts';
 import { takesApproval } from '../ecf/exchange-rules.ts';
@@ -137,6 +138,8 @@ export interface ApprovalJobDeps {
   certificates: CredentialSource;
   config: Config['exchange'];
   log: Logger;
+  /** The DGII leg waits out DGII's published maintenance windows (a planned wait, no attempt spent). */
+  maintenanceWait?: MaintenanceWait;
 }
 
 export interface ApprovalLegDeps {
@@ -206,6 +209,8 @@ export function approvalSendJob(deps: ApprovalJobDeps): JobDefinition<'exchange.
       const { approvalId, target } = job.payload;
       const a = await findSentApproval(sql, approvalId);
       if (a === undefined || (target === 'emisor' ? a.emisorEstado : a.dgiiEstado) !== 'pendiente') return;
+      const wait = target === 'dgii' ? (deps.maintenanceWait?.(a.environment) ?? null) : null;
+      if (wait !== null) return { retryIn: Math.max(1, wait) };
       const fileName = acecfFileName(a.xml, a.encf);
       const outcome = await sendApprovalLeg(deps, target, { tenantId: a.tenantId, environment: a.environment, rncEmisor: a.rncEmisor, fileName, xml: a.xml }, ctx.signal);
       await record(a.id, target, outcome.estado, outcome.detalle);

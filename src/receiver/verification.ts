@@ -3,6 +3,7 @@ import type { Sql } from '../db/connect.ts';
 import { PermanentAuthorityError } from '../dgii/authority.ts';
 import { publishes } from '../environments.ts';
 import type { DgiiClient } from '../dgii/protocol/client.ts';
+import type { MaintenanceWait } from '../dgii/status-monitor.ts';
 import { AppError, errorMessage } from '../errors.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
@@ -37,6 +38,8 @@ export interface VerificationDeps {
   approvals: BuyerApprovals;
   config: Config['exchange'];
   log: Logger;
+  /** Consulta Estado waits out DGII's published maintenance windows (a planned wait, no attempt spent). */
+  maintenanceWait?: MaintenanceWait;
 }
 
 export function receivedVerificationJob(deps: VerificationDeps): JobDefinition<'receiver.verify'> {
@@ -72,6 +75,8 @@ export function receivedVerificationJob(deps: VerificationDeps): JobDefinition<'
       if (row === undefined) return;
       // No DGII client (a custom authority), or CerteCF, where DGII publishes no Consulta Estado.
       if (dgii === null || !publishes(row.environment, 'consultaestado')) return settle(row.id, 'no_disponible', null);
+      const wait = deps.maintenanceWait?.(row.environment) ?? null;
+      if (wait !== null) return { retryIn: Math.max(1, wait) };
       let codigo: number;
       try {
         const answer = await dgii.ecfStatus(row.tenantId, row.environment, { rncEmisor: row.rncEmisor, encf: row.encf, rncComprador: row.rncComprador, codigoSeguridad: row.securityCode }, ctx.signal);

@@ -82,3 +82,32 @@ export function approvalFileName(rncComprador: string, encf: string): string {
 export function documentFileName(rncEmisor: string, encf: string): string {
   return `${rncEmisor}${encf}.xml`;
 }
+
+/**
+ * "Estatus Servicios" (Descripción Técnica v1.6): paths below the status host's base
+ * (DGII_STATUS_BASE_URL), not below an environment's. obtenerEstatus and
+ * obtenerVentanasMantenimiento take `Authorization: Apikey …`; verificarEstado takes `?ambiente=N`.
+ */
+export const DGII_STATUS_PATHS = {
+  obtenerEstatus: '/api/estatusservicios/obtenerestatus',
+  obtenerVentanasMantenimiento: '/api/estatusservicios/obtenerventanasmantenimiento',
+  verificarEstado: '/api/estatusservicios/verificarestado',
+} as const;
+
+export type StatusService = keyof typeof DGII_STATUS_PATHS;
+
+/**
+ * How "Estatus Servicios" names each environment: `ambiente` in its answers and the number
+ * verificarEstado takes (1 PreCertificacion = TesteCF, 2 Produccion = eCF, 3 Certificacion = CerteCF).
+ */
+export const STATUS_AMBIENTES = {
+  TesteCF: { name: 'PreCertificacion', code: 1 },
+  eCF: { name: 'Produccion', code: 2 },
+  CerteCF: { name: 'Certificacion', code: 3 },
+} as const;
+
+/** The services obtenerEstatus lists, as DGII spells them. */
+export const STATUS_SERVICE_NAMES = [
+  'Autenticación', 'Recepción', 'Consulta Resultado', 'Consulta Estado', 'Consulta Directorio',
+  'Consulta TrackIds', 'Aprobación Comercial', 'Anulación Rangos', 'Recepción FC',
+] as const;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { ENVIRONMENTS, type Environment, parseEnvironment, publishes } from '../../environments.ts';
 import type { Logger } from '../../log.ts';
 import { DEFAULT_MULTIPART_LIMITS } from '../protocol/multipart.ts';
-import { DGII_PATHS, type DgiiService } from '../protocol/paths.ts';
+import { DGII_PATHS, type DgiiService, type StatusService } from '../protocol/paths.ts';
 import { seedHandler, validateSeedHandler } from './auth.ts';
 import type { Handler } from './context.ts';
 import { BodyTooLarge, errorReply, jsonReply, readBody, type Reply, send } from './http.ts';
@@ -12,6 +12,7 @@ import { aprobacionHandler, consultaEstadoHandler, directoryHandler, timbreHandl
 import type { DirectoryEntry } from '../protocol/exchange-answers.ts';
 import { estadoHandler, recepcionHandler, rfceHandler, rfceStatusHandler, trackIdsHandler } from './reception.ts';
 import { type SimulatorCounters, SimulatorState } from './state.ts';
+import { SimulatedStatus, type SimulatedWindow, statusServiceOf } from './status.ts';
 
 // A stand-in for DGII's HTTP services, for tests and development: one server for the three
 // environments (/testecf, /certecf, /ecf) and the RFCE host (/fc/testecf, ...), state in memory.
@@ -26,12 +27,16 @@ export interface DgiiSimulatorOptions {
   maxBodyBytes?: number;
   /** The directory of electronic receivers (Consulta Directorio); empty when absent. */
   directory?: (environment: Environment, rnc: string | null) => Promise<DirectoryEntry[]>;
+  /** "Estatus Servicios" checks `Authorization: Apikey <this>` when set. */
+  statusApiKey?: string | null;
+  /** A maintenance window per environment, published by "Estatus Servicios"; the environment's services answer 503 during it. */
+  maintenance?: Partial<Record<Environment, SimulatedWindow>>;
 }
 
 /** A failure to answer with instead of the service's own answer (tests of the client). */
 export interface SimulatedFault {
   /** Only requests to this service; any service when absent. */
-  service?: DgiiService;
+  service?: DgiiService | StatusService;
   /** How many requests it applies to (default 1). */
   times?: number;
   /** Wait this long before answering (or before the status below). */
@@ -64,6 +69,8 @@ export interface DgiiSimulator {
   listInDirectory(entry: DirectoryEntry): void;
   /** trackIds of the e-CFs received with this RNCEmisor and eNCF, oldest first (for tests). */
   trackIdsOf(environment: Environment, rncEmisor: string, encf: string): string[];
+  /** Publishes (or, with null, removes) the environment's maintenance window; its services answer 503 during it. */
+  setMaintenance(environment: Environment, window: SimulatedWindow | null): void;
 }
 
 interface Route {
@@ -121,9 +128,10 @@ export function createDgiiSimulator(options: DgiiSimulatorOptions): DgiiSimulato
     return [...extra, ...rest];
   };
   const faults: (SimulatedFault & { left: number })[] = [];
+  const status = new SimulatedStatus(options.statusApiKey ?? null, options.maintenance);
   let server: Server | null = null;
 
-  function takeFault(service: DgiiService): SimulatedFault | null {
+  function takeFault(service: DgiiService | StatusService): SimulatedFault | null {
     const index = faults.findIndex((f) => f.service === undefined || f.service === service);
     if (index < 0) return null;
     const fault = faults[index] as SimulatedFault & { left: number };
@@ -138,10 +146,21 @@ export function createDgiiSimulator(options: DgiiSimulatorOptions): DgiiSimulato
     } catch {
       return errorReply(400, 'La dirección solicitada no es válida');
     }
+    const statusService = statusServiceOf(url.pathname);
+    if (statusService !== null) {
+      if (req.method !== 'GET') return errorReply(405, 'Método no permitido; use GET', { allow: 'GET' });
+      const fault = takeFault(statusService);
+      if (fault?.delayMs !== undefined) await new Promise((r) => setTimeout(r, fault.delayMs));
+      if (fault?.status !== undefined) return errorReply(fault.status, `Fallo simulado (HTTP ${fault.status})`);
+      if (fault?.answer !== undefined) return jsonReply(fault.answer.status, fault.answer.body);
+      return status.handle(statusService, req, url, Date.now());
+    }
     const resolved = resolve(url.pathname);
     if (resolved === null) return errorReply(404, 'Recurso no encontrado');
     const { route, environment } = resolved;
     if (req.method !== route.method) return errorReply(405, `Método no permitido; use ${route.method}`, { allow: route.method });
+    // What DGII's services answer while down for a published window.
+    if (status.inMaintenance(environment, Date.now())) return errorReply(503, 'El servicio se encuentra en mantenimiento; intente al terminar la ventana publicada');
 
     const fault = takeFault(route.service);
     if (fault?.delayMs !== undefined) await new Promise((r) => setTimeout(r, fault.delayMs));
@@ -223,5 +242,6 @@ export function createDgiiSimulator(options: DgiiSimulatorOptions): DgiiSimulato
       listed.set(entry.rnc, entry);
     },
     trackIdsOf: (environment, rncEmisor, encf) => state.environments[environment].tracksOf(rncEmisor, encf).map((t) => t.trackId),
+    setMaintenance: (environment, window) => status.set(environment, window),
   };
 }
