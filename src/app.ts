@@ -20,7 +20,7 @@ import { systemRoutes } from './system/routes.ts';
 import type { TaxAuthority } from './dgii/authority.ts';
 import type { DgiiSimulator } from './dgii/simulator/index.ts';
 import { type RunningAuthority, startTaxAuthority } from './dgii/tax-authority.ts';
-import { DgiiStatusMonitor, pausedDuringMaintenance } from './dgii/status-monitor.ts';
+import { DgiiStatusMonitor } from './dgii/status-monitor.ts';
 import { dgiiStatusRoutes, DGII_STATUS } from './dgii/routes.ts';
 import { certificateRoutes } from './certificates/routes.ts';
 import { CERTIFICATE_SCHEMAS } from './certificates/schemas.ts';
@@ -169,10 +169,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const submitPolicy = { maxAttempts: config.authority.submitMaxAttempts, backoffBaseMs: config.authority.retryBaseMs, backoffMaxMs: config.authority.retryMaxMs };
     const runtime: WorkerRuntime = new WorkerRuntime(db.sql, log, config.queue, {
       ...documentJobs({ sql: db.sql, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, config: config.authority, log, maintenanceWait }),
-      'annulment.submit': pausedDuringMaintenance(
-        annulmentJob({ sql: db.sql, sequences, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, policy: submitPolicy, log }),
-        dgiiStatus, async (job) => (await sequences.findAnnulmentById(job.payload.annulmentId))?.environment ?? null,
-      ),
+      'annulment.submit': annulmentJob({ sql: db.sql, sequences, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, policy: submitPolicy, log, maintenanceWait }),
       'sequences.expiry': expiryJob(sequences, log),
       'exchange.deliver': buyerDeliveryJob({ sql: db.sql, judgeSigner: (env, leaf, offered, at) => signerTrust.judge(env, leaf, offered, at), outbox, directory: dgii.directory, fe, credentials: (tenantId, now) => certificates.credentials(tenantId, now), config: config.exchange, log }),
       'exchange.approval': approvalSendJob({ sql: db.sql, outbox, directory: dgii.directory, dgii: dgii.client, fe, certificates, config: config.exchange, log, maintenanceWait }),

@@ -2,9 +2,6 @@ import { ENVIRONMENTS, type Environment } from '../environments.ts';
 import type { Logger } from '../log.ts';
 import type { MaintenanceWindow, ServiceStatus, StatusEstado } from './protocol/status-answers.ts';
 import type { DgiiStatusClient } from './protocol/status-client.ts';
-import type { JobKind } from '../queue/kinds.ts';
-import type { JobRow } from '../queue/queries.ts';
-import type { JobDefinition } from '../queue/runtime.ts';
 
 // What this process knows of DGII's "Estatus Servicios": read at start and every refresh
 // interval, kept in memory. Each instance polls on its own (a few small GETs every few minutes):
@@ -161,11 +158,6 @@ export class DgiiStatusMonitor {
     return window === null ? null : window.end - now + this.options.marginMs;
   }
 
-  /** Whether any environment is in a published window: when none is, jobs need not look up theirs. */
-  anyPaused(now = Date.now()): boolean {
-    return ENVIRONMENTS.some((e) => this.maintenanceAt(e, now) !== null);
-  }
-
   /** What is known now, for the route. */
   view(environment: Environment, now = Date.now()): EnvironmentStatusView {
     const current = this.maintenanceAt(environment, now);
@@ -213,30 +205,4 @@ export class DgiiStatusMonitor {
       },
     ];
   }
-}
-
-/**
- * `definition`, put off while the job's environment is in a published window (a planned wait:
- * no attempt spent). `environmentOf` is asked only while some environment is in one, so outside
- * windows the job costs nothing more.
- */
-export function pausedDuringMaintenance<K extends JobKind>(
-  definition: JobDefinition<K>,
-  monitor: DgiiStatusMonitor,
-  environmentOf: (job: JobRow<K>) => Promise<Environment | null>,
-): JobDefinition<K> {
-  return {
-    ...definition,
-    async run(job, ctx) {
-      if (monitor.anyPaused()) {
-        const environment = await environmentOf(job);
-        const wait = environment === null ? null : monitor.pauseFor(environment);
-        if (wait !== null) {
-          ctx.log.info('DGII is in a published maintenance window; waiting for it to end', { environment, retryInMs: wait });
-          return { retryIn: Math.max(1, wait) };
-        }
-      }
-      return definition.run(job, ctx);
-    },
-  };
 }

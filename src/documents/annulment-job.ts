@@ -1,3 +1,4 @@
+import type { MaintenanceWait } from '../dgii/status-monitor.ts';
 import type { Sql } from '../db/connect.ts';
 import { PermanentAuthorityError, type TaxAuthority } from '../dgii/authority.ts';
 import { NO_CERTIFICATE_MESSAGE } from '../dgii/protocol/client.ts';
@@ -29,6 +30,8 @@ export interface AnnulmentJobDeps {
   outbox: EventOutbox;
   policy: { maxAttempts: number; backoffBaseMs: number; backoffMaxMs: number };
   log: Logger;
+  /** How long the environment is in a published DGII maintenance window, or null (dgii/status-monitor.ts). */
+  maintenanceWait?: MaintenanceWait;
 }
 
 const MAX_DOCUMENTS = 100_000;
@@ -68,6 +71,12 @@ export function annulmentJob(deps: AnnulmentJobDeps): JobDefinition<'annulment.s
     async run(job, ctx) {
       const a = await sequences.findAnnulmentById(job.payload.annulmentId);
       if (a === undefined || a.estado !== 'recibido') return;
+      // Not sent while DGII is in a published maintenance window: a planned wait, no attempt spent.
+      const wait = deps.maintenanceWait?.(a.environment) ?? null;
+      if (wait !== null) {
+        ctx.log.info('DGII is in a published maintenance window; waiting for it to end', { annulment: a.id, environment: a.environment, retryInMs: wait });
+        return { retryIn: Math.max(1, wait) };
+      }
       try {
         const signedXml = await signed(a);
         const verdict = await authority.annul({ tenantId: a.tenantId, environment: a.environment, rncEmisor: a.rncEmisor, firstEncf: formatEncf(a.tipo, a.desde), signedXml }, ctx.signal);
