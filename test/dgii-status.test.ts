@@ -158,15 +158,15 @@ describe('DGII service status', () => {
   test('an annulment requested during a published window is sent once the window ends, spending no attempt', async () => {
     const a = await newTenantWithCertificate(t.url);
     const api = client(t.url, { 'x-api-key': a.apiKey });
-    const range = await api.post('/CerteCF/secuencias', { json: { tipo: 31, desde: 'E310000000001', hasta: 'E310000000100', fechaVencimiento: '31-12-2099' } });
+    const range = await api.post('/TesteCF/secuencias', { json: { tipo: 31, desde: 'E310000000001', hasta: 'E310000000100', fechaVencimiento: '31-12-2099' } });
     assert.equal(range.status, 201, range.text);
     const received = simulator.counters().annulmentsReceived;
     const window = { start: Date.now() - 60_000, end: Date.now() + 5000 };
-    simulator.setMaintenance('CerteCF', window);
+    simulator.setMaintenance('TesteCF', window);
     await t.service.dgiiStatus.refresh();
     const publishedEnd = Math.ceil(window.end / 1000) * 1000;
     try {
-      const made = await api.post('/CerteCF/anulaciones', { json: { tipo: 31, desde: 'E310000000051', hasta: 'E310000000100' } });
+      const made = await api.post('/TesteCF/anulaciones', { json: { tipo: 31, desde: 'E310000000051', hasta: 'E310000000100' } });
       assert.equal(made.status, 202, made.text);
       const id = made.body.data.id as string;
       const job = await waitFor(async () => {
@@ -176,10 +176,10 @@ describe('DGII service status', () => {
       }, 4000, 'the annulment put off to the window\'s end');
       assert.equal(job.attempts, 0);
       assert.equal(simulator.counters().annulmentsReceived, received);
-      await waitFor(async () => (await api.get(`/CerteCF/anulaciones/${id}`)).body.data.estado === 'aceptado' || undefined, 20_000, 'the annulment accepted');
+      await waitFor(async () => (await api.get(`/TesteCF/anulaciones/${id}`)).body.data.estado === 'aceptado' || undefined, 20_000, 'the annulment accepted');
       assert.equal(simulator.counters().annulmentsReceived, received + 1);
     } finally {
-      simulator.setMaintenance('CerteCF', null);
+      simulator.setMaintenance('TesteCF', null);
       await t.service.dgiiStatus.refresh();
     }
   });
