@@ -104,6 +104,13 @@ describe('documents', () => {
     await page.locator('table[data-list="documents"]:not([data-stale])').waitFor();
     assert.match(page.url(), /desde=\d{4}-\d\d-\d\d&hasta=\d{4}-\d\d-\d\d/);
     assert.equal(Object.keys(await listedEstados(page)).length, 12, 'the day they were issued holds all of them');
+    // The picker offers only the dates the API takes: from 2000-01-01 to a year from today.
+    const now = new Date();
+    const latest = new Date(Date.UTC(now.getUTCFullYear() + 1, now.getUTCMonth(), now.getUTCDate())).toISOString().slice(0, 10);
+    for (const label of ['Emitidos desde', 'Emitidos hasta']) {
+      assert.equal(await page.getByLabel(label).getAttribute('min'), '2000-01-01');
+      assert.equal(await page.getByLabel(label).getAttribute('max'), latest);
+    }
     // A day after every document, within the dates a query may name (up to a year from today).
     await page.getByLabel('Emitidos desde').fill(new Date(Date.now() + 300 * 86_400_000).toISOString().slice(0, 10));
     await page.getByLabel('Emitidos hasta').fill('');

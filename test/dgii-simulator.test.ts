@@ -328,7 +328,7 @@ describe('Consulta TrackIds', () => {
     assert.deepEqual(sim.simulator.trackIdsOf('TesteCF', EMISOR_RNC, doc.encf), [first, second]);
   });
 
-  it('answers an empty list for an eNCF it never received, another holder’s, and another environment’s', async () => {
+  it('answers an empty list for an eNCF it never received, another holder’s, and another environment’s (eCF: CerteCF publishes no Consulta TrackIds)', async () => {
     const doc = signedEcf(emisor);
     assert.equal((await sendEcf(token, doc.xml, doc.encf)).status, 200);
     const unknown = await consulta(token, `?rncemisor=${EMISOR_RNC}&encf=${nextEncf()}`);
@@ -336,9 +336,9 @@ describe('Consulta TrackIds', () => {
     assert.equal(unknown.text, '[]');
     const otherToken = await tokenFor(certs.make('/CN=Tercero/serialNumber=130458715'));
     assert.equal((await consulta(otherToken, `?rncemisor=${EMISOR_RNC}&encf=${doc.encf}`)).text, '[]');
-    const certToken = await tokenFor(emisor, `${sim.url}/certecf`);
-    const cert = await http('GET', `${sim.url}/certecf/consultatrackids/api/trackids/consulta?rncemisor=${EMISOR_RNC}&encf=${doc.encf}`, { headers: { authorization: `Bearer ${certToken}` } });
-    assert.equal(cert.text, '[]');
+    const prodToken = await tokenFor(emisor, `${sim.url}/ecf`);
+    const prod = await http('GET', `${sim.url}/ecf/consultatrackids/api/trackids/consulta?rncemisor=${EMISOR_RNC}&encf=${doc.encf}`, { headers: { authorization: `Bearer ${prodToken}` } });
+    assert.equal(prod.text, '[]');
   });
 
   it('answers 405 to a POST', async () => {

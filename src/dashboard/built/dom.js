@@ -14,6 +14,10 @@ export function h(tag, attrs = null, ...children) {
     append(el, children);
     return el;
 }
+export function filterDate(name, value, now = new Date()) {
+    const latest = new Date(Date.UTC(now.getUTCFullYear() + 1, now.getUTCMonth(), now.getUTCDate())).toISOString().slice(0, 10);
+    return h('input', { type: 'date', name, value, min: '2000-01-01', max: latest });
+}
 function append(el, children) {
     for (const child of children) {
         if (child === null || child === undefined || child === false)

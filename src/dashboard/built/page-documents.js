@@ -1,6 +1,6 @@
 // Built from src/dashboard/client/page-documents.ts by `npm run build:dashboard`: edit that file, not this one.
 import { CursorTrail, hashOf, PATHS } from "./context.js";
-import { badge, busy, dgiiDate, field, h, money, orDash, select, table, time } from "./dom.js";
+import { badge, busy, dgiiDate, field, filterDate, h, money, orDash, select, table, time } from "./dom.js";
 import { saveAs } from "./download.js";
 import { ENVIRONMENT_PURPOSES, ESTADOS, PAGE_SIZES, PRINT_FORMATS, TIPOS } from "./labels.js";
 import { listView } from "./list-view.js";
@@ -21,8 +21,8 @@ function filterForm(ctx) {
     const q = ctx.query;
     const estado = select('estado', [['', 'Todos'], ...Object.entries(ESTADOS).map(([k, v]) => [k, v.label])], q.get('estado') ?? '');
     const tipo = select('tipo', [['', 'Todos'], ...Object.keys(TIPOS).map((k) => [k, tipoLabel(Number(k))])], q.get('tipo') ?? '');
-    const desde = h('input', { type: 'date', name: 'desde', value: q.get('desde') ?? '' });
-    const hasta = h('input', { type: 'date', name: 'hasta', value: q.get('hasta') ?? '' });
+    const desde = filterDate('desde', q.get('desde') ?? '');
+    const hasta = filterDate('hasta', q.get('hasta') ?? '');
     const encf = h('input', { type: 'search', name: 'encf', value: q.get('encf') ?? '', pattern: 'E[0-9]{12}', placeholder: 'E310000000001', autocomplete: 'off', spellcheck: false });
     const rncComprador = h('input', { type: 'search', name: 'rncComprador', value: q.get('rncComprador') ?? '', pattern: '[0-9]{9}|[0-9]{11}', inputmode: 'numeric', autocomplete: 'off' });
     const referencia = h('input', { type: 'search', name: 'referencia', value: q.get('referencia') ?? '', maxlength: 100, autocomplete: 'off', spellcheck: false });

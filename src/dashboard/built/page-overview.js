@@ -1,6 +1,6 @@
 // Built from src/dashboard/client/page-overview.ts by `npm run build:dashboard`: edit that file, not this one.
 import { hashOf, PATHS } from "./context.js";
-import { errorBox, field, h, loading, table } from "./dom.js";
+import { errorBox, field, filterDate, h, loading, table } from "./dom.js";
 import { ESTADOS } from "./labels.js";
 const SVG = 'http://www.w3.org/2000/svg';
 const PERCENT = new Intl.NumberFormat('es-DO', { style: 'percent', maximumFractionDigits: 1 });
@@ -39,8 +39,8 @@ function chart(perDay) {
     return svg('svg', { viewBox: `0 0 ${w} ${hgt}`, role: 'img', 'aria-label': `Documentos por día del ${first} al ${last}; máximo ${max} en un día`, class: 'chart', 'data-chart': 'per-day' }, svg('line', { x1: pad, y1: hgt - pad, x2: w, y2: hgt - pad, class: 'axis' }), svg('text', { x: 0, y: 12, class: 'label' }, String(max)), svg('text', { x: pad, y: hgt - 6, class: 'label' }, first), svg('text', { x: w, y: hgt - 6, class: 'label', 'text-anchor': 'end' }, last), ...bars);
 }
 export async function overviewPage(ctx) {
-    const desde = h('input', { type: 'date', name: 'desde', value: ctx.query.get('desde') ?? '' });
-    const hasta = h('input', { type: 'date', name: 'hasta', value: ctx.query.get('hasta') ?? '' });
+    const desde = filterDate('desde', ctx.query.get('desde') ?? '');
+    const hasta = filterDate('hasta', ctx.query.get('hasta') ?? '');
     const form = h('form', { class: 'filters', 'aria-label': 'Rango de fechas' }, field('Desde', desde), field('Hasta', hasta), h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Ver rango')));
     form.addEventListener('submit', (ev) => {
         ev.preventDefault();

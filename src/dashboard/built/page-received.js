@@ -1,6 +1,6 @@
 // Built from src/dashboard/client/page-received.ts by `npm run build:dashboard`: edit that file, not this one.
 import { CursorTrail, hashOf, PATHS } from "./context.js";
-import { badge, busy, dgiiDate, facts, field, h, loading, money, orDash, errorBox, table, time } from "./dom.js";
+import { badge, busy, dgiiDate, facts, field, filterDate, h, loading, money, orDash, errorBox, table, time } from "./dom.js";
 import { saveAs } from "./download.js";
 import { buyerSection, linesSection, totalsSection } from "./ecf-view.js";
 import { PAGE_SIZES } from "./labels.js";
@@ -35,8 +35,8 @@ function filterForm(ctx) {
     const q = ctx.query;
     const encf = h('input', { type: 'search', name: 'encf', value: q.get('encf') ?? '', pattern: 'E[0-9]{12}', autocomplete: 'off' });
     const rnc = h('input', { type: 'search', name: 'rncEmisor', value: q.get('rncEmisor') ?? '', pattern: '[0-9]{9}|[0-9]{11}', inputmode: 'numeric', autocomplete: 'off' });
-    const desde = h('input', { type: 'date', name: 'desde', value: q.get('desde') ?? '' });
-    const hasta = h('input', { type: 'date', name: 'hasta', value: q.get('hasta') ?? '' });
+    const desde = filterDate('desde', q.get('desde') ?? '');
+    const hasta = filterDate('hasta', q.get('hasta') ?? '');
     const pageSize = select('pageSize', PAGE_SIZES.map((n) => [String(n), String(n)]), q.get('pageSize') ?? '25');
     const form = h('form', { class: 'filters', 'aria-label': 'Filtros de documentos recibidos' }, field('eNCF', encf), field('RNC del emisor', rnc), field('Emitidos desde', desde), field('Emitidos hasta', hasta), field('Por página', pageSize), h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filtrar'), h('button', { type: 'button', class: 'secondary', onclick: () => ctx.navigate(`#${PATHS.received}`) }, 'Limpiar')));
     form.addEventListener('submit', (ev) => {

@@ -20,6 +20,16 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs | 
   return el;
 }
 
+/**
+ * A date input of a filter, bounded as the API bounds the dates a request may name (src/lib/dates.ts):
+ * from 2000-01-01 to a year after today (UTC), so the browser's picker offers no date the API
+ * would answer 422.
+ */
+export function filterDate(name: string, value: string, now = new Date()): HTMLInputElement {
+  const latest = new Date(Date.UTC(now.getUTCFullYear() + 1, now.getUTCMonth(), now.getUTCDate())).toISOString().slice(0, 10);
+  return h('input', { type: 'date', name, value, min: '2000-01-01', max: latest });
+}
+
 function append(el: Element, children: readonly Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;

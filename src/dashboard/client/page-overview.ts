@@ -1,5 +1,5 @@
 import { hashOf, PATHS, type PageContext } from './context.ts';
-import { errorBox, field, h, loading, table } from './dom.ts';
+import { errorBox, field, filterDate, h, loading, table } from './dom.ts';
 import { ESTADOS, type Estado } from './labels.ts';
 import type { Statistics } from './types.ts';
 
@@ -60,8 +60,8 @@ function chart(perDay: Statistics['range']['perDay']): SVGSVGElement {
 }
 
 export async function overviewPage(ctx: PageContext): Promise<void> {
-  const desde = h('input', { type: 'date', name: 'desde', value: ctx.query.get('desde') ?? '' });
-  const hasta = h('input', { type: 'date', name: 'hasta', value: ctx.query.get('hasta') ?? '' });
+  const desde = filterDate('desde', ctx.query.get('desde') ?? '');
+  const hasta = filterDate('hasta', ctx.query.get('hasta') ?? '');
   const form = h('form', { class: 'filters', 'aria-label': 'Rango de fechas' },
     field('Desde', desde), field('Hasta', hasta),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Ver rango')));

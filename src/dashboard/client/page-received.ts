@@ -1,5 +1,5 @@
 import { CursorTrail, hashOf, PATHS, type PageContext } from './context.ts';
-import { badge, busy, dgiiDate, facts, field, h, loading, money, orDash, errorBox, table, time } from './dom.ts';
+import { badge, busy, dgiiDate, facts, field, filterDate, h, loading, money, orDash, errorBox, table, time } from './dom.ts';
 import { saveAs } from './download.ts';
 import { buyerSection, linesSection, totalsSection } from './ecf-view.ts';
 import { PAGE_SIZES } from './labels.ts';
@@ -44,8 +44,8 @@ function filterForm(ctx: PageContext): HTMLElement {
   const q = ctx.query;
   const encf = h('input', { type: 'search', name: 'encf', value: q.get('encf') ?? '', pattern: 'E[0-9]{12}', autocomplete: 'off' });
   const rnc = h('input', { type: 'search', name: 'rncEmisor', value: q.get('rncEmisor') ?? '', pattern: '[0-9]{9}|[0-9]{11}', inputmode: 'numeric', autocomplete: 'off' });
-  const desde = h('input', { type: 'date', name: 'desde', value: q.get('desde') ?? '' });
-  const hasta = h('input', { type: 'date', name: 'hasta', value: q.get('hasta') ?? '' });
+  const desde = filterDate('desde', q.get('desde') ?? '');
+  const hasta = filterDate('hasta', q.get('hasta') ?? '');
   const pageSize = select('pageSize', PAGE_SIZES.map((n) => [String(n), String(n)] as const), q.get('pageSize') ?? '25');
   const form = h('form', { class: 'filters', 'aria-label': 'Filtros de documentos recibidos' },
     field('eNCF', encf), field('RNC del emisor', rnc), field('Emitidos desde', desde), field('Emitidos hasta', hasta), field('Por página', pageSize),
