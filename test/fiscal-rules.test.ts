@@ -145,7 +145,7 @@ describe('dates', () => {
 });
 
 describe('per type', () => {
-  test('41 needs the informal seller\'s cédula; 43 carries no ITBIS; 44 and 46 identify the buyer; 45 is sold to the State; 47 names the foreign payee', async () => {
+  test('41 needs the informal seller\'s cédula; 43 carries no ITBIS; 44 and 46 identify the buyer, by RNC or foreign id and not both; 45 is sold to the State; 47 names the foreign payee', async () => {
     const a = await newTenantWithCertificate(t.url);
     await refused(a, body(a, 41, { Encabezado: { Comprador: { RNCComprador: '101672919' } } }), 'ECF.Encabezado.Comprador.RNCComprador', /cédula \(11 digits\)/);
     const taxed43 = body(a, 43);
@@ -153,6 +153,8 @@ describe('per type', () => {
     await refused(a, taxed43, 'ECF.DetallesItems.Item[0].IndicadorFacturacion', /MontoGravado/);
     await refused(a, body(a, 44, { Encabezado: { Comprador: { RNCComprador: undefined } } }), 'ECF.Encabezado.Comprador.RNCComprador', /RNCComprador or, when foreign, IdentificadorExtranjero/);
     await refused(a, body(a, 46, { Encabezado: { Comprador: { IdentificadorExtranjero: undefined } } }), 'ECF.Encabezado.Comprador.RNCComprador', /RNCComprador or, when foreign, IdentificadorExtranjero/);
+    await refused(a, body(a, 44, { Encabezado: { Comprador: { IdentificadorExtranjero: 'PA1234567' } } }), 'ECF.Encabezado.Comprador.IdentificadorExtranjero', /left out when RNCComprador is sent/);
+    await refused(a, body(a, 46, { Encabezado: { Comprador: { RNCComprador: '101672919' } } }), 'ECF.Encabezado.Comprador.IdentificadorExtranjero', /left out when RNCComprador is sent/);
     await refused(a, body(a, 45, { Encabezado: { Comprador: { RNCComprador: '101672919' } } }), 'ECF.Encabezado.Comprador.RNCComprador', /government body.*starting with 4/);
     await refused(a, body(a, 47, { Encabezado: { Comprador: undefined } }), 'ECF.Encabezado.Comprador.IdentificadorExtranjero', /foreign payee/);
     for (const tipo of [41, 43, 44, 45, 46, 47] as const) await nextGets(a, tipo, 1);

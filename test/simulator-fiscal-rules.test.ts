@@ -48,7 +48,7 @@ after(async () => {
 });
 
 /** A valid normalised e-CF of the type, then `edit` applied past the service's checks. */
-function ecfOf(tipo: 31 | 33 | 34 | 41 | 45, overrides: JsonObject, edit: (ecf: Loose) => void = () => {}): { ecf: EcfObject; encf: string } {
+function ecfOf(tipo: 31 | 33 | 34 | 41 | 44 | 45, overrides: JsonObject, edit: (ecf: Loose) => void = () => {}): { ecf: EcfObject; encf: string } {
   const encf = `E${tipo}${String(Date.now() % 1e6).padStart(6, '0')}${String(++counter).padStart(4, '0')}`;
   const result = validateEcf(sampleEcf(tipo, { ...overrides, Encabezado: { ...(overrides.Encabezado as JsonObject | undefined), IdDoc: { eNCF: encf, ...((overrides.Encabezado as Loose | undefined)?.IdDoc) }, Emisor: { RNCEmisor: EMISOR_RNC } } }));
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
@@ -59,7 +59,7 @@ function ecfOf(tipo: 31 | 33 | 34 | 41 | 45, overrides: JsonObject, edit: (ecf: 
 
 let lastFechaFirma = '';
 
-async function verdict(tipo: 31 | 33 | 34 | 41 | 45, ecf: EcfObject, encf: string): Promise<Loose> {
+async function verdict(tipo: 31 | 33 | 34 | 41 | 44 | 45, ecf: EcfObject, encf: string): Promise<Loose> {
   lastFechaFirma = formatFechaHoraFirma(new Date());
   const xml = signXml(buildEcfXml(tipo, ecf, lastFechaFirma), emisor.privateKey, emisor.certificate);
   const sent = await post(`${base}/recepcion/api/facturaselectronicas`, xml, `${EMISOR_RNC}${encf}.xml`, token);
@@ -86,11 +86,13 @@ describe('the simulator rejects what DGII rejects', () => {
     }
   });
 
-  it('per-type rules: 41 sold by a cédula, 45 bought by the State, TipoPago 2 with FechaLimitePago', async () => {
+  it('per-type rules: 41 sold by a cédula, 44 identifies its buyer once, 45 bought by the State, TipoPago 2 with FechaLimitePago', async () => {
     const a = ecfOf(41, {}, (e) => { e.Encabezado.Comprador.RNCComprador = '101672919'; });
     assertRejected(await verdict(41, a.ecf, a.encf), /cédula \(11 digits\)/);
     const b = ecfOf(45, {}, (e) => { e.Encabezado.Comprador.RNCComprador = '101672919'; });
     assertRejected(await verdict(45, b.ecf, b.encf), /government body/);
+    const both = ecfOf(44, {}, (e) => { e.Encabezado.Comprador.IdentificadorExtranjero = 'PA1234567'; });
+    assertRejected(await verdict(44, both.ecf, both.encf), /left out when RNCComprador is sent/);
     const c = ecfOf(31, {}, (e) => { delete e.Encabezado.IdDoc.FechaLimitePago; });
     assertRejected(await verdict(31, c.ecf, c.encf), /FechaLimitePago is required when TipoPago is 2/);
   });

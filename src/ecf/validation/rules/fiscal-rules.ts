@@ -51,6 +51,20 @@ const identifiedBuyer: Rule = {
 };
 
 /**
+ * A buyer is identified by RNCComprador or, when foreign, by IdentificadorExtranjero, never by
+ * both: "cuando exista IdentificadorExtranjero, RNCComprador debe omitirse" (Formato e-CF,
+ * footnotes 5, 7 and 8), in every type that carries the two.
+ */
+const oneBuyerIdentity: Rule = {
+  id: 'buyer-one-identity',
+  message: 'must be left out when RNCComprador is sent: a buyer is identified by RNCComprador or, when foreign, by IdentificadorExtranjero, not by both',
+  check: (ctx) => {
+    const c = comprador(ctx);
+    return c.sent('RNCComprador') && c.sent('IdentificadorExtranjero') ? [{ path: c.at('IdentificadorExtranjero') }] : [];
+  },
+};
+
+/**
  * A type 45 (gubernamental) is sold to a State body. DGII gives State bodies RNCs of the 4
  * series (4xxxxxxxx); a cédula or a company's RNC (1xxxxxxxx) cannot be one.
  */
@@ -86,4 +100,4 @@ const creditDeadline: Rule = {
   },
 };
 
-export const FISCAL_RULES: readonly Rule[] = [taxIdCheckDigits, informalSellerCedula, identifiedBuyer, governmentBuyer, foreignPayee, creditDeadline];
+export const FISCAL_RULES: readonly Rule[] = [taxIdCheckDigits, informalSellerCedula, identifiedBuyer, oneBuyerIdentity, governmentBuyer, foreignPayee, creditDeadline];
