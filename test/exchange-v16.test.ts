@@ -91,7 +91,8 @@ async function emit(tipo: EcfTipo, overrides: JsonObject): Promise<string> {
   return res.body.data.internalTrackId as string;
 }
 
-const buyer = (rnc: string): JsonObject => ({ Encabezado: { Comprador: { RNCComprador: rnc } } });
+// The buyer identified by its RNC alone: a foreign id beside it is refused (one identity per buyer).
+const buyer = (rnc: string): JsonObject => ({ Encabezado: { Comprador: { RNCComprador: rnc, IdentificadorExtranjero: undefined } } });
 
 async function documentOfA(id: string): Promise<Loose> {
   return (await call(serviceA.url, 'GET', `/${ENV}/documentos-ecf/${id}`, { headers: asA() })).body.data;
@@ -112,7 +113,7 @@ async function receivedByB(encf: string): Promise<Loose | undefined> {
 
 /** A signed e-CF of `tipo` by `rncEmisor`, addressed to `rncComprador` when the type names a buyer. */
 function signedOfType(credentials: DgiiCredentials, tipo: EcfTipo, rncEmisor: string, encf: string, rncComprador: string | null): string {
-  const overrides: JsonObject = { Encabezado: { IdDoc: { eNCF: encf }, Emisor: { RNCEmisor: rncEmisor }, ...(rncComprador === null ? {} : { Comprador: { RNCComprador: rncComprador } }) } };
+  const overrides: JsonObject = { Encabezado: { IdDoc: { eNCF: encf }, Emisor: { RNCEmisor: rncEmisor }, ...(rncComprador === null ? {} : { Comprador: { RNCComprador: rncComprador, IdentificadorExtranjero: undefined } }) } };
   const result = validateEcf(sampleEcf(tipo, overrides));
   if (!result.ok) throw new Error(`fixture ${tipo} is invalid: ${JSON.stringify(result.errors)}`);
   return signXml(buildEcfXml(tipo, result.document.ecf, formatFechaHoraFirma(new Date())), credentials.privateKey, credentials.certificate);
