@@ -103,9 +103,11 @@ export async function claimJobs(
       limit ${limit}
       for update skip locked
     )
+    -- By id through the primary key whatever the plan: joined to \`next\` instead, the generic
+    -- plan (which knows no limit) hash-joins over the whole table.
     update jobs j
     set locked_until = now() + make_interval(secs => ${leaseMs / 1000}), locked_by = ${owner}, attempts = j.attempts + 1
-    from next where j.id = next.id
+    where j.id = any(array(select id from next))
     returning j.id, j.kind, j.payload, j.run_at, j.attempts, j.last_error`;
 }
 
