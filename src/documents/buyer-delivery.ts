@@ -13,7 +13,8 @@ import type { Logger } from '../log.ts';
 import { insertJob, scheduleKeyedJob } from '../queue/queries.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
 import { buyerLegApplies, deliversAfter } from './buyer-leg.ts';
-import { type DocumentRow, findDocumentById, findSignedXml, type ReceptorChange, reopenReceptor, updateReceptor } from './queries.ts';
+import { type DocumentRow, findDocumentById, findSignedXml } from './queries.ts';
+import { type ReceptorChange, reopenReceptor, updateReceptor } from './receptor-queries.ts';
 import type { CredentialsOf } from './signing.ts';
 import { receptorView } from './views.ts';
 

@@ -6,8 +6,9 @@ import { toPage } from '../lib/page.ts';
 import { emitDocument } from './emit.ts';
 import { SequenceBatcher } from './numbering.ts';
 import {
-  clearSignature, countDocumentsIn, creditedAgainst, documentHistory, findArecf, findByEncf, findReceivedAcecf, findDocument, findSignedXml, listDocuments, usedEncfs, type DocumentRow, type ListFilter,
+  clearSignature, countDocumentsIn, creditedAgainst, documentHistory, findByEncf, findDocument, findSignedXml, listDocuments, usedEncfs, type DocumentRow, type ListFilter,
 } from './queries.ts';
+import { findArecf, findReceivedAcecf } from './receptor-queries.ts';
 import { insertJob } from '../queue/queries.ts';
 import type { DocumentUsage, SequenceService } from '../sequences/service.ts';
 import { transition } from './transitions.ts';
