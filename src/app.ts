@@ -168,7 +168,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const buyerApprovals = new BuyerApprovals({ sql: db.sql, certificates, onQueued: () => runtime.nudge() });
     const submitPolicy = { maxAttempts: config.authority.submitMaxAttempts, backoffBaseMs: config.authority.retryBaseMs, backoffMaxMs: config.authority.retryMaxMs };
     const runtime: WorkerRuntime = new WorkerRuntime(db.sql, log, config.queue, {
-      ...documentJobs({ sql: db.sql, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, config: config.authority, log, maintenanceWait }),
+      ...documentJobs({ sql: db.sql, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, directory: dgii.directory, config: config.authority, log, maintenanceWait }),
       'annulment.submit': annulmentJob({ sql: db.sql, sequences, authority, credentials: (tenantId, now) => certificates.credentials(tenantId, now), outbox, policy: submitPolicy, log, maintenanceWait }),
       'sequences.expiry': expiryJob(sequences, log),
       'exchange.deliver': buyerDeliveryJob({ sql: db.sql, judgeSigner: (env, leaf, offered, at) => signerTrust.judge(env, leaf, offered, at), outbox, directory: dgii.directory, fe, credentials: (tenantId, now) => certificates.credentials(tenantId, now), config: config.exchange, log }),

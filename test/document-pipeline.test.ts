@@ -8,6 +8,8 @@ import { call, newTenant } from './helpers/http.ts';
 import { makeTestCertificate, newTenantWithCertificate, uploadCertificate } from './helpers/certificates.ts';
 import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
+import { waitFor } from './helpers/wait.ts';
+import { randomRnc } from './helpers/tax-ids.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 
 // The pipeline's failure paths, driven through the real DGII client against the in-process
@@ -325,6 +327,47 @@ describe('submission pipeline', () => {
     const { id, headers } = await emit(a);
     const doc = await waitForEstado(t.url, 'TesteCF', id, headers, ['aceptado', 'rechazado', 'error']);
     assert.equal(doc.estado, 'aceptado', `${doc.estado} ${doc.dgiiCode} ${doc.dgiiMessage}`);
+  });
+
+  test('a buyer the directory already knows is no electronic receiver has its leg settled with the verdict: no delivery job runs', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    // Every exchange.deliver job made is written down, whatever becomes of it.
+    await t.sql.unsafe('create table test_deliver_jobs (document_id text)');
+    await t.sql.unsafe(`create function test_note_deliver_job() returns trigger language plpgsql as $$
+      begin insert into test_deliver_jobs values (new.payload ->> 'documentId'); return new; end $$`);
+    await t.sql.unsafe(`create trigger test_note_deliver_job after insert on jobs for each row when (new.kind = 'exchange.deliver') execute function test_note_deliver_job()`);
+    try {
+      const receptorOf = async (id: string, headers: Record<string, string>) => waitFor(async () => {
+        const d = (await call(t.url, 'GET', `/TesteCF/documentos-ecf/${id}`, { headers })).body.data;
+        return d.receptor.estado === 'pendiente' ? undefined : d;
+      }, 20_000, 'the buyer leg settled');
+      // A buyer no document of this process was addressed to yet.
+      const buyer = randomRnc();
+      const toBuyer = async () => {
+        const body = ecfFor(a.rnc, 31) as { ECF: { Encabezado: { Comprador: { RNCComprador: string } } } };
+        body.ECF.Encabezado.Comprador.RNCComprador = buyer;
+        const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: body, headers: { 'x-api-key': a.apiKey } });
+        assert.equal(res.status, 202, res.text);
+        return { id: res.body.data.internalTrackId as string, headers: { 'x-api-key': a.apiKey } };
+      };
+      // The first document to this buyer asks DGII's directory, in its job.
+      const first = await toBuyer();
+      assert.equal((await receptorOf(first.id, first.headers)).receptor.estado, 'no_aplica');
+      // The next one is settled with its verdict, from the directory's answer the first got.
+      const second = await toBuyer();
+      const doc = await receptorOf(second.id, second.headers);
+      assert.equal(doc.receptor.estado, 'no_aplica');
+      assert.match(doc.receptor.detalle, new RegExp(`does not list ${buyer} as an electronic receiver`));
+      const noted = (await t.sql<{ documentId: string }[]>`select document_id from test_deliver_jobs`).map((r) => r.documentId);
+      assert.ok(noted.includes(first.id), 'the first document\'s leg ran as a job');
+      assert.ok(!noted.includes(second.id), 'the second document\'s leg made no job');
+      const [same] = await t.sql<{ same: boolean }[]>`select receptor_updated_at = updated_at as same from documents where id = ${second.id}`;
+      assert.equal(same?.same, true, 'the leg was recorded in the verdict\'s transaction');
+    } finally {
+      await t.sql.unsafe('drop trigger test_note_deliver_job on jobs');
+      await t.sql.unsafe('drop function test_note_deliver_job()');
+      await t.sql.unsafe('drop table test_deliver_jobs');
+    }
   });
 
   test('no job is left behind once documents are final', async () => {

@@ -11,6 +11,8 @@ import type { DirectoryEntry } from './protocol/exchange-answers.ts';
 export interface ReceiverDirectory {
   /** The buyer's entry, or null when DGII does not list it as an electronic receiver. */
   lookup(tenantId: number, environment: Environment, rnc: string, signal: AbortSignal): Promise<DirectoryEntry | null>;
+  /** What lookup would answer without asking DGII (from the cache, or nobody's number); undefined when it would ask. */
+  peek(environment: Environment, rnc: string): DirectoryEntry | null | undefined;
 }
 
 const MAX_CACHED = 10_000;
@@ -24,14 +26,18 @@ export class CachedDirectory implements ReceiverDirectory {
     this.cache = new TtlCache(ttlMs, MAX_CACHED);
   }
 
-  async lookup(tenantId: number, environment: Environment, rnc: string, signal: AbortSignal): Promise<DirectoryEntry | null> {
+  peek(environment: Environment, rnc: string): DirectoryEntry | null | undefined {
     // An RNC with a wrong check digit is nobody's: DGII would answer nothing, so it is not asked.
     if (!isValidTaxId(rnc)) return null;
     // CerteCF publishes no directory: nobody is listed there, and nothing is asked.
     if (!publishes(environment, 'consultadirectorio')) return null;
+    return this.cache.get(`${environment}|${rnc}`)?.entry;
+  }
+
+  async lookup(tenantId: number, environment: Environment, rnc: string, signal: AbortSignal): Promise<DirectoryEntry | null> {
+    const known = this.peek(environment, rnc);
+    if (known !== undefined) return known;
     const key = `${environment}|${rnc}`;
-    const cached = this.cache.get(key);
-    if (cached !== undefined) return cached.entry;
     const entries = await this.client.directory(tenantId, environment, rnc, signal);
     const entry = entries.find((e) => e.rnc === rnc) ?? null;
     this.cache.set(key, { entry });
@@ -46,4 +52,4 @@ export function notListed(environment: Environment, rnc: string): string {
 }
 
 /** For a custom tax authority (tests of failure paths): nobody is an electronic receiver. */
-export const EMPTY_DIRECTORY: ReceiverDirectory = { lookup: () => Promise.resolve(null) };
+export const EMPTY_DIRECTORY: ReceiverDirectory = { lookup: () => Promise.resolve(null), peek: () => null };

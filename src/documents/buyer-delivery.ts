@@ -49,17 +49,28 @@ const deliverKey = (documentId: string): string => `deliver:${documentId}`;
 
 /**
  * The buyer leg after DGII's verdict, in the verdict's transaction: queued when DGII accepted the
- * document; when DGII rejected one that would have gone to a buyer, the leg is no_aplica from now
- * on, and the issuer is told so with an ecf.receptor_update.
+ * document, unless `directory` already knows, without asking DGII, that the buyer is no electronic
+ * receiver: the leg is then no_aplica at once, as the job would have found it, and no job runs
+ * (most buyers of a busy issuer are asked about once per DIRECTORY_CACHE_TTL_MS). When DGII
+ * rejected one that would have gone to a buyer, the leg is no_aplica from now on. Either way the
+ * issuer is told with an ecf.receptor_update.
  */
-export async function settleBuyerLeg(tx: Queryable, outbox: EventOutbox, doc: DocumentRow): Promise<void> {
-  if (!buyerLegApplies(doc.tipo, doc.rncComprador)) return;
+export async function settleBuyerLeg(tx: Queryable, outbox: EventOutbox, doc: DocumentRow, directory: ReceiverDirectory): Promise<void> {
+  const rncComprador = doc.rncComprador;
+  if (rncComprador === null || !buyerLegApplies(doc.tipo, rncComprador)) return;
+  let detalle: string;
   if (deliversAfter(doc.estado)) {
-    await insertJob(tx, { kind: 'exchange.deliver', payload: { documentId: doc.id }, uniqueKey: deliverKey(doc.id) });
+    if (directory.peek(doc.environment, rncComprador) !== null) {
+      await insertJob(tx, { kind: 'exchange.deliver', payload: { documentId: doc.id }, uniqueKey: deliverKey(doc.id) });
+      return;
+    }
+    detalle = notListed(doc.environment, rncComprador);
+  } else if (doc.estado === 'rechazado') {
+    detalle = 'DGII rejected the e-CF: it is not delivered to the buyer';
+  } else {
     return;
   }
-  if (doc.estado !== 'rechazado') return;
-  const updated = await updateReceptor(tx, doc.id, { estado: 'no_aplica', motivo: null, detalle: 'DGII rejected the e-CF: it is not delivered to the buyer', arecfXml: null });
+  const updated = await updateReceptor(tx, doc.id, { estado: 'no_aplica', motivo: null, detalle, arecfXml: null });
   if (updated !== undefined) await outbox.record(tx, updated.tenantId, 'ecf.receptor_update', receptorUpdatePayload(updated), { sequence: updated.eventSeq });
 }
 

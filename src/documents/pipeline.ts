@@ -12,6 +12,7 @@ import { lostAnswers } from './lost-answers.ts';
 import { type CredentialsOf, ensureSigned } from './signing.ts';
 import { transition } from './transitions.ts';
 import { settleBuyerLeg } from './buyer-delivery.ts';
+import type { ReceiverDirectory } from '../dgii/directory.ts';
 import { errorMessage } from '../errors.ts';
 import type { MaintenanceWait } from '../dgii/status-monitor.ts';
 
@@ -49,6 +50,8 @@ export interface PipelineDeps {
   /** The tenant's signing certificate (CertificateStore.credentials). */
   credentials: CredentialsOf;
   outbox: EventOutbox;
+  /** DGII's directory of electronic receivers, for the buyer leg settled with the verdict. */
+  directory: ReceiverDirectory;
   config: Config['authority'];
   log: Logger;
   /**
@@ -91,7 +94,7 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
   async function finish(doc: DocumentRow, verdict: Verdict, trackId?: string | null): Promise<void> {
     await sql.begin(async (tx) => {
       const moved = await transition(tx, outbox, doc, verdict.estado, { trackId, dgiiCode: verdict.dgiiCode, dgiiMessage: verdict.dgiiMessage, secuenciaUtilizada: verdict.secuenciaUtilizada ?? null });
-      if (moved !== undefined) await settleBuyerLeg(tx, outbox, moved);
+      if (moved !== undefined) await settleBuyerLeg(tx, outbox, moved, deps.directory);
     });
   }
 
