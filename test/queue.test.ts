@@ -345,6 +345,40 @@ describe('jobs queue', () => {
     assert.ok(order.indexOf('b') < order.lastIndexOf('a') - 4, `b ran while a still had jobs waiting: ${order.join('')}`);
   });
 
+  test('jobs of a group at its limit that one claim brought are held, not put back to the table and claimed again', async () => {
+    // Every time a claimed job is given back unrun (locked, then unlocked while still there).
+    await t.db.sql.unsafe('create table test_given_back (id bigint)');
+    await t.db.sql.unsafe(`create function test_note_given_back() returns trigger language plpgsql as $$
+      begin insert into test_given_back values (new.id); return new; end $$`);
+    await t.db.sql.unsafe(`create trigger test_note_given_back after update on jobs for each row
+      when (old.locked_by is not null and new.locked_by is null) execute function test_note_given_back()`);
+    try {
+      let most = 0;
+      let running = 0;
+      const rt = new WorkerRuntime(t.db.sql, log, { ...FAST, batchSize: 8, concurrency: 6 }, {
+        noop: {
+          group: { by: 'g', limit: 2 },
+          run: async () => {
+            most = Math.max(most, ++running);
+            await sleep(40);
+            running--;
+          },
+        },
+      });
+      for (let n = 0; n < 8; n++) await insertJob(t.db.sql, { kind: 'noop', payload: { g: 'c', n } });
+      rt.start();
+      await waitFor(async () => (await remaining()) === 0, 20_000);
+      await rt.stop(1000);
+      assert.equal(most, 2, 'the group ran at its limit');
+      const [given] = await t.db.sql<{ n: number }[]>`select count(*)::int as n from test_given_back`;
+      assert.equal(given?.n, 0, 'no job of the claim went back to the table');
+    } finally {
+      await t.db.sql.unsafe('drop trigger test_note_given_back on jobs');
+      await t.db.sql.unsafe('drop function test_note_given_back()');
+      await t.db.sql.unsafe('drop table test_given_back');
+    }
+  });
+
   test('claimJobs leaves out the groups it is told to skip', async () => {
     for (const g of ['a', 'b', 'a', 'c']) await insertJob(t.db.sql, { kind: 'noop', payload: { g } });
     const jobs = await claimJobs(t.db.sql, ['noop'], 'worker-a', 10, 30_000, [], [{ kind: 'noop', field: 'g', value: 'a' }, { kind: 'webhook.deliver', field: 'g', value: 'c' }]);

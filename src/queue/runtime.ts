@@ -86,7 +86,7 @@ export class WorkerRuntime {
     this.definitions = definitions;
     this.kinds = Object.keys(definitions) as JobKind[];
     this.completions = new CompletionBatcher(sql, this.owner);
-    this.groups = new GroupSlots(definitions);
+    this.groups = new GroupSlots(definitions, options.batchSize);
   }
 
   /** Jobs started and not yet finished (their outcome not yet written). */
@@ -276,9 +276,9 @@ export class WorkerRuntime {
   }
 
   /**
-   * Keeps a job of a group at its limit until one of the group's jobs finishes. Past `limit`
-   * held, it goes back to the table for a moment (as a planned wait: no attempt counted),
-   * where another instance may take it, or this one once the group has room.
+   * Keeps a job of a group at its limit until one of the group's jobs finishes. Past `limit` and
+   * a claim's worth held (GroupSlots.hold), it goes back to the table for a moment (as a planned
+   * wait: no attempt counted), where another instance may take it, or this one once the group has room.
    */
   private hold(p: Prefetched): void {
     if (this.groups.hold(p)) return;
