@@ -83,8 +83,9 @@ export async function insertDelivery(sql: Queryable, d: { id: string; tenantId: 
 
 /**
  * The deliveries of events, as CTEs of the statement that inserts the events (its
- * `recorded_event`): each inserted only for an event recorded and when its tenant has a webhook URL, then `jobs` (a queue
- * fragment given the ids of the deliveries inserted). `outcome` counts the deliveries inserted.
+ * `recorded_event`): each inserted only for an event recorded there and when its tenant has a
+ * webhook URL, then `jobs` (a queue fragment given the ids of the deliveries inserted). `outcome`
+ * counts the deliveries inserted.
  * The deliveries travel as one JSON parameter, so the text is the same for any number of them.
  */
 export function deliveryCtes(sql: Queryable, deliveries: readonly { id: string; tenantId: number; eventId: string; event: EventKind }[], jobs: (inserted: Fragment) => Fragment): { ctes: Fragment; outcome: Fragment } {
