@@ -1,7 +1,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { EventOutbox } from '../src/events/outbox.ts';
+import { EventOutbox, type Fragment } from '../src/events/outbox.ts';
+import type { Queryable } from '../src/db/connect.ts';
 import { transition } from '../src/documents/transitions.ts';
 import { findDocumentById } from '../src/documents/queries.ts';
 import { deliveryCtes } from '../src/webhooks/queries.ts';
@@ -10,8 +11,8 @@ import { call, newTenant } from './helpers/http.ts';
 import { ecfFor, FAST_PIPELINE } from './helpers/documents.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
 
-// A state change is one statement: the document, its history row, its event and the event's
-// webhook delivery. Its event is numbered from the document as read, so a change that numbered
+// A state change is one statement: the document, its history row, its event, the event's
+// webhook delivery and what the caller writes with it (the first status query's job). Its event is numbered from the document as read, so a change that numbered
 // an event meanwhile is met by reading the document again; a document someone else moved gets
 // nothing written.
 
@@ -56,7 +57,10 @@ test('a transition writes the document, its history, its event and its delivery,
   await t.sql`update documents set event_seq = event_seq + 1 where id = ${id}`;
 
   const outbox = outboxWithDeliveries();
-  const moved = await t.sql.begin((tx) => transition(tx, outbox, stale, 'en_proceso', { trackId: 'track-1', dgiiCode: null, dgiiMessage: null }));
+  // A job written with the change, in its statement, as the first status query is.
+  const job = (key: string) => (tx: Queryable) => (moved: Fragment) => insertJobsFor(tx, [{ ref: id, job: { kind: 'noop' as const, uniqueKey: key } }], moved);
+  const jobs = async (key: string) => (await t.sql<{ n: number }[]>`select count(*)::int as n from jobs where unique_key = ${key}`)[0]?.n;
+  const moved = await t.sql.begin((tx) => transition(tx, outbox, stale, 'en_proceso', { trackId: 'track-1', dgiiCode: null, dgiiMessage: null }, job(`also-1:${id}`)(tx)));
   assert.equal(moved?.estado, 'en_proceso');
   assert.equal(moved?.trackId, 'track-1');
   assert.equal(moved?.eventSeq, stale.eventSeq + 2);
@@ -67,10 +71,12 @@ test('a transition writes the document, its history, its event and its delivery,
   assert.equal(body.estado, 'en_proceso');
   assert.equal(body.trackId, 'track-1');
   assert.equal(body.sequence, stale.eventSeq + 2);
+  assert.equal(await jobs(`also-1:${id}`), 1, 'what the caller writes with the change was written');
 
   // Moved already: the stale row's transition writes nothing at all.
-  const again = await t.sql.begin((tx) => transition(tx, outbox, stale, 'en_proceso', { trackId: 'track-2', dgiiCode: null, dgiiMessage: null }));
+  const again = await t.sql.begin((tx) => transition(tx, outbox, stale, 'en_proceso', { trackId: 'track-2', dgiiCode: null, dgiiMessage: null }, job(`also-2:${id}`)(tx)));
   assert.equal(again, undefined);
+  assert.equal(await jobs(`also-2:${id}`), 0, 'nor what the caller would have written with it');
   assert.deepEqual(await written(id), after);
   assert.equal((await findDocumentById(t.sql, id))?.trackId, 'track-1');
 });

@@ -4,7 +4,7 @@ import { PermanentAuthorityError, type Submission, type SubmitResult, type TaxAu
 import { securityCodeOf } from '../ecf/xml/index.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
-import { insertJob } from '../queue/queries.ts';
+import { insertJobsFor } from '../queue/queries.ts';
 import type { JobPayloads } from '../queue/kinds.ts';
 import type { JobContext, JobDefinition } from '../queue/runtime.ts';
 import { findDocumentById, type DocumentRow, type SignedXml } from './queries.ts';
@@ -108,10 +108,10 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
   /** en_proceso with `trackId`, and its first status query scheduled, in one transaction. */
   async function queued(doc: DocumentRow, trackId: string): Promise<void> {
     await sql.begin(async (tx) => {
-      const moved = await transition(tx, outbox, doc, 'en_proceso', { trackId, dgiiCode: null, dgiiMessage: null });
-      if (moved === undefined) return;
       const payload: PollPayload = { documentId: doc.id, trackId, since: Date.now(), interval: config.pollIntervalMs };
-      await insertJob(tx, { kind: 'document.poll', payload, delayMs: config.pollIntervalMs, uniqueKey: POLL_JOB_KEY_PREFIX + doc.id });
+      const poll = { kind: 'document.poll' as const, payload, delayMs: config.pollIntervalMs, uniqueKey: POLL_JOB_KEY_PREFIX + doc.id };
+      // The first status query is scheduled by the statement that records the change.
+      await transition(tx, outbox, doc, 'en_proceso', { trackId, dgiiCode: null, dgiiMessage: null }, (moved) => insertJobsFor(tx, [{ ref: doc.id, job: poll }], moved));
     });
   }
 

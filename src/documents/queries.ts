@@ -164,9 +164,12 @@ export async function documentHistory(sql: Queryable, documentId: string): Promi
     from document_history where document_id = ${documentId} order by id`;
 }
 
-/** The row transitionDocument moved, for its event's condition (EventOutbox.prepare's `onlyIf`). */
+/**
+ * The row transitionDocument moved (its id), for what is written only with it: the event's
+ * condition (EventOutbox.prepare's `onlyIf`), a job made with the change (insertJobsFor's refs).
+ */
 export function transitionedDocument(sql: Queryable): Fragment {
-  return sql`select 1 from transitioned_document`;
+  return sql`select id from transitioned_document`;
 }
 
 /** The document read and locked until the caller's transaction ends. */
@@ -177,9 +180,10 @@ export async function lockDocument(sql: Queryable, id: string): Promise<Document
 
 /**
  * Moves a document from `from` to `to` with its history row and its event (`events`, prepared
- * with transitionedDocument as their condition): one statement, one round trip. Only while the
- * document is in `from` with event_seq `eventSeq` (the event was numbered eventSeq + 1); otherwise
- * nothing is written and the answer is undefined.
+ * with transitionedDocument as their condition) and `also`, a data-modifying statement the caller
+ * conditions on transitionedDocument too: one statement, one round trip. Only while the document
+ * is in `from` with event_seq `eventSeq` (the event was numbered eventSeq + 1); otherwise nothing
+ * is written and the answer is undefined.
  */
 export async function transitionDocument(
   sql: Queryable,
@@ -187,6 +191,7 @@ export async function transitionDocument(
   to: Estado,
   dgii: { trackId?: string | null; dgiiCode: string | null; dgiiMessage: string | null; secuenciaUtilizada?: boolean | null; detail: string | null },
   events: { ctes: Fragment; outcomes: Fragment },
+  also: Fragment | null = null,
 ): Promise<{ row: DocumentRow; eventOutcomes: number[] } | undefined> {
   const [row] = await sql<(DocumentRow & { eventOutcomes: number[] })[]>`
     with transitioned_document as (
@@ -201,7 +206,8 @@ export async function transitionDocument(
       insert into document_history (document_id, estado, dgii_code, dgii_message, track_id, detail)
       select id, estado, dgii_code, dgii_message, track_id, ${dgii.detail} from transitioned_document
     ),
-    ${events.ctes}
+    ${events.ctes}${also === null ? sql`` : sql`,
+    transition_also as (${also})`}
     select transitioned_document.*, ${events.outcomes} from transitioned_document`;
   if (row === undefined) return undefined;
   const { eventOutcomes, ...moved } = row;

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/connect.ts';
-import type { EventOutbox } from '../events/outbox.ts';
+import type { EventOutbox, Fragment } from '../events/outbox.ts';
 import { FIRST_EVENT_SEQ, insertCreatedDocuments, lockDocument, transitionDocument, transitionedDocument, type DocumentRow, type NewDocument } from './queries.ts';
 import { insertJobsFor, type NewJob } from '../queue/queries.ts';
 import { canTransition, type Estado } from '../ecf/states.ts';
@@ -58,7 +58,11 @@ export async function storeCreated(tx: Queryable, outbox: EventOutbox, docs: rea
  * its row lock, which keeps it so for the second try. Returns undefined when the document was no
  * longer in `doc.estado` (someone else moved it).
  */
-export async function transition(tx: Queryable, outbox: EventOutbox, doc: DocumentRow, to: Estado, info: DgiiInfo): Promise<DocumentRow | undefined> {
+export async function transition(
+  tx: Queryable, outbox: EventOutbox, doc: DocumentRow, to: Estado, info: DgiiInfo,
+  /** Written with the change, in its statement: given the moved row's id (a select), e.g. insertJobsFor. */
+  also?: (moved: Fragment) => Fragment,
+): Promise<DocumentRow | undefined> {
   if (!canTransition(doc.estado, to)) throw new Error(`a document cannot go from ${doc.estado} to ${to}`);
   let current: DocumentRow | undefined = doc;
   for (let attempt = 0; attempt < 2 && current !== undefined && current.estado === doc.estado; attempt++) {
@@ -71,7 +75,7 @@ export async function transition(tx: Queryable, outbox: EventOutbox, doc: Docume
       secuenciaUtilizada: info.secuenciaUtilizada ?? current.secuenciaUtilizada,
     });
     const events = outbox.prepare(tx, 'ecf.status_update', [{ tenantId: current.tenantId, payload, sequence: current.eventSeq + 1 }], transitionedDocument(tx));
-    const moved = await transitionDocument(tx, current, to, { ...info, detail: info.detail ?? null }, events);
+    const moved = await transitionDocument(tx, current, to, { ...info, detail: info.detail ?? null }, events, also?.(transitionedDocument(tx)) ?? null);
     if (moved !== undefined) {
       await events.settle(tx, moved.eventOutcomes);
       return moved.row;
