@@ -86,7 +86,8 @@ export class WorkerRuntime {
     this.definitions = definitions;
     this.kinds = Object.keys(definitions) as JobKind[];
     this.completions = new CompletionBatcher(sql, this.owner);
-    this.groups = new GroupSlots(definitions, options.batchSize);
+    // A claim takes up to every free slot plus a batch ahead (roomToClaim): that much of one group may come at once.
+    this.groups = new GroupSlots(definitions, options.concurrency + options.batchSize);
   }
 
   /** Jobs started and not yet finished (their outcome not yet written). */
