@@ -184,6 +184,9 @@ describe('documents', () => {
     await openSettings(page, 'Claves API');
     assert.equal(await page.getByLabel('Ambiente').isHidden(), true);
     await page.getByRole('link', { name: 'Documentos' }).click();
+    // isVisible() does not wait: the list page is drawn first (it raced the click once in CI).
+    await heading(page, 'Documentos');
+    await page.getByLabel('Ambiente').waitFor({ state: 'visible' });
     assert.equal(await page.getByLabel('Ambiente').isVisible(), true);
     assert.equal(await page.getByLabel('Ambiente').inputValue(), 'CerteCF');
     assert.deepEqual(unexpectedProblems(w), []);
