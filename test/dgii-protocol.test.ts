@@ -447,6 +447,30 @@ describe('DgiiClient failures', () => {
     }
   });
 
+  it('caps an answer sent without a length while it is read, and never follows a redirect', async () => {
+    let redirected = 0;
+    const server = await misbehaving((req, res) => {
+      if (req.url?.startsWith('/elsewhere') === true) {
+        redirected++;
+        res.writeHead(200).end('<SemillaModel><valor>v</valor></SemillaModel>');
+      } else if (req.url?.startsWith('/moved') === true) res.writeHead(302, { location: '/elsewhere/testecf/autenticacion/api/autenticacion/semilla' }).end();
+      else {
+        // Chunked: no content-length to refuse it by.
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        for (let i = 0; i < 8; i++) res.write('x'.repeat(512));
+        res.end();
+      }
+    });
+    try {
+      const limited = new DgiiClient({ ...optionsOf(server.url), maxAnswerBytes: 1024 });
+      await assert.rejects(limited.requestSeed('TesteCF', signal()), (err: unknown) => err instanceof TransientAuthorityError && /larger than 1024 bytes/.test(err.message));
+      await assert.rejects(clientOf(`${server.url}/moved`).requestSeed('TesteCF', signal()), (err: unknown) => err instanceof TransientAuthorityError && /redirect \(HTTP 302\)/.test(err.message));
+      assert.equal(redirected, 0);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('surfaces the error text of a recepción answer that carries no trackId', async () => {
     const server = await fakeDgii({ upload: (_req, res) => json(res, 200, { trackId: null, error: 'Error de validación', mensaje: 'El archivo está vacío' }) });
     try {
