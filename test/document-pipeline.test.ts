@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DgiiSimulator } from '../src/dgii/simulator/index.ts';
 import { latestOwn } from '../src/documents/lost-answers.ts';
-import { findDocumentById } from '../src/documents/queries.ts';
+import { clearSignature, findDocumentById, storeSignatures } from '../src/documents/queries.ts';
 import { ensureSigned } from '../src/documents/signing.ts';
 import { call, newTenant } from './helpers/http.ts';
 import { makeTestCertificate, newTenantWithCertificate, uploadCertificate } from './helpers/certificates.ts';
@@ -118,6 +118,22 @@ describe('submission pipeline', () => {
     const again = await ensureSigned(t.sql, async () => assert.fail('a signed document must not be signed again'), row, new Date(Date.now() + 3_600_000));
     assert.equal(again.signedXml, downloaded.text);
     assert.equal(again.rfceXml, null);
+  });
+
+  test('signatures stored together keep the first signature of a document someone else signed meanwhile', async () => {
+    const a = await newTenantWithCertificate(t.url);
+    const first = await emit(a);
+    const second = await emit(a);
+    await waitForEstado(t.url, 'TesteCF', first.id, first.headers, ['aceptado']);
+    await waitForEstado(t.url, 'TesteCF', second.id, second.headers, ['aceptado']);
+    const kept = await findDocumentById(t.sql, second.id);
+    await clearSignature(t.sql, first.id);
+    const signature = (n: string) => ({ signedXml: `<ECF>${n}</ECF>`, rfceXml: null, securityCode: n.slice(0, 6), timbreUrl: `https://timbre/${n}`, fechaHoraFirma: '01-01-2026 00:00:00' });
+    const stored = await storeSignatures(t.sql, [{ id: first.id, signature: signature('nueva1') }, { id: second.id, signature: signature('nueva2') }]);
+    assert.deepEqual(stored.get(first.id), { signedXml: '<ECF>nueva1</ECF>', rfceXml: null, securityCode: 'nueva1' });
+    assert.ok(kept?.securityCode !== null && stored.get(second.id)?.securityCode === kept?.securityCode, 'the signature the document had is kept and answered');
+    assert.notEqual(stored.get(second.id)?.signedXml, '<ECF>nueva2</ECF>');
+    assert.equal((await findDocumentById(t.sql, first.id))?.timbreUrl, 'https://timbre/nueva1');
   });
 
   // Consulta Estado answers what the simulator holds; to see the "still in process" branch

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { EventOutbox, type Fragment } from '../src/events/outbox.ts';
 import type { Queryable } from '../src/db/connect.ts';
-import { transition } from '../src/documents/transitions.ts';
+import { transition, transitionAlone } from '../src/documents/transitions.ts';
 import { findDocumentById } from '../src/documents/queries.ts';
 import { deliveryCtes } from '../src/webhooks/queries.ts';
 import { insertJobsFor } from '../src/queue/queries.ts';
@@ -79,4 +79,39 @@ test('a transition writes the document, its history, its event and its delivery,
   assert.equal(await jobs(`also-2:${id}`), 0, 'nor what the caller would have written with it');
   assert.deepEqual(await written(id), after);
   assert.equal((await findDocumentById(t.sql, id))?.trackId, 'track-1');
+});
+
+test('a transition alone runs without a transaction, reads a changed document again, and opens one for a listener that writes after it', async () => {
+  const a = await newTenant(t.url);
+  assert.equal((await call(t.url, 'PUT', '/api/webhooks/settings', { json: { webhookUrl: 'https://hooks.example/ecf' }, headers: { authorization: `Bearer ${a.accessToken}` } })).status, 200);
+  const emit = async () => {
+    const res = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey } });
+    assert.equal(res.status, 202, res.text);
+    const doc = await findDocumentById(t.sql, res.body.data.internalTrackId as string);
+    assert.ok(doc !== undefined);
+    return doc;
+  };
+  const outbox = outboxWithDeliveries();
+  const stale = await emit();
+  await t.sql`update documents set event_seq = event_seq + 1 where id = ${stale.id}`;
+  const moved = await transitionAlone(t.sql, outbox, stale, 'en_proceso', { trackId: 'track-a', dgiiCode: null, dgiiMessage: null });
+  assert.equal(moved?.eventSeq, stale.eventSeq + 2, 'numbered after the change made meanwhile');
+  assert.deepEqual(await written(stale.id), { history: 2, events: 2, deliveries: 2, sequences: [stale.eventSeq, stale.eventSeq + 2] });
+  assert.equal(await transitionAlone(t.sql, outbox, stale, 'en_proceso', { trackId: 'track-b', dgiiCode: null, dgiiMessage: null }), undefined, 'moved already');
+
+  // A listener that writes after the statement: the change and its write share a transaction,
+  // so when the write fails the change is not kept either.
+  let sawTransaction = false;
+  outbox.onEvent({
+    wants: (event) => event.body.includes('"estado":"en_proceso"'),
+    write: async (tx) => {
+      const [row] = await tx<{ inTransaction: boolean }[]>`select now() <> statement_timestamp() as in_transaction`;
+      sawTransaction = row?.inTransaction === true;
+      throw new Error('the listener failed');
+    },
+  });
+  const doc = await emit();
+  await assert.rejects(transitionAlone(t.sql, outbox, doc, 'en_proceso', { trackId: 'track-c', dgiiCode: null, dgiiMessage: null }), /the listener failed/);
+  assert.ok(sawTransaction, 'the listener ran inside the change\'s transaction');
+  assert.equal((await findDocumentById(t.sql, doc.id))?.estado, 'recibido', 'the change rolled back with the listener\'s failure');
 });

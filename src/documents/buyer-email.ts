@@ -10,7 +10,7 @@ import type { Config } from '../config.ts';
 import type { Queryable, Sql } from '../db/connect.ts';
 import type { PrintedPdf } from '../ecf/print/index.ts';
 import { AppError, errorMessage, notFound } from '../errors.ts';
-import type { EventOutbox, RecordedEvent } from '../events/outbox.ts';
+import type { EventListener, EventOutbox, RecordedEvent } from '../events/outbox.ts';
 import type { Environment } from '../environments.ts';
 import { buildMessage, isMailAddress, sendMail, SmtpError } from '../lib/smtp/index.ts';
 import type { Logger } from '../log.ts';
@@ -88,15 +88,19 @@ export class BuyerEmail {
    * The outbox listener: an ecf.status_update to aceptado or aceptado_condicional queues the
    * document's e-mail, in the verdict's own transaction.
    */
-  readonly onEvent = async (tx: Queryable, event: RecordedEvent): Promise<void> => {
-    if (event.kind !== 'ecf.status_update' || !this.configured || !event.body.includes('"estado":"acept')) return;
+  readonly onEvent: EventListener = {
+    wants: (event) => event.kind === 'ecf.status_update' && this.configured && event.body.includes('"estado":"acept'),
+    write: (tx, event) => this.queueFor(tx, event),
+  };
+
+  private async queueFor(tx: Queryable, event: RecordedEvent): Promise<void> {
     const { internalTrackId, estado } = JSON.parse(event.body) as { internalTrackId: string; estado: DocumentRow['estado'] };
     if (!deliversAfter(estado)) return;
     const queued = await queueDocumentEmail(tx, internalTrackId);
     if (queued === undefined) return;
     await announce(tx, this.deps.outbox, queued);
     await insertJob(tx, { kind: 'email.send', payload: { documentId: internalTrackId, tenantId: queued.tenantId }, uniqueKey: emailKey(internalTrackId) });
-  };
+  }
 
   async settings(tenantId: number) {
     return settingsView(await findEmailSettings(this.deps.sql, tenantId), this.configured);

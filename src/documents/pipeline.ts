@@ -7,10 +7,11 @@ import type { Logger } from '../log.ts';
 import { insertJobsFor } from '../queue/queries.ts';
 import type { JobPayloads } from '../queue/kinds.ts';
 import type { JobContext, JobDefinition } from '../queue/runtime.ts';
-import { findDocumentById, type DocumentRow, type SignedXml } from './queries.ts';
+import { findDocumentById, findDocumentsById, storeSignatures, type DocumentRow, type DocumentSignature, type SignedXml } from './queries.ts';
 import { lostAnswers } from './lost-answers.ts';
-import { type CredentialsOf, ensureSigned } from './signing.ts';
-import { transition } from './transitions.ts';
+import { type CredentialsOf, ensureSigned, type SignatureStore } from './signing.ts';
+import { transition, transitionAlone } from './transitions.ts';
+import { BatchLoader } from '../lib/batch-loader.ts';
 import { settleBuyerLeg } from './buyer-delivery.ts';
 import type { ReceiverDirectory } from '../dgii/directory.ts';
 import { errorMessage } from '../errors.ts';
@@ -82,6 +83,17 @@ function message(err: unknown): string {
 export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefinition<'document.submit'>; 'document.poll': JobDefinition<'document.poll'> } {
   const { sql, authority, credentials, outbox, config, log } = deps;
   const lost = lostAnswers(authority);
+  // The jobs of one claim start together: their documents are read with one statement, and the
+  // signatures they make in the same turn stored with one.
+  const documents = new BatchLoader<string, DocumentRow>((ids) => findDocumentsById(sql, ids));
+  const signatures = new BatchLoader<{ id: string; signature: DocumentSignature }, SignedXml>(async (entries) => {
+    const stored = await storeSignatures(sql, entries);
+    return new Map(entries.flatMap((e) => {
+      const kept = stored.get(e.id);
+      return kept === undefined ? [] : [[e, kept] as const];
+    }));
+  });
+  const store: SignatureStore = (id, signature) => signatures.get({ id, signature });
 
   /** The planned wait of a job whose document's environment is in a published window, or null. */
   function paused(doc: DocumentRow, ctx: JobContext): number | null {
@@ -101,18 +113,15 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
   async function fail(documentId: string, dgiiCode: string | null, dgiiMessage: string): Promise<void> {
     const doc = await findDocumentById(sql, documentId);
     if (doc === undefined || (doc.estado !== 'recibido' && doc.estado !== 'en_proceso')) return;
-    await sql.begin((tx) => transition(tx, outbox, doc, 'error', { dgiiCode, dgiiMessage }));
+    await transitionAlone(sql, outbox, doc, 'error', { dgiiCode, dgiiMessage });
     log.warn('document could not be processed', { document: doc.id, reason: dgiiMessage });
   }
 
-  /** en_proceso with `trackId`, and its first status query scheduled, in one transaction. */
+  /** en_proceso with `trackId`, and its first status query scheduled, in one statement. */
   async function queued(doc: DocumentRow, trackId: string): Promise<void> {
-    await sql.begin(async (tx) => {
-      const payload: PollPayload = { documentId: doc.id, trackId, since: Date.now(), interval: config.pollIntervalMs };
-      const poll = { kind: 'document.poll' as const, payload, delayMs: config.pollIntervalMs, uniqueKey: POLL_JOB_KEY_PREFIX + doc.id };
-      // The first status query is scheduled by the statement that records the change.
-      await transition(tx, outbox, doc, 'en_proceso', { trackId, dgiiCode: null, dgiiMessage: null }, (moved) => insertJobsFor(tx, [{ ref: doc.id, job: poll }], moved));
-    });
+    const payload: PollPayload = { documentId: doc.id, trackId, since: Date.now(), interval: config.pollIntervalMs };
+    const poll = { kind: 'document.poll' as const, payload, delayMs: config.pollIntervalMs, uniqueKey: POLL_JOB_KEY_PREFIX + doc.id };
+    await transitionAlone(sql, outbox, doc, 'en_proceso', { trackId, dgiiCode: null, dgiiMessage: null }, (moved) => insertJobsFor(sql, [{ ref: doc.id, job: poll }], moved));
   }
 
   /**
@@ -142,7 +151,7 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
       policy,
       async run(job, ctx) {
         const documentId = job.payload.documentId;
-        const doc = await findDocumentById(sql, documentId);
+        const doc = await documents.get(documentId);
         if (doc === undefined || doc.estado !== 'recibido') return;
         const wait = paused(doc, ctx);
         if (wait !== null) return { retryIn: wait };
@@ -153,7 +162,7 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
         const startedAt = new Date();
         let result: SubmitResult;
         try {
-          const signed = await ensureSigned(sql, credentials, doc);
+          const signed = await ensureSigned(sql, credentials, doc, new Date(), store);
           const code = maySendAgain ? (signed.securityCode ?? securityCodeOf(signed.signedXml)) : null;
           const decided = code !== null && signed.rfceXml !== null ? await lost.earlierSummary(doc, code, ctx) : null;
           if (decided !== null) {
@@ -182,7 +191,7 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
       policy: { ...policy, maxAttempts: policy.maxAttempts * 2 },
       async run(job, ctx) {
         const p = job.payload;
-        const doc = await findDocumentById(sql, p.documentId);
+        const doc = await documents.get(p.documentId);
         if (doc === undefined || doc.estado !== 'en_proceso') return;
         const wait = paused(doc, ctx);
         if (wait !== null) return { retryIn: wait };

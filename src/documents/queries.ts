@@ -137,17 +137,34 @@ export async function findDocumentById(sql: Queryable, id: string): Promise<Docu
   return row;
 }
 
+/** findDocumentById for many: the jobs of one claim read their documents together. */
+export async function findDocumentsById(sql: Queryable, ids: readonly string[]): Promise<Map<string, DocumentRow>> {
+  const rows = await sql<DocumentRow[]>`select ${sql.unsafe(COLUMNS)} from documents where id = any(${ids}::uuid[])`;
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
 /**
- * Stores the signature unless the document already has one (a concurrent worker signed it
- * first); either way answers the XML the document keeps, so every attempt sends the same bytes.
+ * Stores each signature unless its document already has one (a concurrent worker signed it
+ * first); either way answers the XML each document keeps, so every attempt sends the same bytes.
+ * One statement for the documents signed together (and one more for any signed by someone else).
  */
-export async function storeSignature(sql: Queryable, id: string, s: DocumentSignature): Promise<SignedXml | undefined> {
-  const [stored] = await sql<SignedXml[]>`
-    update documents set signed_xml = ${s.signedXml}, rfce_xml = ${s.rfceXml}, security_code = ${s.securityCode},
-      timbre_url = ${s.timbreUrl}, fecha_hora_firma = ${s.fechaHoraFirma}, updated_at = now()
-    where id = ${id} and signed_xml is null
-    returning signed_xml, rfce_xml, security_code`;
-  return stored ?? findSignedXml(sql, id);
+export async function storeSignatures(sql: Queryable, entries: readonly { id: string; signature: DocumentSignature }[]): Promise<Map<string, SignedXml>> {
+  const column = <T>(f: (s: DocumentSignature) => T): T[] => entries.map((e) => f(e.signature));
+  const rows = await sql<(SignedXml & { id: string })[]>`
+    update documents d set signed_xml = s.signed_xml, rfce_xml = s.rfce_xml, security_code = s.security_code,
+      timbre_url = s.timbre_url, fecha_hora_firma = s.fecha_hora_firma, updated_at = now()
+    from unnest(${entries.map((e) => e.id)}::uuid[], ${column((s) => s.signedXml)}::text[], ${column((s) => s.rfceXml)}::text[],
+      ${column((s) => s.securityCode)}::text[], ${column((s) => s.timbreUrl)}::text[], ${column((s) => s.fechaHoraFirma)}::text[])
+      as s(id, signed_xml, rfce_xml, security_code, timbre_url, fecha_hora_firma)
+    where d.id = s.id and d.signed_xml is null
+    returning d.id, d.signed_xml, d.rfce_xml, d.security_code`;
+  const stored = new Map(rows.map(({ id, ...signed }) => [id, signed]));
+  for (const { id } of entries) {
+    if (stored.has(id)) continue;
+    const kept = await findSignedXml(sql, id);
+    if (kept !== undefined) stored.set(id, kept);
+  }
+  return stored;
 }
 
 /** The signed XML of a document, undefined while it has none. */

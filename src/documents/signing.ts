@@ -4,7 +4,7 @@ import { buildEcfXml, buildRfceXml, formatFechaHoraFirma, securityCode as securi
 import { NO_CERTIFICATE_MESSAGE } from '../dgii/protocol/client.ts';
 import { signXml, signXmlWithValue } from '../xml/index.ts';
 import type { SigningCredential } from '../certificates/check.ts';
-import { type DocumentRow, type DocumentSignature, findSignedXml, type SignedXml, storeSignature } from './queries.ts';
+import { type DocumentRow, type DocumentSignature, findSignedXml, type SignedXml, storeSignatures } from './queries.ts';
 import { isEcfTipo } from '../ecf/ecf-types.ts';
 import type { EcfObject, EcfValue } from '../ecf/types.ts';
 import { errorMessage } from '../errors.ts';
@@ -14,6 +14,14 @@ import { errorMessage } from '../errors.ts';
 // bytes are stored with the document, so a retry sends exactly what was signed.
 
 export type CredentialsOf = (tenantId: number, now: Date) => Promise<SigningCredential | null>;
+
+/** Stores a document's signature unless it has one; answers the XML it keeps (storeSignatures). */
+export type SignatureStore = (id: string, signature: DocumentSignature) => Promise<SignedXml | undefined>;
+
+/** A SignatureStore of one statement per signature. */
+export function storeEach(sql: Queryable): SignatureStore {
+  return async (id, signature) => (await storeSignatures(sql, [{ id, signature }])).get(id);
+}
 
 function leaf(ecf: EcfObject, path: readonly string[]): string {
   let node: EcfValue | undefined = ecf;
@@ -59,7 +67,7 @@ export function signDocument(doc: DocumentRow, credential: SigningCredential, no
  * stored before it is returned. No usable certificate, or a document that cannot be signed, is
  * a PermanentAuthorityError: waiting does not change either.
  */
-export async function ensureSigned(sql: Queryable, credentials: CredentialsOf, doc: DocumentRow, now = new Date()): Promise<SignedXml> {
+export async function ensureSigned(sql: Queryable, credentials: CredentialsOf, doc: DocumentRow, now = new Date(), store: SignatureStore = storeEach(sql)): Promise<SignedXml> {
   if (doc.fechaHoraFirma !== null) {
     const stored = await findSignedXml(sql, doc.id);
     if (stored !== undefined) return stored;
@@ -72,7 +80,7 @@ export async function ensureSigned(sql: Queryable, credentials: CredentialsOf, d
   } catch (err) {
     throw new PermanentAuthorityError(`The document could not be signed: ${errorMessage(err)}`);
   }
-  const stored = await storeSignature(sql, doc.id, signature);
+  const stored = await store(doc.id, signature);
   if (stored === undefined) throw new Error(`document ${doc.id} disappeared while it was being signed`);
   return stored;
 }

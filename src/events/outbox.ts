@@ -31,7 +31,14 @@ export interface EventEntry {
 export type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 /** Reacts to an event inside the transaction that produced it, in statements of its own. */
-export type EventListener = (tx: Queryable, event: RecordedEvent) => Promise<void>;
+export interface EventListener {
+  /**
+   * Whether it writes anything for `event`. Told before the event's statement runs, so that a
+   * statement no listener writes after may run on its own, without a transaction around it.
+   */
+  wants(event: RecordedEvent): boolean;
+  write(tx: Queryable, event: RecordedEvent): Promise<void>;
+}
 
 /** What a statement listener writes with the events of one statement (see StatementListener). */
 export interface ListenerWrites {
@@ -69,6 +76,11 @@ export interface PreparedEvents {
   ctes: Fragment;
   /** A select-list item, `… as event_outcomes`, the statement must return (an int[]). */
   outcomes: Fragment;
+  /**
+   * A plain listener writes for these events after their statement (EventListener.wants): then
+   * the statement and `settle` must share a transaction. Otherwise `settle` writes nothing.
+   */
+  writesAfter: boolean;
   /** After the statement ran, with its `event_outcomes`: the listeners hear of it, the plain ones run. */
   settle(tx: Queryable, outcomes: readonly number[]): Promise<void>;
 }
@@ -109,13 +121,15 @@ export class EventOutbox {
       if (w !== null) writes.push(w);
     }
     const { ctes, outcomes } = eventStatement(sql, events, writes.map((w) => w.ctes), writes.map((w) => w.outcome), onlyIf);
+    const after = events.flatMap((event) => this.listeners.filter((l) => l.wants(event)).map((listener) => ({ event, listener })));
     return {
       events,
       ctes,
       outcomes,
+      writesAfter: after.length > 0,
       settle: async (tx, values) => {
         writes.forEach((w, i) => w.settled(values[i] ?? 0));
-        for (const event of events) for (const listener of this.listeners) await listener(tx, event);
+        for (const { event, listener } of after) await listener.write(tx, event);
       },
     };
   }
