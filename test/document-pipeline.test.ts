@@ -377,8 +377,13 @@ describe('submission pipeline', () => {
       const noted = (await t.sql<{ documentId: string }[]>`select document_id from test_deliver_jobs`).map((r) => r.documentId);
       assert.ok(noted.includes(first.id), 'the first document\'s leg ran as a job');
       assert.ok(!noted.includes(second.id), 'the second document\'s leg made no job');
-      const [same] = await t.sql<{ same: boolean }[]>`select receptor_updated_at = updated_at as same from documents where id = ${second.id}`;
-      assert.equal(same?.same, true, 'the leg was recorded in the verdict\'s transaction');
+      // The verdict's event and the leg's, numbered one after the other, were stored by one transaction.
+      const events = await t.sql<{ kind: string; sequence: number; createdAt: Date }[]>`
+        select kind, sequence, created_at from events where body::jsonb ->> 'internalTrackId' = ${second.id} and sequence >= 3 order by sequence`;
+      assert.deepEqual(events.map((e) => [e.kind, e.sequence]), [['ecf.status_update', 3], ['ecf.receptor_update', 4]]);
+      assert.equal(events[0]?.createdAt.getTime(), events[1]?.createdAt.getTime(), 'the leg was recorded in the verdict\'s transaction');
+      const leg = await t.sql<{ body: string }[]>`select body from events where body::jsonb ->> 'internalTrackId' = ${second.id} and kind = 'ecf.receptor_update'`;
+      assert.equal((JSON.parse(leg[0]?.body ?? '{}') as { receptor: { updatedAt: string } }).receptor.updatedAt, doc.receptor.updatedAt, 'the event says what the document keeps');
     } finally {
       await t.sql.unsafe('drop trigger test_note_deliver_job on jobs');
       await t.sql.unsafe('drop function test_note_deliver_job()');

@@ -10,13 +10,14 @@ import { ExchangeError } from '../exchange/egress.ts';
 import type { FeClient } from '../exchange/fe-client.ts';
 import { readArecf } from '../exchange/verify-arecf.ts';
 import type { Logger } from '../log.ts';
-import { insertJob, scheduleKeyedJob } from '../queue/queries.ts';
+import { scheduleKeyedJob, type NewJob } from '../queue/queries.ts';
+import type { Estado } from '../ecf/states.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
 import { buyerLegApplies, deliversAfter } from './buyer-leg.ts';
 import { type DocumentRow, findDocumentById, findSignedXml } from './queries.ts';
 import { type ReceptorChange, reopenReceptor, updateReceptor } from './receptor-queries.ts';
 import type { CredentialsOf } from './signing.ts';
-import { receptorView } from './views.ts';
+import { receptorUpdatePayload } from './views.ts';
 
 // The buyer leg (`exchange.deliver`): the buyer's URLs from DGII's directory, a token from the
 // buyer's receiver with the tenant's certificate, the signed e-CF posted, and the ARECF it
@@ -47,35 +48,31 @@ export interface BuyerDeliveryDeps {
 /** A document has one buyer leg job at a time. */
 const deliverKey = (documentId: string): string => `deliver:${documentId}`;
 
-/**
- * The buyer leg after DGII's verdict, in the verdict's transaction: queued when DGII accepted the
- * document, unless `directory` already knows, without asking DGII, that the buyer is no electronic
- * receiver: the leg is then no_aplica at once, as the job would have found it, and no job runs
- * (most buyers of a busy issuer are asked about once per DIRECTORY_CACHE_TTL_MS). When DGII
- * rejected one that would have gone to a buyer, the leg is no_aplica from now on. Either way the
- * issuer is told with an ecf.receptor_update.
- */
-export async function settleBuyerLeg(tx: Queryable, outbox: EventOutbox, doc: DocumentRow, directory: ReceiverDirectory): Promise<void> {
-  const rncComprador = doc.rncComprador;
-  if (rncComprador === null || !buyerLegApplies(doc.tipo, rncComprador)) return;
-  let detalle: string;
-  if (deliversAfter(doc.estado)) {
-    if (directory.peek(doc.environment, rncComprador) !== null) {
-      await insertJob(tx, { kind: 'exchange.deliver', payload: { documentId: doc.id }, uniqueKey: deliverKey(doc.id) });
-      return;
-    }
-    detalle = notListed(doc.environment, rncComprador);
-  } else if (doc.estado === 'rechazado') {
-    detalle = 'DGII rejected the e-CF: it is not delivered to the buyer';
-  } else {
-    return;
-  }
-  const updated = await updateReceptor(tx, doc.id, { estado: 'no_aplica', motivo: null, detalle, arecfXml: null });
-  if (updated !== undefined) await outbox.record(tx, updated.tenantId, 'ecf.receptor_update', receptorUpdatePayload(updated), { sequence: updated.eventSeq });
-}
+/** What a verdict's statement writes for the document's buyer leg (buyerLegWith). */
+export type BuyerLegWrite =
+  | { kind: 'none' }
+  /** Its delivery job. */
+  | { kind: 'deliver'; job: NewJob }
+  /** receptor.estado no_aplica, with this detalle, and the ecf.receptor_update that says so. */
+  | { kind: 'no_aplica'; detalle: string };
 
-export function receptorUpdatePayload(doc: DocumentRow): Record<string, unknown> {
-  return { internalTrackId: doc.id, encf: doc.encf, environment: doc.environment, rncComprador: doc.rncComprador, receptor: receptorView(doc), timestamp: new Date().toISOString() };
+/**
+ * The buyer leg after DGII's verdict, written by the verdict's own statement: queued when DGII
+ * accepted the document, unless `directory` already knows, without asking DGII, that the buyer is
+ * no electronic receiver: the leg is then no_aplica at once, as the job would have found it, and
+ * no job runs (most buyers of a busy issuer are asked about once per DIRECTORY_CACHE_TTL_MS). When
+ * DGII rejected one that would have gone to a buyer, the leg is no_aplica from now on. Either way
+ * the issuer is told with an ecf.receptor_update.
+ */
+export function buyerLegWith(doc: DocumentRow, estado: Estado, directory: ReceiverDirectory): BuyerLegWrite {
+  const rncComprador = doc.rncComprador;
+  if (rncComprador === null || !buyerLegApplies(doc.tipo, rncComprador)) return { kind: 'none' };
+  if (deliversAfter(estado)) {
+    if (directory.peek(doc.environment, rncComprador) !== null) return { kind: 'deliver', job: { kind: 'exchange.deliver', payload: { documentId: doc.id }, uniqueKey: deliverKey(doc.id) } };
+    return { kind: 'no_aplica', detalle: notListed(doc.environment, rncComprador) };
+  }
+  if (estado === 'rechazado') return { kind: 'no_aplica', detalle: 'DGII rejected the e-CF: it is not delivered to the buyer' };
+  return { kind: 'none' };
 }
 
 /**

@@ -10,9 +10,9 @@ import type { JobContext, JobDefinition } from '../queue/runtime.ts';
 import { findDocumentById, findDocumentsById, storeSignatures, type DocumentRow, type DocumentSignature, type SignedXml } from './queries.ts';
 import { lostAnswers } from './lost-answers.ts';
 import { type CredentialsOf, ensureSigned, type SignatureStore } from './signing.ts';
-import { transition, transitionAlone } from './transitions.ts';
+import { transitionAlone } from './transitions.ts';
 import { BatchLoader } from '../lib/batch-loader.ts';
-import { settleBuyerLeg } from './buyer-delivery.ts';
+import { buyerLegWith } from './buyer-delivery.ts';
 import type { ReceiverDirectory } from '../dgii/directory.ts';
 import { errorMessage } from '../errors.ts';
 import type { MaintenanceWait } from '../dgii/status-monitor.ts';
@@ -103,11 +103,13 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
     return Math.max(1, wait);
   }
 
+  /** The verdict, and what it settles of the buyer leg, in one statement. */
   async function finish(doc: DocumentRow, verdict: Verdict, trackId?: string | null): Promise<void> {
-    await sql.begin(async (tx) => {
-      const moved = await transition(tx, outbox, doc, verdict.estado, { trackId, dgiiCode: verdict.dgiiCode, dgiiMessage: verdict.dgiiMessage, secuenciaUtilizada: verdict.secuenciaUtilizada ?? null });
-      if (moved !== undefined) await settleBuyerLeg(tx, outbox, moved, deps.directory);
-    });
+    const leg = buyerLegWith(doc, verdict.estado, deps.directory);
+    const info = { trackId, dgiiCode: verdict.dgiiCode, dgiiMessage: verdict.dgiiMessage, secuenciaUtilizada: verdict.secuenciaUtilizada ?? null };
+    if (leg.kind === 'no_aplica') await transitionAlone(sql, outbox, doc, verdict.estado, { ...info, receptorNoAplica: leg.detalle });
+    else if (leg.kind === 'deliver') await transitionAlone(sql, outbox, doc, verdict.estado, info, (moved) => insertJobsFor(sql, [{ ref: doc.id, job: leg.job }], moved));
+    else await transitionAlone(sql, outbox, doc, verdict.estado, info);
   }
 
   async function fail(documentId: string, dgiiCode: string | null, dgiiMessage: string): Promise<void> {

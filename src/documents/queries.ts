@@ -206,13 +206,19 @@ export async function transitionDocument(
   sql: Queryable,
   doc: { id: string; estado: Estado; eventSeq: number },
   to: Estado,
-  dgii: { trackId?: string | null; dgiiCode: string | null; dgiiMessage: string | null; secuenciaUtilizada?: boolean | null; detail: string | null },
+  dgii: {
+    trackId?: string | null; dgiiCode: string | null; dgiiMessage: string | null; secuenciaUtilizada?: boolean | null; detail: string | null;
+    /** The buyer leg settled with the change (its event is the second of `events`). */
+    receptor?: { estado: ReceptorEstado; motivo: string | null; detalle: string; at: Date } | null;
+  },
   events: { ctes: Fragment; outcomes: Fragment },
   also: Fragment | null = null,
 ): Promise<{ row: DocumentRow; eventOutcomes: number[] } | undefined> {
+  const r = dgii.receptor ?? null;
   const [row] = await sql<(DocumentRow & { eventOutcomes: number[] })[]>`
     with transitioned_document as (
-      update documents set estado = ${to}, updated_at = now(), event_seq = event_seq + 1,
+      update documents set estado = ${to}, updated_at = now(), event_seq = event_seq + ${r === null ? 1 : 2},${r === null ? sql`` : sql`
+        receptor_estado = ${r.estado}, receptor_motivo = ${r.motivo}, receptor_detalle = ${r.detalle}, receptor_updated_at = ${r.at},`}
         track_id = coalesce(${dgii.trackId ?? null}, track_id),
         dgii_code = ${dgii.dgiiCode}, dgii_message = ${dgii.dgiiMessage},
         secuencia_utilizada = coalesce(${dgii.secuenciaUtilizada ?? null}::boolean, secuencia_utilizada)

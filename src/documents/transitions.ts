@@ -1,5 +1,6 @@
 import type { Queryable, Sql } from '../db/connect.ts';
-import type { EventOutbox, Fragment } from '../events/outbox.ts';
+import type { EventEntry, EventOutbox, Fragment } from '../events/outbox.ts';
+import { receptorUpdatePayload } from './views.ts';
 import { FIRST_EVENT_SEQ, insertCreatedDocuments, lockDocument, transitionDocument, transitionedDocument, type DocumentRow, type NewDocument } from './queries.ts';
 import { insertJobsFor, type NewJob } from '../queue/queries.ts';
 import { canTransition, type Estado } from '../ecf/states.ts';
@@ -11,6 +12,11 @@ export interface DgiiInfo {
   dgiiMessage: string | null;
   detail?: string | null;
   secuenciaUtilizada?: boolean | null;
+  /**
+   * The buyer leg settled no_aplica with the change, with this detalle (buyerLegWith): in the same
+   * statement, with its ecf.receptor_update numbered after the change's event.
+   */
+  receptorNoAplica?: string;
 }
 
 /**
@@ -63,9 +69,15 @@ async function tryTransition(q: Queryable, outbox: EventOutbox, current: Documen
     trackId: info.trackId ?? current.trackId,
     secuenciaUtilizada: info.secuenciaUtilizada ?? current.secuenciaUtilizada,
   });
-  const events = outbox.prepare(q, 'ecf.status_update', [{ tenantId: current.tenantId, payload, sequence: current.eventSeq + 1 }], transitionedDocument(q));
+  const entries: EventEntry[] = [{ tenantId: current.tenantId, payload, sequence: current.eventSeq + 1 }];
+  const receptor = info.receptorNoAplica === undefined ? null : { estado: 'no_aplica' as const, motivo: null, detalle: info.receptorNoAplica, at: new Date() };
+  if (receptor !== null) {
+    const settled = { ...current, estado: to, receptorEstado: receptor.estado, receptorMotivo: receptor.motivo, receptorDetalle: receptor.detalle, receptorUpdatedAt: receptor.at };
+    entries.push({ kind: 'ecf.receptor_update', tenantId: current.tenantId, payload: receptorUpdatePayload(settled), sequence: current.eventSeq + 2 });
+  }
+  const events = outbox.prepare(q, 'ecf.status_update', entries, transitionedDocument(q));
   if (alone && events.writesAfter) return 'needs a transaction';
-  const moved = await transitionDocument(q, current, to, { ...info, detail: info.detail ?? null }, events, also?.(transitionedDocument(q)) ?? null);
+  const moved = await transitionDocument(q, current, to, { ...info, detail: info.detail ?? null, receptor }, events, also?.(transitionedDocument(q)) ?? null);
   if (moved === undefined) return undefined;
   await events.settle(q, moved.eventOutcomes);
   return moved.row;

@@ -64,6 +64,11 @@ export function receptorView(row: DocumentRow) {
   };
 }
 
+/** The ecf.receptor_update payload. */
+export function receptorUpdatePayload(doc: DocumentRow): Record<string, unknown> {
+  return { internalTrackId: doc.id, encf: doc.encf, environment: doc.environment, rncComprador: doc.rncComprador, receptor: receptorView(doc), timestamp: new Date().toISOString() };
+}
+
 export function documentDetail(row: DocumentRow, history: HistoryRow[]) {
   return {
     ...documentSummary(row),

@@ -22,6 +22,8 @@ export interface RecordedEvent {
 
 /** One event to prepare: whose it is, what it says, and its per-document number if it has one. */
 export interface EventEntry {
+  /** Another kind than the one prepared, for an event stored in the same statement (a verdict's buyer leg). */
+  kind?: EventKind;
   tenantId: number;
   payload: Record<string, unknown>;
   sequence?: number;
@@ -108,11 +110,11 @@ export class EventOutbox {
    * SQL that stores them all with their listeners' writes, for the caller's statement.
    */
   prepare(sql: Queryable, kind: EventKind, entries: readonly EventEntry[], onlyIf: Fragment | null = null): PreparedEvents {
-    const events = entries.map(({ tenantId, payload, sequence }): RecordedEvent => ({
+    const events = entries.map(({ kind: own, tenantId, payload, sequence }): RecordedEvent => ({
       id: randomUUID(),
       tenantId,
-      kind,
-      body: JSON.stringify({ event: kind, ...payload, ...(sequence === undefined ? {} : { sequence }) }),
+      kind: own ?? kind,
+      body: JSON.stringify({ event: own ?? kind, ...payload, ...(sequence === undefined ? {} : { sequence }) }),
       sequence: sequence ?? null,
     }));
     const writes: ListenerWrites[] = [];
