@@ -9,7 +9,12 @@ import { after, before, describe, it } from 'node:test';
 import { canonicalizeDocument, canonicalizeElement } from '../src/xml/c14n.ts';
 import { parseXml, XML_ERROR, XmlError } from '../src/xml/parse.ts';
 import { elementChildren, findPath, textAt } from '../src/xml/tree.ts';
-import { signedInfoInPlace, signedInfoReadBack, signXml, signXmlWithValue, verifyXml, XMLDSIG } from '../src/xml/xmldsig.ts';
+import { signBuiltWithValue, signedInfoInPlace, signedInfoReadBack, signXml, signXmlWithValue, verifyXml, XMLDSIG } from '../src/xml/xmldsig.ts';
+import { el, serializeXml } from '../src/xml/build.ts';
+import { buildEcfTree } from '../src/ecf/xml/build-ecf.ts';
+import { validateEcf } from '../src/ecf/validation/index.ts';
+import { ECF_TIPOS } from '../src/ecf/ecf-types.ts';
+import { sampleEcfWithItems } from './fixtures/ecf.ts';
 import { signatureFragment } from '../src/xml/xmldsig-profile.ts';
 
 let dir = '';
@@ -105,6 +110,33 @@ function xmlsecTemplate(content: string, rootAttributes: string): string {
     `    <SignatureValue/>\n    <KeyInfo><X509Data><X509Certificate/></X509Data></KeyInfo>\n  </Signature>\n</ECF>\n`
   );
 }
+
+describe('signBuiltWithValue', () => {
+  it('signs a built e-CF of every type to the very bytes signXmlWithValue gives for it written out, which xmlsec1 verifies', () => {
+    for (const tipo of ECF_TIPOS) {
+      const body = sampleEcfWithItems(tipo, 3, { Encabezado: { IdDoc: { eNCF: `E${tipo}0000000001` }, Emisor: { RazonSocialEmisor: 'Ñoño & Cía <S.R.L.> "x"\r' } } });
+      const checked = validateEcf(body);
+      assert.ok(checked.ok, JSON.stringify(checked));
+      const tree = buildEcfTree(tipo, checked.document.ecf, '01-04-2025 10:30:00');
+      const fast = signBuiltWithValue(tree, key, certificate);
+      const slow = signXmlWithValue(serializeXml(tree, { declaration: true }), key, certificate);
+      assert.equal(fast.xml, slow.xml, `e-CF ${tipo}`);
+      assert.equal(fast.signatureValue, slow.signatureValue);
+      assertValid(fast.xml);
+      if (tipo === 31) assert.equal(xmlsecVerify(fast.xml), 0);
+    }
+  });
+
+  it('writes out and parses a tree with attributes or a prefix, and refuses one that holds a Signature', () => {
+    const attributed = el('ECF', { 'xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance', b: 'dos > uno', a: '1' }, el('Version', '1.0'));
+    const fast = signBuiltWithValue(attributed, key, certificate);
+    assert.equal(fast.xml, signXmlWithValue(serializeXml(attributed, { declaration: true }), key, certificate).xml);
+    assert.equal(xmlsecVerify(fast.xml), 0);
+    assert.throws(() => signBuiltWithValue(el('ECF', el('Signature', 'x')), key, certificate), (e: unknown) => e instanceof XmlError && e.code === XML_ERROR.ALREADY_SIGNED);
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    assert.throws(() => signBuiltWithValue(el('ECF', el('Version', '1.0')), other, certificate), (e: unknown) => e instanceof XmlError && e.code === XML_ERROR.SIGNING_KEY);
+  });
+});
 
 describe('signXml', () => {
   it('produces the DGII shape, accepted by xmlsec1 and verifyXml', () => {

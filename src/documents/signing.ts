@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/connect.ts';
 import { PermanentAuthorityError } from '../dgii/authority.ts';
-import { buildEcfXml, buildRfceXml, formatFechaHoraFirma, securityCode as securityCodeFrom, sentAsRfce, timbreUrl } from '../ecf/xml/index.ts';
+import { buildEcfTree, buildRfceXml, formatFechaHoraFirma, securityCode as securityCodeFrom, sentAsRfce, timbreUrl } from '../ecf/xml/index.ts';
 import { NO_CERTIFICATE_MESSAGE } from '../dgii/protocol/client.ts';
-import { signXml, signXmlWithValue } from '../xml/index.ts';
+import { signBuiltWithValue, signXml } from '../xml/index.ts';
 import type { SigningCredential } from '../certificates/check.ts';
 import { type DocumentRow, type DocumentSignature, findSignedXml, type SignedXml, storeSignatures } from './queries.ts';
 import { isEcfTipo } from '../ecf/ecf-types.ts';
@@ -37,7 +37,7 @@ export function signDocument(doc: DocumentRow, credential: SigningCredential, no
   const fechaHoraFirma = formatFechaHoraFirma(now);
   const sign = (xml: string): string => signXml(xml, credential.privateKey, credential.certificate, credential.chain);
   // The security code comes from the signature just made, not from parsing what was signed.
-  const signed = signXmlWithValue(buildEcfXml(tipo, doc.ecf, fechaHoraFirma), credential.privateKey, credential.certificate, credential.chain);
+  const signed = signBuiltWithValue(buildEcfTree(tipo, doc.ecf, fechaHoraFirma), credential.privateKey, credential.certificate, credential.chain);
   const signedXml = signed.xml;
   const securityCode = securityCodeFrom(signed.signatureValue);
   // The timbre carries the amount and date as the XML writes them.

@@ -22,6 +22,6 @@ export { el, escapeAttribute, escapeText, serializeXml, XML_DECLARATION } from '
 export type { SerializeOptions, XmlBuildAttributes, XmlBuildChild, XmlBuildElement, XmlBuildInput } from './build.ts';
 export { canonicalizeDocument, canonicalizeElement } from './c14n.ts';
 export type { C14nOptions } from './c14n.ts';
-export { MIN_RSA_BITS, signXml, signXmlWithValue, verifyXml, XMLDSIG } from './xmldsig.ts';
+export { MIN_RSA_BITS, signBuiltWithValue, signXml, signXmlWithValue, verifyXml, XMLDSIG } from './xmldsig.ts';
 export type { SignedXml as SignedXmlDocument } from './xmldsig.ts';
 export type { VerifyResult } from './xmldsig.ts';

@@ -1,7 +1,7 @@
 /** Enveloped XMLDSig signing and verification in the DGII profile (see xmldsig-profile.ts). */
 import { constants, createHash, sign, timingSafeEqual, verify, X509Certificate } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { XML_DECLARATION } from './build.ts';
+import { serializeXml, XML_DECLARATION, type XmlBuildElement } from './build.ts';
 import { canonicalizeDocument, canonicalizeElement } from './c14n.ts';
 import { XML_ERROR, XmlError } from './errors.ts';
 import { parseXml } from './parse.ts';
@@ -53,6 +53,11 @@ function appendToRoot(doc: XmlDocument, fragment: string): string {
 export function signedInfoInPlace(doc: XmlDocument, unsignedFragment: string): string | null {
   const root = doc.root;
   if (root.namespaceDeclarations.length > 0 || root.prefix !== '' || root.attributes.some((a) => a.prefix === 'xml')) return null;
+  return signedInfoUnderPlainRoot(unsignedFragment);
+}
+
+/** signedInfoInPlace under a root that leaves nothing to inherit. */
+function signedInfoUnderPlainRoot(unsignedFragment: string): string | null {
   const open = unsignedFragment.indexOf('<SignedInfo>');
   const close = unsignedFragment.indexOf('</SignedInfo>');
   if (open < 0 || close < open) return null;
@@ -85,11 +90,7 @@ export interface SignedXml {
  * Answers the SignatureValue too, so a caller need not parse what was just signed to read it.
  */
 export function signXmlWithValue(xml: string, key: KeyObject, certificate: X509Certificate, chain: readonly X509Certificate[] = []): SignedXml {
-  if (key.type !== 'private' || rsaBits(key) < MIN_RSA_BITS) {
-    throw new XmlError(XML_ERROR.SIGNING_KEY, `the signing key must be an RSA private key of at least ${MIN_RSA_BITS} bits`);
-  }
-  if (!certificate.checkPrivateKey(key)) throw new XmlError(XML_ERROR.SIGNING_KEY, 'the certificate does not belong to the signing key');
-  if (chain.length + 1 > MAX_KEYINFO_CERTIFICATES) throw new XmlError(XML_ERROR.SIGNING_KEY, `KeyInfo may carry at most ${MAX_KEYINFO_CERTIFICATES} certificates`);
+  checkSigner(key, certificate, chain);
   const doc = parseXml(xml);
   if (childElement(doc.root, 'Signature') !== undefined || countSignatures(doc) > 0) {
     throw new XmlError(XML_ERROR.ALREADY_SIGNED, 'the document already has a Signature');
@@ -103,6 +104,55 @@ export function signXmlWithValue(xml: string, key: KeyObject, certificate: X509C
   const signedInfo = signedInfoInPlace(doc, unsignedFragment) ?? signedInfoReadBack(doc, unsignedFragment);
   const signatureValue = sign('sha256', Buffer.from(signedInfo, 'utf8'), { key, padding: constants.RSA_PKCS1_PADDING }).toString('base64');
   return { xml: appendToRoot(doc, signatureFragment(digest, signatureValue, certificateBase64, chainBase64)), signatureValue };
+}
+
+/** Keys already found to belong to a certificate: the check costs as much as hashing the document. */
+const matched = new WeakMap<KeyObject, WeakSet<X509Certificate>>();
+
+function checkSigner(key: KeyObject, certificate: X509Certificate, chain: readonly X509Certificate[]): void {
+  if (key.type !== 'private' || rsaBits(key) < MIN_RSA_BITS) {
+    throw new XmlError(XML_ERROR.SIGNING_KEY, `the signing key must be an RSA private key of at least ${MIN_RSA_BITS} bits`);
+  }
+  if (matched.get(key)?.has(certificate) !== true) {
+    if (!certificate.checkPrivateKey(key)) throw new XmlError(XML_ERROR.SIGNING_KEY, 'the certificate does not belong to the signing key');
+    const certificates = matched.get(key) ?? new WeakSet<X509Certificate>();
+    certificates.add(certificate);
+    matched.set(key, certificates);
+  }
+  if (chain.length + 1 > MAX_KEYINFO_CERTIFICATES) throw new XmlError(XML_ERROR.SIGNING_KEY, `KeyInfo may carry at most ${MAX_KEYINFO_CERTIFICATES} certificates`);
+}
+
+/** True when no element of the tree has an attribute (or a namespace declaration), a prefix, or is a Signature. */
+function plainTree(root: XmlBuildElement): boolean {
+  const work: XmlBuildElement[] = [root];
+  for (let e = work.pop(); e !== undefined; e = work.pop()) {
+    if (e.attributes.length > 0 || e.name.includes(':') || e.name === 'Signature') return false;
+    for (const child of e.children) if (typeof child !== 'string') work.push(child);
+  }
+  return true;
+}
+
+/**
+ * signXmlWithValue for a document this service built (xml/build.ts), without writing it out and
+ * parsing it back. A tree with no attributes, namespaces or prefixes (DGII's e-CF and RFCE carry
+ * none) serialises to its own canonical form: C14N 1.0 writes such elements as start and end tag
+ * pairs with text escaped as serializeXml escapes it, which is what serializeXml writes. So the
+ * serialisation is what the Reference digests, and SignedInfo is canonical where it is placed
+ * (signedInfoInPlace). Any other tree is written out and signed by signXmlWithValue. The two give
+ * the same bytes (test/xmldsig.test.ts, and xmlsec1 verifies them).
+ */
+export function signBuiltWithValue(root: XmlBuildElement, key: KeyObject, certificate: X509Certificate, chain: readonly X509Certificate[] = []): SignedXml {
+  if (!plainTree(root)) return signXmlWithValue(serializeXml(root, { declaration: true }), key, certificate, chain);
+  checkSigner(key, certificate, chain);
+  const canonical = serializeXml(root, { declaration: false });
+  const digest = sha256Base64(canonical);
+  const certificateBase64 = certificate.raw.toString('base64');
+  const chainBase64 = chain.map((c) => c.raw.toString('base64'));
+  const signedInfo = signedInfoUnderPlainRoot(signatureFragment(digest, '', certificateBase64, chainBase64));
+  if (signedInfo === null) throw new XmlError(XML_ERROR.MALFORMED, 'internal: the Signature fragment has no SignedInfo');
+  const signatureValue = sign('sha256', Buffer.from(signedInfo, 'utf8'), { key, padding: constants.RSA_PKCS1_PADDING }).toString('base64');
+  const close = `</${root.name}>`;
+  return { xml: `${XML_DECLARATION}${canonical.slice(0, -close.length)}${signatureFragment(digest, signatureValue, certificateBase64, chainBase64)}${close}`, signatureValue };
 }
 
 /** signXmlWithValue's document alone. */

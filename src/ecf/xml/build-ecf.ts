@@ -1,6 +1,6 @@
 // The unsigned e-CF XML: the normalised JSON of one type written along that type's XSD tree,
 // with FechaHoraFirma (set when signing) as the last element before the Signature slot.
-import { serializeXml } from '../../xml/index.ts';
+import { serializeXml, type XmlBuildElement } from '../../xml/index.ts';
 import { checkLeaf } from '../validation/facets.ts';
 import { ecfSchema } from '../schema/ecf-schema.ts';
 import { isGroup } from '../schema/schema-types.ts';
@@ -16,6 +16,11 @@ const FECHA_HORA_FIRMA = 'FechaHoraFirma';
  * what signXml signs is exactly what was built.
  */
 export function buildEcfXml(tipo: EcfTipo, ecf: EcfObject, fechaHoraFirma: string): string {
+  return serializeXml(buildEcfTree(tipo, ecf, fechaHoraFirma), { declaration: true });
+}
+
+/** buildEcfXml's tree, for signing it without writing it out and reading it back (signBuiltWithValue). */
+export function buildEcfTree(tipo: EcfTipo, ecf: EcfObject, fechaHoraFirma: string): XmlBuildElement {
   const schema = ecfSchema(tipo);
   const last = schema.root.children.at(-1);
   if (last === undefined || last.name !== FECHA_HORA_FIRMA || isGroup(last)) {
@@ -28,5 +33,5 @@ export function buildEcfXml(tipo: EcfTipo, ecf: EcfObject, fechaHoraFirma: strin
 
   const root = buildGroup(schema.root, { ...ecf, [FECHA_HORA_FIRMA]: fechaHoraFirma }, 'ECF');
   if (root === undefined) throw new Error('internal: the e-CF root came out empty');
-  return serializeXml(root, { declaration: true });
+  return root;
 }

@@ -1,6 +1,6 @@
 // DGII XML documents: building the e-CF, RFCE and ARECF, the security code and timbre URL,
 // reading received e-CF back to JSON, and XSD validation of XML without xmllint.
-export { buildEcfXml } from './build-ecf.ts';
+export { buildEcfTree, buildEcfXml } from './build-ecf.ts';
 export { formatFechaHoraFirma, parseDgiiDateTime } from './dgii-time.ts';
 export { securityCode, securityCodeOf, timbreUrl } from './timbre.ts';
 export type { TimbreParams } from './timbre.ts';
