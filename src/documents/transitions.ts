@@ -59,8 +59,12 @@ export async function storeCreated(tx: Queryable, outbox: EventOutbox, docs: rea
 /** Written with a change, in its statement: given the moved row's id (a select), e.g. insertJobsFor. */
 type Also = (moved: Fragment) => Fragment;
 
-/** The change's statement from `current` as read; undefined when the document is no longer as read. */
-async function tryTransition(q: Queryable, outbox: EventOutbox, current: DocumentRow, to: Estado, info: DgiiInfo, also: Also | undefined, alone: boolean): Promise<DocumentRow | undefined | 'needs a transaction'> {
+/**
+ * The change's statement from `current` as read: the moved row (null unless `whole`), or undefined
+ * when the document is no longer as read. Alone (not `whole`), a change a listener writes after
+ * is not made: it needs a transaction.
+ */
+async function tryTransition(q: Queryable, outbox: EventOutbox, current: DocumentRow, to: Estado, info: DgiiInfo, also: Also | undefined, whole: boolean): Promise<{ row: DocumentRow | null } | undefined | 'needs a transaction'> {
   const payload = statusUpdatePayload({
     ...current,
     estado: to,
@@ -76,11 +80,11 @@ async function tryTransition(q: Queryable, outbox: EventOutbox, current: Documen
     entries.push({ kind: 'ecf.receptor_update', tenantId: current.tenantId, payload: receptorUpdatePayload(settled), sequence: current.eventSeq + 2 });
   }
   const events = outbox.prepare(q, 'ecf.status_update', entries, transitionedDocument(q));
-  if (alone && events.writesAfter) return 'needs a transaction';
-  const moved = await transitionDocument(q, current, to, { ...info, detail: info.detail ?? null, receptor }, events, also?.(transitionedDocument(q)) ?? null);
+  if (!whole && events.writesAfter) return 'needs a transaction';
+  const moved = await transitionDocument(q, current, to, { ...info, detail: info.detail ?? null, receptor }, events, also?.(transitionedDocument(q)) ?? null, whole);
   if (moved === undefined) return undefined;
   await events.settle(q, moved.eventOutcomes);
-  return moved.row;
+  return { row: moved.row };
 }
 
 /**
@@ -95,8 +99,8 @@ export async function transition(tx: Queryable, outbox: EventOutbox, doc: Docume
   if (!canTransition(doc.estado, to)) throw new Error(`a document cannot go from ${doc.estado} to ${to}`);
   let current: DocumentRow | undefined = doc;
   for (let attempt = 0; attempt < 2 && current !== undefined && current.estado === doc.estado; attempt++) {
-    const moved = await tryTransition(tx, outbox, current, to, info, also, false);
-    if (moved !== undefined) return moved as DocumentRow;
+    const moved = await tryTransition(tx, outbox, current, to, info, also, true);
+    if (moved !== undefined && moved !== 'needs a transaction' && moved.row !== null) return moved.row;
     current = await lockDocument(tx, doc.id);
   }
   return undefined;
@@ -107,15 +111,16 @@ export async function transition(tx: Queryable, outbox: EventOutbox, doc: Docume
  * without the BEGIN and COMMIT a single statement does not need (it is atomic by itself): two
  * round trips fewer per change. A transaction is opened still when a listener of the outbox
  * writes after the statement (the buyer's e-mail on a verdict), or when the document changed
- * meanwhile and must be read again under its lock.
+ * meanwhile and must be read again under its lock. True when the document moved; the moved row
+ * is not read back.
  */
-export async function transitionAlone(sql: Sql, outbox: EventOutbox, doc: DocumentRow, to: Estado, info: DgiiInfo, also?: Also): Promise<DocumentRow | undefined> {
+export async function transitionAlone(sql: Sql, outbox: EventOutbox, doc: DocumentRow, to: Estado, info: DgiiInfo, also?: Also): Promise<boolean> {
   if (!canTransition(doc.estado, to)) throw new Error(`a document cannot go from ${doc.estado} to ${to}`);
-  const moved = await tryTransition(sql, outbox, doc, to, info, also, true);
-  if (moved !== undefined && moved !== 'needs a transaction') return moved;
+  const moved = await tryTransition(sql, outbox, doc, to, info, also, false);
+  if (moved !== undefined && moved !== 'needs a transaction') return true;
   return sql.begin(async (tx) => {
     // Changed meanwhile: read again under its lock, so that the change holds at once.
     const current = moved === undefined ? await lockDocument(tx, doc.id) : doc;
-    return current === undefined || current.estado !== doc.estado ? undefined : transition(tx, outbox, current, to, info, also);
+    return current !== undefined && current.estado === doc.estado && (await transition(tx, outbox, current, to, info, also)) !== undefined;
   });
 }
