@@ -40,8 +40,16 @@ const REQUEST_TIMEOUT_MS = 3_000;
  * A leak of 1 KiB per request would add ~5 MiB here.
  */
 const HEAP_GROWTH_BOUND = 4 * 1024 * 1024;
-/** Growth allowed, second half over first, of memory held outside the JS heap for JS objects (Buffers, zlib, crypto). */
+/**
+ * Growth allowed of memory held outside the JS heap for JS objects (Buffers, zlib, crypto): the
+ * run's end over the first half's peak. A single probe may also catch buffers still held for a
+ * moment: runs of 2026-11-27 saw one probe of the second half at 18–26 MiB against a first half
+ * of 14–17 MiB, on the code before that day's changes as after them, and the next probe back at
+ * the first half's level. So a probe's peak is held only to EXTERNAL_PEAK_MARGIN, and growth to
+ * this bound at the end, where a leak of 1 KiB per request would show as 5 MiB.
+ */
 const EXTERNAL_GROWTH_BOUND = 4 * 1024 * 1024;
+const EXTERNAL_PEAK_MARGIN = 16 * 1024 * 1024;
 /**
  * RSS also counts memory the allocator and V8 keep reserved after freeing it, and give back at
  * their own pace. Measured in this run with the heap, external memory and file descriptors
@@ -177,7 +185,9 @@ test('10,000 malformed requests: no 5xx, no hang, no crash, no error logged, mem
   assert.ok(heapPeak - first.heapUsed < HEAP_GROWTH_BOUND, `heap after a full GC grows less than ${mib(HEAP_GROWTH_BOUND)} MiB over the second half (${table})`);
   const firstHalf = memory.filter((m) => m.after >= PHASE && m.after <= REQUESTS / 2);
   const externalPeak = (ms: typeof memory) => Math.max(...ms.map((m) => m.external));
-  assert.ok(externalPeak(half) < externalPeak(firstHalf) + EXTERNAL_GROWTH_BOUND, `external memory after a full GC: the second half's peak within ${mib(EXTERNAL_GROWTH_BOUND)} MiB of the first half's (${table})`);
+  const last = memory.at(-1)!;
+  assert.ok(last.external < externalPeak(firstHalf) + EXTERNAL_GROWTH_BOUND, `external memory after a full GC: the run's end within ${mib(EXTERNAL_GROWTH_BOUND)} MiB of the first half's peak (${table})`);
+  assert.ok(externalPeak(half) < externalPeak(firstHalf) + EXTERNAL_PEAK_MARGIN, `external memory after a full GC: the second half's peak within ${mib(EXTERNAL_PEAK_MARGIN)} MiB of the first half's (${table})`);
   const fdsPeak = (ms: typeof memory) => Math.max(...ms.map((m) => m.fds));
   assert.ok(fdsPeak(half) <= fdsPeak(firstHalf) + FD_MARGIN, `no file descriptor is left open: the second half's peak within ${FD_MARGIN} of the first half's (${table})`);
   const rssPeak = (ms: typeof memory) => Math.max(...ms.map((m) => m.rss));
