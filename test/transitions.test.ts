@@ -114,4 +114,16 @@ test('a transition alone runs without a transaction, reads a changed document ag
   await assert.rejects(transitionAlone(t.sql, outbox, doc, 'en_proceso', { trackId: 'track-c', dgiiCode: null, dgiiMessage: null }), /the listener failed/);
   assert.ok(sawTransaction, 'the listener ran inside the change\'s transaction');
   assert.equal((await findDocumentById(t.sql, doc.id))?.estado, 'recibido', 'the change rolled back with the listener\'s failure');
+
+  // In that transaction, what the caller writes with the change (built on the pool, as the
+  // pipeline builds it) is written by the change's statement.
+  const quiet = outboxWithDeliveries();
+  let wrote = 0;
+  quiet.onEvent({ wants: () => true, write: async () => void wrote++ });
+  const key = `alone-also:${doc.id}`;
+  const also = (moved: Fragment) => insertJobsFor(t.sql, [{ ref: doc.id, job: { kind: 'noop' as const, uniqueKey: key } }], moved);
+  assert.equal(await transitionAlone(t.sql, quiet, doc, 'en_proceso', { trackId: 'track-d', dgiiCode: null, dgiiMessage: null }, also), true);
+  assert.equal(wrote, 1);
+  assert.equal((await t.sql<{ n: number }[]>`select count(*)::int as n from jobs where unique_key = ${key}`)[0]?.n, 1);
+  assert.equal((await findDocumentById(t.sql, doc.id))?.trackId, 'track-d');
 });
