@@ -27,8 +27,8 @@ const GROUP_FULL_RETRY_MS = 100;
  * Claims jobs from the jobs table and runs them, at most `concurrency` at once. Each claim
  * asks for every free slot plus one batch (`batchSize`) ahead, kept in a local prefetch
  * queue, so a finished job's slot is filled at once, without waiting for a claim. A claim
- * that comes back full means more work is waiting, so it claims again as soon as half a
- * batch fits; otherwise it sleeps
+ * that comes back full means more work is waiting, so it claims again as soon as half the
+ * slots (or half a batch, if more) fit; otherwise it sleeps
  * `pollIntervalMs` unless nudged (a job enqueued by this process, or a wake-up from another
  * instance). Finished jobs are deleted in batches (CompletionBatcher). Every write after the
  * claim is conditioned on still owning the lease, so a worker that lost its lease (paused,
@@ -213,13 +213,13 @@ export class WorkerRuntime {
   }
 
   private async pollLoop(): Promise<void> {
-    const { batchSize, pollIntervalMs, leaseMs } = this.options;
+    const { pollIntervalMs, leaseMs } = this.options;
     let failures = 0;
     while (this.running) {
       this.startPrefetched();
-      // Enough for every free slot plus one batch ahead; claim once at least half a batch fits.
+      // Enough for every free slot plus one batch ahead; claim once enough fits (claimAtLeast).
       const room = this.roomToClaim();
-      if (room < batchSize / 2) {
+      if (room < this.claimAtLeast) {
         await this.sleep(pollIntervalMs);
         continue;
       }
@@ -242,8 +242,19 @@ export class WorkerRuntime {
       this.startPrefetched();
       // A full claim, or a group left out that has room again: claim again as soon as there
       // is room (a finished job nudges).
-      if (!(this.backlog || this.groups.reopened) || this.roomToClaim() < batchSize / 2) await this.sleep(pollIntervalMs);
+      if (!(this.backlog || this.groups.reopened) || this.roomToClaim() < this.claimAtLeast) await this.sleep(pollIntervalMs);
     }
+  }
+
+  /**
+   * The room a claim waits for: half the slots, or half a batch when that is more. Under load,
+   * claiming as soon as half a batch (10 jobs by default) fits made many small claims, each a
+   * round trip; waiting for half the slots drains a backlog of short jobs 35–45 % faster
+   * (27,000 → 34,000–40,000 jobs/s, docs/benchmarks.md). The slots do not wait for it: the batch
+   * claimed ahead keeps them busy, all but the few between a batch and half the slots.
+   */
+  private get claimAtLeast(): number {
+    return Math.max(this.options.batchSize, this.options.concurrency) / 2;
   }
 
   private roomToClaim(): number {
@@ -304,7 +315,7 @@ export class WorkerRuntime {
     this.groups.finished(entry.group);
     this.startPrefetched();
     this.groups.reopen(entry.group);
-    if ((this.backlog || this.groups.reopened) && this.roomToClaim() >= this.options.batchSize / 2) this.nudge();
+    if ((this.backlog || this.groups.reopened) && this.roomToClaim() >= this.claimAtLeast) this.nudge();
   }
 
   private async execute(job: JobRow, entry: ActiveJob): Promise<void> {
