@@ -22,7 +22,8 @@ import {
   type DocumentEmailRow, type EmailChangeRow, type EmailSettingsRow, findDocumentEmail, findEmailSettings, queueDocumentEmail,
   recordEmailOutcome, reopenDocumentEmail, saveEmailSettings,
 } from './email-queries.ts';
-import { findDocument, findDocumentById, findSignedXml, type DocumentRow } from './queries.ts';
+import { findDocument, findDocumentById, type DocumentRow } from './queries.ts';
+import { findSignedXml } from './signature-queries.ts';
 import { Input } from '../lib/input.ts';
 
 /** E-mails of one tenant being sent at once, per instance. */

@@ -10,22 +10,6 @@ export type { DocumentRow } from './rows.ts';
 export { FIRST_EVENT_SEQ };
 export type { ReceptorEstado };
 
-/** What signing adds to a document, stored in one statement. */
-export interface DocumentSignature {
-  signedXml: string;
-  rfceXml: string | null;
-  securityCode: string;
-  timbreUrl: string;
-  fechaHoraFirma: string;
-}
-
-export interface SignedXml {
-  signedXml: string;
-  rfceXml: string | null;
-  /** From the signature, stored with it (null only on rows signed before it was stored). */
-  securityCode: string | null;
-}
-
 export interface HistoryRow {
   estado: Estado;
   dgiiCode: string | null;
@@ -143,36 +127,6 @@ export async function findDocumentsById(sql: Queryable, ids: readonly string[]):
   return new Map(rows.map((r) => [r.id, r]));
 }
 
-/**
- * Stores each signature unless its document already has one (a concurrent worker signed it
- * first); either way answers the XML each document keeps, so every attempt sends the same bytes.
- * One statement for the documents signed together (and one more for any signed by someone else).
- */
-export async function storeSignatures(sql: Queryable, entries: readonly { id: string; signature: DocumentSignature }[]): Promise<Map<string, SignedXml>> {
-  // One JSON parameter: the signed XML is escaped once, natively, rather than as array elements.
-  const input = entries.map(({ id, signature: s }) => ({ id, signed_xml: s.signedXml, rfce_xml: s.rfceXml, security_code: s.securityCode, timbre_url: s.timbreUrl, fecha_hora_firma: s.fechaHoraFirma }));
-  const rows = await sql<(SignedXml & { id: string })[]>`
-    update documents d set signed_xml = s.signed_xml, rfce_xml = s.rfce_xml, security_code = s.security_code,
-      timbre_url = s.timbre_url, fecha_hora_firma = s.fecha_hora_firma, updated_at = now()
-    from jsonb_to_recordset(${sql.json(input)}) as s(id uuid, signed_xml text, rfce_xml text, security_code text, timbre_url text, fecha_hora_firma text)
-    where d.id = s.id and d.signed_xml is null
-    returning d.id, d.signed_xml, d.rfce_xml, d.security_code`;
-  const stored = new Map(rows.map(({ id, ...signed }) => [id, signed]));
-  for (const { id } of entries) {
-    if (stored.has(id)) continue;
-    const kept = await findSignedXml(sql, id);
-    if (kept !== undefined) stored.set(id, kept);
-  }
-  return stored;
-}
-
-/** The signed XML of a document, undefined while it has none. */
-export async function findSignedXml(sql: Queryable, id: string): Promise<SignedXml | undefined> {
-  const [row] = await sql<{ signedXml: string | null; rfceXml: string | null; securityCode: string | null }[]>`
-    select signed_xml, rfce_xml, security_code from documents where id = ${id}`;
-  if (row === undefined || row.signedXml === null) return undefined;
-  return { signedXml: row.signedXml, rfceXml: row.rfceXml, securityCode: row.securityCode };
-}
 
 export async function documentHistory(sql: Queryable, documentId: string): Promise<HistoryRow[]> {
   return sql<HistoryRow[]>`
@@ -292,12 +246,6 @@ export async function documentsIn(sql: Queryable, tenantId: number, environment:
     order by encf limit ${limit}`;
 }
 
-/** Forgets the signature of a document in error, so its resubmission is signed anew. */
-export async function clearSignature(sql: Queryable, id: string): Promise<void> {
-  await sql`
-    update documents set signed_xml = null, rfce_xml = null, security_code = null, timbre_url = null, fecha_hora_firma = null, updated_at = now()
-    where id = ${id}`;
-}
 
 /** An e-CF of the tenant by its eNCF, for the rules on the documents a 33 or 34 modifies. */
 export interface EncfHolder {

@@ -6,8 +6,9 @@ import { toPage } from '../lib/page.ts';
 import { emitDocument } from './emit.ts';
 import { SequenceBatcher } from './numbering.ts';
 import {
-  clearSignature, countDocumentsIn, creditedAgainst, documentHistory, findByEncf, findDocument, findSignedXml, listDocuments, usedEncfs, type DocumentRow, type ListFilter,
+  countDocumentsIn, creditedAgainst, documentHistory, findByEncf, findDocument, listDocuments, usedEncfs, type DocumentRow, type ListFilter,
 } from './queries.ts';
+import { clearSignature, findSignedXml } from './signature-queries.ts';
 import { findArecf, findReceivedAcecf } from './receptor-queries.ts';
 import { insertJob } from '../queue/queries.ts';
 import type { DocumentUsage, SequenceService } from '../sequences/service.ts';

@@ -4,7 +4,8 @@ import { buildEcfTree, buildRfceXml, formatFechaHoraFirma, securityCode as secur
 import { NO_CERTIFICATE_MESSAGE } from '../dgii/protocol/client.ts';
 import { signBuiltWithValue, signXml } from '../xml/index.ts';
 import type { SigningCredential } from '../certificates/check.ts';
-import { type DocumentRow, type DocumentSignature, findSignedXml, type SignedXml, storeSignatures } from './queries.ts';
+import type { DocumentRow } from './queries.ts';
+import { type DocumentSignature, findSignedXml, type SignedXml, storeSignatures } from './signature-queries.ts';
 import { isEcfTipo } from '../ecf/ecf-types.ts';
 import type { EcfObject, EcfValue } from '../ecf/types.ts';
 import { errorMessage } from '../errors.ts';

@@ -59,12 +59,8 @@ export async function storeCreated(tx: Queryable, outbox: EventOutbox, docs: rea
 /** Written with a change, in its statement: given the moved row's id (a select), e.g. insertJobsFor. */
 type Also = (moved: Fragment) => Fragment;
 
-/**
- * The change's statement from `current` as read: the moved row (null unless `whole`), or undefined
- * when the document is no longer as read. Alone (not `whole`), a change a listener writes after
- * is not made: it needs a transaction.
- */
-async function tryTransition(q: Queryable, outbox: EventOutbox, current: DocumentRow, to: Estado, info: DgiiInfo, also: Also | undefined, whole: boolean): Promise<{ row: DocumentRow | null } | undefined | 'needs a transaction'> {
+/** The events of the change from `current`: its status update, and the buyer leg's when settled with it. */
+function prepareChange(q: Queryable, outbox: EventOutbox, current: DocumentRow, to: Estado, info: DgiiInfo) {
   const payload = statusUpdatePayload({
     ...current,
     estado: to,
@@ -79,8 +75,17 @@ async function tryTransition(q: Queryable, outbox: EventOutbox, current: Documen
     const settled = { ...current, estado: to, receptorEstado: receptor.estado, receptorMotivo: receptor.motivo, receptorDetalle: receptor.detalle, receptorUpdatedAt: receptor.at };
     entries.push({ kind: 'ecf.receptor_update', tenantId: current.tenantId, payload: receptorUpdatePayload(settled), sequence: current.eventSeq + 2 });
   }
-  const events = outbox.prepare(q, 'ecf.status_update', entries, transitionedDocument(q));
-  if (!whole && events.writesAfter) return 'needs a transaction';
+  return { events: outbox.prepare(q, 'ecf.status_update', entries, transitionedDocument(q)), receptor };
+}
+
+/**
+ * The change's statement from `current` as read: the moved row (null unless `whole`), or undefined
+ * when the document is no longer as read.
+ */
+async function runChange(
+  q: Queryable, current: DocumentRow, to: Estado, info: DgiiInfo, change: ReturnType<typeof prepareChange>, also: Also | undefined, whole: boolean,
+): Promise<{ row: DocumentRow | null } | undefined> {
+  const { events, receptor } = change;
   const moved = await transitionDocument(q, current, to, { ...info, detail: info.detail ?? null, receptor }, events, also?.(transitionedDocument(q)) ?? null, whole);
   if (moved === undefined) return undefined;
   await events.settle(q, moved.eventOutcomes);
@@ -99,8 +104,8 @@ export async function transition(tx: Queryable, outbox: EventOutbox, doc: Docume
   if (!canTransition(doc.estado, to)) throw new Error(`a document cannot go from ${doc.estado} to ${to}`);
   let current: DocumentRow | undefined = doc;
   for (let attempt = 0; attempt < 2 && current !== undefined && current.estado === doc.estado; attempt++) {
-    const moved = await tryTransition(tx, outbox, current, to, info, also, true);
-    if (moved !== undefined && moved !== 'needs a transaction' && moved.row !== null) return moved.row;
+    const moved = await runChange(tx, current, to, info, prepareChange(tx, outbox, current, to, info), also, true);
+    if (moved?.row != null) return moved.row;
     current = await lockDocument(tx, doc.id);
   }
   return undefined;
@@ -116,8 +121,10 @@ export async function transition(tx: Queryable, outbox: EventOutbox, doc: Docume
  */
 export async function transitionAlone(sql: Sql, outbox: EventOutbox, doc: DocumentRow, to: Estado, info: DgiiInfo, also?: Also): Promise<boolean> {
   if (!canTransition(doc.estado, to)) throw new Error(`a document cannot go from ${doc.estado} to ${to}`);
-  const moved = await tryTransition(sql, outbox, doc, to, info, also, false);
-  if (moved !== undefined && moved !== 'needs a transaction') return true;
+  const change = prepareChange(sql, outbox, doc, to, info);
+  // null: not run, as a listener writes after it; undefined: the document changed meanwhile.
+  const moved = change.events.writesAfter ? null : await runChange(sql, doc, to, info, change, also, false);
+  if (moved != null) return true;
   return sql.begin(async (tx) => {
     // Changed meanwhile: read again under its lock, so that the change holds at once.
     const current = moved === undefined ? await lockDocument(tx, doc.id) : doc;

@@ -97,13 +97,23 @@ export function signXmlWithValue(xml: string, key: KeyObject, certificate: X509C
   }
 
   // Nothing is removed by the enveloped transform yet, so the document as it stands is what the Reference covers.
-  const digest = sha256Base64(canonicalizeDocument(doc));
+  const { fragment, signatureValue } = signatureOver(sha256Base64(canonicalizeDocument(doc)), key, certificate, chain, (unsigned) => signedInfoInPlace(doc, unsigned) ?? signedInfoReadBack(doc, unsigned));
+  return { xml: appendToRoot(doc, fragment), signatureValue };
+}
+
+/**
+ * The Signature element for a document whose canonical form digests to `digest`: SignedInfo, as
+ * `canonicalSignedInfo` canonicalises it where it is placed, signed with `key`. The one place the
+ * key signs (the signing audit, docs/architecture.md).
+ */
+function signatureOver(
+  digest: string, key: KeyObject, certificate: X509Certificate, chain: readonly X509Certificate[], canonicalSignedInfo: (unsignedFragment: string) => string,
+): { fragment: string; signatureValue: string } {
   const certificateBase64 = certificate.raw.toString('base64');
   const chainBase64 = chain.map((c) => c.raw.toString('base64'));
-  const unsignedFragment = signatureFragment(digest, '', certificateBase64, chainBase64);
-  const signedInfo = signedInfoInPlace(doc, unsignedFragment) ?? signedInfoReadBack(doc, unsignedFragment);
+  const signedInfo = canonicalSignedInfo(signatureFragment(digest, '', certificateBase64, chainBase64));
   const signatureValue = sign('sha256', Buffer.from(signedInfo, 'utf8'), { key, padding: constants.RSA_PKCS1_PADDING }).toString('base64');
-  return { xml: appendToRoot(doc, signatureFragment(digest, signatureValue, certificateBase64, chainBase64)), signatureValue };
+  return { fragment: signatureFragment(digest, signatureValue, certificateBase64, chainBase64), signatureValue };
 }
 
 /** Keys already found to belong to a certificate: the check costs as much as hashing the document. */
@@ -145,14 +155,13 @@ export function signBuiltWithValue(root: XmlBuildElement, key: KeyObject, certif
   if (!plainTree(root)) return signXmlWithValue(serializeXml(root, { declaration: true }), key, certificate, chain);
   checkSigner(key, certificate, chain);
   const canonical = serializeXml(root, { declaration: false });
-  const digest = sha256Base64(canonical);
-  const certificateBase64 = certificate.raw.toString('base64');
-  const chainBase64 = chain.map((c) => c.raw.toString('base64'));
-  const signedInfo = signedInfoUnderPlainRoot(signatureFragment(digest, '', certificateBase64, chainBase64));
-  if (signedInfo === null) throw new XmlError(XML_ERROR.MALFORMED, 'internal: the Signature fragment has no SignedInfo');
-  const signatureValue = sign('sha256', Buffer.from(signedInfo, 'utf8'), { key, padding: constants.RSA_PKCS1_PADDING }).toString('base64');
+  const { fragment, signatureValue } = signatureOver(sha256Base64(canonical), key, certificate, chain, (unsigned) => {
+    const signedInfo = signedInfoUnderPlainRoot(unsigned);
+    if (signedInfo === null) throw new XmlError(XML_ERROR.MALFORMED, 'internal: the Signature fragment has no SignedInfo');
+    return signedInfo;
+  });
   const close = `</${root.name}>`;
-  return { xml: `${XML_DECLARATION}${canonical.slice(0, -close.length)}${signatureFragment(digest, signatureValue, certificateBase64, chainBase64)}${close}`, signatureValue };
+  return { xml: `${XML_DECLARATION}${canonical.slice(0, -close.length)}${fragment}${close}`, signatureValue };
 }
 
 /** signXmlWithValue's document alone. */

@@ -146,7 +146,10 @@ function attempt(req: HttpRequest, options: HttpOptions): Promise<HttpAnswer> {
         else chunks.push(chunk);
       });
       res.on('error', (err) => settle(err));
-      res.on('aborted', () => settle(Object.assign(new Error('the answer was cut short'), { code: 'ECONNRESET' })));
+      // Closed before its end: the connection was cut mid-answer ('end' settles a whole one first).
+      res.on('close', () => {
+        if (!res.complete) settle(Object.assign(new Error('the answer was cut short'), { code: 'ECONNRESET' }));
+      });
       res.on('end', () => {
         const contentType = res.headers['content-type'] ?? '';
         const text = Buffer.concat(chunks, size).toString('utf8');
