@@ -66,9 +66,11 @@ export function insertJobsFor(sql: Queryable, jobs: readonly { ref: string; job:
  * A job with a rerun asked is left for the runtime, whose completion runs it again.
  */
 export function deleteFinishedJobs(sql: Queryable, owned: postgres.PendingQuery<postgres.Row[]>): postgres.PendingQuery<postgres.Row[]> {
+  // By id through the primary key whatever the plan (as claimJobs): a statement's generic plan
+  // may take `owned` for a hundred rows, and hash-join it with the whole table.
   return sql`
     delete from jobs j using (${owned}) as o(id, owner)
-    where j.id = o.id and j.locked_by = o.owner and not j.rerun
+    where j.id = any(array(select k.id from (${owned}) as k(id, owner))) and j.id = o.id and j.locked_by = o.owner and not j.rerun
     returning j.id`;
 }
 

@@ -113,14 +113,20 @@ export type DeliveryToSend = DeliveryRow & {
   previousSecretExpiresAt: Date | null;
 };
 
-/** A delivery with its event's body and the tenant's current webhook settings: one round trip per attempt. */
-/** Several deliveries with what sending them needs, by id (one statement for a batch of jobs). */
+/**
+ * Several deliveries with what sending them needs, by id (one statement for a batch of jobs).
+ * The ids travel as JSON, not as a uuid[]: the planner counts a constant array's elements, so
+ * `= any($1::uuid[])` made every plan a custom one (planned again on each run, most of this
+ * statement's cost in PostgreSQL), while a JSON set has a fixed estimate and its generic plan,
+ * made once per connection, is kept (docs/architecture.md, "Plans made once").
+ */
 export async function findDeliveriesToSend(sql: Queryable, ids: string[]): Promise<Map<string, DeliveryToSend>> {
   const rows = await sql<DeliveryToSend[]>`
     select ${sql.unsafe(D_COLUMNS)}, e.body, e.sequence as event_sequence, s.url as settings_url, s.secret_sealed,
       s.previous_secret_sealed, s.previous_secret_expires_at
-    from webhook_deliveries d join events e on e.id = d.event_id left join webhook_settings s on s.tenant_id = d.tenant_id
-    where d.id = any(${ids}::uuid[])`;
+    from jsonb_array_elements_text(${sql.json(ids)}) as i(id)
+    join webhook_deliveries d on d.id = i.id::uuid
+    join events e on e.id = d.event_id left join webhook_settings s on s.tenant_id = d.tenant_id`;
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -187,18 +193,14 @@ export async function recordAttempts(sql: Queryable, attempts: readonly AttemptT
   const iso = (d: Date | null) => (d === null ? null : d.toISOString());
   const rows = await sql<(DeliveryRow & { applied: boolean; jobDone: boolean })[]>`
     with input as (
-      -- ok travels as 0/1: the driver serialises a boolean[] parameter's elements with its
-      -- boolean serialiser, which a JS array cannot feed.
-      select id, series, status, url, ok_bit = 1 as ok, status_code, error, at, next_attempt_at, duration_ms, response_body, job_id, job_owner
-      from unnest(
-        ${attempts.map((a) => a.d.id)}::uuid[], ${attempts.map((a) => a.d.series)}::integer[],
-        ${attempts.map((a) => a.next.status)}::text[], ${attempts.map((a) => a.url)}::text[],
-        ${attempts.map((a) => (a.r.ok ? 1 : 0))}::integer[], ${attempts.map((a) => a.r.statusCode)}::integer[],
-        ${attempts.map((a) => a.r.error)}::text[], ${attempts.map((a) => iso(a.at))}::timestamptz[],
-        ${attempts.map((a) => iso(a.next.nextAttemptAt))}::timestamptz[], ${attempts.map((a) => a.r.durationMs)}::integer[],
-        ${attempts.map((a) => a.r.responseBody)}::text[], ${attempts.map((a) => a.job?.id ?? null)}::bigint[],
-        ${attempts.map((a) => a.job?.owner ?? null)}::text[]
-      ) as u(id, series, status, url, ok_bit, status_code, error, at, next_attempt_at, duration_ms, response_body, job_id, job_owner)
+      -- One JSON set rather than unnest over arrays: the planner counts a constant array's
+      -- elements, which made every plan of this statement a custom one (see findDeliveriesToSend).
+      select * from jsonb_to_recordset(${sql.json(attempts.map((a) => ({
+        id: a.d.id, series: a.d.series, status: a.next.status, url: a.url, ok: a.r.ok, status_code: a.r.statusCode,
+        error: a.r.error, at: iso(a.at), next_attempt_at: iso(a.next.nextAttemptAt), duration_ms: a.r.durationMs,
+        response_body: a.r.responseBody, job_id: a.job?.id ?? null, job_owner: a.job?.owner ?? null,
+      })))}) as u(id uuid, series integer, status text, url text, ok boolean, status_code integer, error text, at timestamptz,
+        next_attempt_at timestamptz, duration_ms integer, response_body text, job_id bigint, job_owner text)
     ), target as (
       select w.id, (w.status = 'pending' and w.series = i.series) as applies
       from webhook_deliveries w join input i on i.id = w.id
