@@ -115,18 +115,15 @@ export type DeliveryToSend = DeliveryRow & {
 
 /**
  * Several deliveries with what sending them needs, by id (one statement for a batch of jobs).
- * The ids travel as JSON, not as a uuid[]: the planner counts a constant array's elements, so
- * `= any($1::uuid[])` made every plan a custom one (planned again on each run, most of this
- * statement's cost in PostgreSQL), while a JSON set has a fixed estimate and its generic plan,
- * made once per connection, is kept (docs/architecture.md, "Plans made once").
+ * The ids are looked up as `= any(array(select ...))` (docs/architecture.md, "Plans made
+ * once"): PostgreSQL plans that once per connection, through the primary key.
  */
 export async function findDeliveriesToSend(sql: Queryable, ids: string[]): Promise<Map<string, DeliveryToSend>> {
   const rows = await sql<DeliveryToSend[]>`
     select ${sql.unsafe(D_COLUMNS)}, e.body, e.sequence as event_sequence, s.url as settings_url, s.secret_sealed,
       s.previous_secret_sealed, s.previous_secret_expires_at
-    from jsonb_array_elements_text(${sql.json(ids)}) as i(id)
-    join webhook_deliveries d on d.id = i.id::uuid
-    join events e on e.id = d.event_id left join webhook_settings s on s.tenant_id = d.tenant_id`;
+    from webhook_deliveries d join events e on e.id = d.event_id left join webhook_settings s on s.tenant_id = d.tenant_id
+    where d.id = any(array(select jsonb_array_elements_text(${sql.json(ids)})::uuid))`;
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -193,8 +190,8 @@ export async function recordAttempts(sql: Queryable, attempts: readonly AttemptT
   const iso = (d: Date | null) => (d === null ? null : d.toISOString());
   const rows = await sql<(DeliveryRow & { applied: boolean; jobDone: boolean })[]>`
     with input as (
-      -- One JSON set rather than unnest over arrays: the planner counts a constant array's
-      -- elements, which made every plan of this statement a custom one (see findDeliveriesToSend).
+      -- One JSON set, and the deliveries looked up by id as \`= any(array(select ...))\`:
+      -- planned once per connection, through the primary key (see findDeliveriesToSend).
       select * from jsonb_to_recordset(${sql.json(attempts.map((a) => ({
         id: a.d.id, series: a.d.series, status: a.next.status, url: a.url, ok: a.r.ok, status_code: a.r.statusCode,
         error: a.r.error, at: iso(a.at), next_attempt_at: iso(a.next.nextAttemptAt), duration_ms: a.r.durationMs,
@@ -204,6 +201,7 @@ export async function recordAttempts(sql: Queryable, attempts: readonly AttemptT
     ), target as (
       select w.id, (w.status = 'pending' and w.series = i.series) as applies
       from webhook_deliveries w join input i on i.id = w.id
+      where w.id = any(array(select id from input))
       order by w.id
       for update of w
     ), updated as (
@@ -219,7 +217,7 @@ export async function recordAttempts(sql: Queryable, attempts: readonly AttemptT
         next_attempt_at = case when t.applies then i.next_attempt_at else w.next_attempt_at end,
         delivered_at = case when t.applies and i.ok then i.at else w.delivered_at end
       from target t join input i on i.id = t.id
-      where w.id = t.id
+      where w.id = any(array(select id from target)) and w.id = t.id
       returning ${sql.unsafe(W_COLUMNS)}, t.applies as applied
     ), attempt as (
       insert into webhook_attempts (delivery_id, number, url, at, status_code, duration_ms, ok, error, response_body)
