@@ -1,0 +1,86 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import postgres from 'postgres';
+import { migrate } from '../src/db/migrate.ts';
+import { createLogger } from '../src/log.ts';
+import { findDeliveriesToSend, recordAttempts, type AttemptToRecord } from '../src/webhooks/queries.ts';
+import { createTestDatabase, SERVER_URL, type TestDatabase } from './helpers/db.ts';
+
+// The statements a webhook delivery runs on every attempt are planned once per connection
+// (docs/architecture.md, "Plans made once"). PostgreSQL plans a prepared statement anew on each
+// run while its custom plans look cheaper than the generic one; with the ids passed as a uuid[],
+// the planner counted each run's array and did so forever, and planning was most of what these
+// statements cost the server. The generic plan must also go through the primary key, or every
+// attempt would read the whole table.
+
+let t: TestDatabase;
+let one: postgres.Sql;
+before(async () => {
+  t = await createTestDatabase();
+  await migrate(t.db.sql, createLogger('silent'));
+  // One connection, so pg_prepared_statements shows the plans of every run below (the
+  // embedded database is one session already).
+  one = SERVER_URL === null ? t.db.sql : postgres(t.url, { max: 1, onnotice: () => {} });
+  // Tables of a database in use: the planner's choices follow their size.
+  const [tenant] = await one<{ id: number }[]>`insert into tenants (name, rnc) values ('Historial SRL', '101672919') returning id`;
+  await one`insert into events (id, tenant_id, kind, body, sequence)
+    select gen_random_uuid(), ${tenant?.id ?? 0}, 'ecf.status_update', '{}', 1 from generate_series(1, 20000)`;
+  await one`insert into webhook_deliveries (id, tenant_id, event_id, event, status, url)
+    select gen_random_uuid(), tenant_id, id, kind, 'delivered', 'https://hooks.example/ecf' from events`;
+  await one`analyze`;
+});
+after(async () => {
+  if (SERVER_URL !== null) await one.end();
+  await t.close();
+});
+
+function attempt(): AttemptToRecord {
+  return {
+    d: { id: randomUUID(), series: 1 }, job: null, url: 'https://hooks.example/ecf', at: new Date(),
+    r: { ok: true, statusCode: 204, durationMs: 3, error: null, responseBody: '' },
+    next: { status: 'delivered', nextAttemptAt: null },
+  };
+}
+
+/** Generic and custom plans made so far for the prepared statement whose text has `marker`. */
+async function plansOf(marker: string): Promise<{ generic: number; custom: number }> {
+  const rows = await one<{ genericPlans: number; customPlans: number }[]>`
+    select generic_plans::int as "genericPlans", custom_plans::int as "customPlans" from pg_prepared_statements where statement like ${`%${marker}%`}`;
+  assert.equal(rows.length, 1, `one prepared statement holds ${marker}`);
+  return { generic: rows[0]?.genericPlans ?? 0, custom: rows[0]?.customPlans ?? 0 };
+}
+
+test('the statements of a delivery attempt are planned once, then run on their generic plan', async () => {
+  for (let run = 0; run < 20; run++) {
+    const batch = 1 + (run % 4); // a claim's batch varies in size
+    await findDeliveriesToSend(one, Array.from({ length: batch }, () => randomUUID()));
+    await recordAttempts(one, Array.from({ length: batch }, attempt));
+  }
+  // PostgreSQL makes five custom plans before it weighs the generic one.
+  for (const marker of ['s.previous_secret_expires_at', 'insert into webhook_attempts']) {
+    const plans = await plansOf(marker);
+    assert.ok(plans.custom <= 5 && plans.generic >= 15, `${marker}: ${JSON.stringify(plans)}`);
+  }
+});
+
+test('the generic plan finds deliveries through the primary key, not by reading the table', async () => {
+  await findDeliveriesToSend(one, [randomUUID()]); // prepared on this connection
+  await one`set plan_cache_mode = force_generic_plan`;
+  try {
+    const name = await statementName('s.previous_secret_expires_at');
+    const plan = await one.unsafe<{ 'QUERY PLAN': string }[]>(`explain (costs off) execute ${name}('${JSON.stringify([randomUUID()])}')`);
+    const lines = plan.map((r) => r['QUERY PLAN']).join('\n');
+    assert.match(lines, /webhook_deliveries_pkey/, lines);
+    assert.doesNotMatch(lines, /Seq Scan on webhook_deliveries/, lines);
+  } finally {
+    await one`set plan_cache_mode = auto`;
+  }
+});
+
+/** The name the driver prepared the statement with `marker` under, on this connection. */
+async function statementName(marker: string): Promise<string> {
+  const [row] = await one<{ name: string }[]>`select name from pg_prepared_statements where statement like ${`%${marker}%`}`;
+  assert.ok(row !== undefined, `a prepared statement holds ${marker}`);
+  return row.name;
+}
