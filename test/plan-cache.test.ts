@@ -68,8 +68,9 @@ test('the generic plan finds deliveries through the primary key, not by reading 
   await findDeliveriesToSend(one, [randomUUID()]); // prepared on this connection
   await one`set plan_cache_mode = force_generic_plan`;
   try {
+    // Quoted: the driver's names are random letters and digits, and may start with a digit.
     const name = await statementName('s.previous_secret_expires_at');
-    const plan = await one.unsafe<{ 'QUERY PLAN': string }[]>(`explain (costs off) execute ${name}('${JSON.stringify([randomUUID()])}')`);
+    const plan = await one.unsafe<{ 'QUERY PLAN': string }[]>(`explain (costs off) execute "${name}"('${JSON.stringify([randomUUID()])}')`);
     const lines = plan.map((r) => r['QUERY PLAN']).join('\n');
     assert.match(lines, /webhook_deliveries_pkey/, lines);
     assert.doesNotMatch(lines, /Seq Scan on webhook_deliveries/, lines);
