@@ -158,10 +158,17 @@ try {
     return new Map(rows.map((r) => [r.relname, { seqScan: r.seqScan, seqRead: r.seqTupRead, idxScan: r.idxScan }]));
   };
 
+  /** Transactions committed or rolled back in this database: a statement outside BEGIN is one. */
+  const transactions = async (): Promise<number> => {
+    const [row] = await sql<{ n: number }[]>`select (xact_commit + xact_rollback)::int as n from pg_stat_database where datname = current_database()`;
+    return row?.n ?? 0;
+  };
+
   // Warm-up: JIT to steady state (see WARMUP_DOCUMENTS), pools, the DGII token, the certificate's key.
   await emitAll(service, tenant, WARMUP_DOCUMENTS, CLIENTS, 'warmup');
   await untilSettled();
   const statsBefore = await tableStats();
+  const transactionsBefore = await transactions();
   const pollsBefore = polls;
 
   const cpuBefore = await cpuMsOf(service.pid);
@@ -185,6 +192,9 @@ try {
   const accepted = (estados.aceptado ?? 0) - WARMUP_DOCUMENTS;
   const statsAfter = await tableStats();
   const ownPolls = polls - pollsBefore;
+  // Less this benchmark's own statements in between: its polls, the states' count, the two
+  // reads of the backends' CPU and the statistics read after the run.
+  const transactionsPerDocument = round(((await transactions()) - transactionsBefore - ownPolls - 4) / DOCUMENTS, 1);
   const seqScans = [...statsAfter].map(([table, after]) => {
     const before = statsBefore.get(table) ?? { seqScan: 0, seqRead: 0, idxScan: 0 };
     return { table, seqScans: after.seqScan - before.seqScan, rowsRead: after.seqRead - before.seqRead };
@@ -206,13 +216,13 @@ try {
       'floor: one core\'s RSA-2048 SHA-256 signatures per second (node:crypto sign, the operation an e-CF\'s XMLDSig costs), measured after the run in a process of its own',
       `CPU ms/document: the service process's user+system CPU over the measured documents; the simulator's own CPU is shown apart (${simCpuMsPerDocument} ms/document)`,
       `the machine's CPU per document (ms): service ${cpuMsPerDocument}, PostgreSQL's backends ${serverCpuMsPerDocument}, simulator ${simCpuMsPerDocument}, webhook receiver ${receiverCpuMsPerDocument}, this benchmark's clients ${ownCpuMsPerDocument}: ${machineCpuMsPerDocument} in all, so ${nproc} cores could finish at most ${round((nproc * 1000) / machineCpuMsPerDocument, 0)} documents/s with every process as it is`,
-      `outcome: ${JSON.stringify(estados)} (warm-up included); ${deliveries} webhook deliveries during the run`,
+      `outcome: ${JSON.stringify(estados)} (warm-up included); ${deliveries} webhook deliveries during the run; ${transactionsPerDocument} PostgreSQL transactions per document (pg_stat_database; a statement outside BEGIN counts as one)`,
       `sequential scans during the run (table: scans, rows read; the benchmark polled ${ownPolls} times and counted the states once): ${seqScans.length === 0 ? 'none' : seqScans.map((t) => `${t.table}: ${t.seqScans}, ${t.rowsRead}`).join('; ')}`,
       `targets: CPU ≤ ${CPU_TARGET_MS} ms/document, documents/s ≥ ${FLOOR_SHARE_TARGET} × signatures/s, every document aceptado`,
     ],
     columns: ['documents', 'seconds', 'documents/s', 'CPU ms/document', 'signatures/s (1 core)', 'documents/s ÷ signatures/s', 'targets'],
     rows: [[DOCUMENTS, round(seconds, 2), documentsPerSecond, cpuMsPerDocument, round(floor, 0), share, verdict(met)]],
-    data: { documents: DOCUMENTS, clients: CLIENTS, seconds, seqScans, documentsPerSecond, cpuMsPerDocument, simCpuMsPerDocument, serverCpuMsPerDocument, receiverCpuMsPerDocument, ownCpuMsPerDocument, machineCpuMsPerDocument, signaturesPerSecond: floor, share, estados, deliveries, met },
+    data: { documents: DOCUMENTS, clients: CLIENTS, seconds, seqScans, documentsPerSecond, cpuMsPerDocument, simCpuMsPerDocument, serverCpuMsPerDocument, receiverCpuMsPerDocument, ownCpuMsPerDocument, machineCpuMsPerDocument, transactionsPerDocument, signaturesPerSecond: floor, share, estados, deliveries, met },
     headlines: [
       { figure: 'pipeline CPU per document', value: `${cpuMsPerDocument} ms`, target: `≤ ${CPU_TARGET_MS} ms`, met: cpuMsPerDocument <= CPU_TARGET_MS },
       { figure: 'pipeline documents/s ÷ RSA-2048 signatures/s', value: `${share} (${documentsPerSecond} vs ${round(floor, 0)})`, target: `≥ ${FLOOR_SHARE_TARGET}`, met: share >= FLOOR_SHARE_TARGET },
