@@ -5,6 +5,7 @@ import postgres from 'postgres';
 import { migrate } from '../src/db/migrate.ts';
 import { createLogger } from '../src/log.ts';
 import { findDeliveriesToSend, recordAttempts, type AttemptToRecord } from '../src/webhooks/queries.ts';
+import { storeSignatures } from '../src/documents/signature-queries.ts';
 import { createTestDatabase, SERVER_URL, type TestDatabase } from './helpers/db.ts';
 
 // The statements a webhook delivery runs on every attempt are planned once per connection
@@ -28,6 +29,11 @@ before(async () => {
     select gen_random_uuid(), ${tenant?.id ?? 0}, 'ecf.status_update', '{}', 1 from generate_series(1, 20000)`;
   await one`insert into webhook_deliveries (id, tenant_id, event_id, event, status, url)
     select gen_random_uuid(), tenant_id, id, kind, 'delivered', 'https://hooks.example/ecf' from events`;
+  // A few thousand documents: few enough that a plan taking a hundred rows for its JSON input
+  // would rather read them all than look each up.
+  await one`insert into documents (id, tenant_id, environment, tipo, encf, estado, rnc_emisor, rnc_comprador, fecha_emision, monto_total, ecf, event_seq)
+    select gen_random_uuid(), ${tenant?.id ?? 0}, 'TesteCF', 31, 'E31' || lpad(g::text, 10, '0'), 'aceptado', '101672919', '131880681', current_date, 1000, '{}'::jsonb, 3
+    from generate_series(1, 3000) g`;
   await one`analyze`;
 });
 after(async () => {
@@ -74,6 +80,21 @@ test('the generic plan finds deliveries through the primary key, not by reading 
     const lines = plan.map((r) => r['QUERY PLAN']).join('\n');
     assert.match(lines, /webhook_deliveries_pkey/, lines);
     assert.doesNotMatch(lines, /Seq Scan on webhook_deliveries/, lines);
+  } finally {
+    await one`set plan_cache_mode = auto`;
+  }
+});
+
+test('storing signatures finds the documents through the primary key on the generic plan', async () => {
+  const signature = { signedXml: '<ECF/>', rfceXml: null, securityCode: 'a1B2c3', timbreUrl: 'https://ecf.dgii.gov.do/x', fechaHoraFirma: '01-01-2026 00:00:00' };
+  await storeSignatures(one, [{ id: randomUUID(), signature }]); // prepared on this connection
+  await one`set plan_cache_mode = force_generic_plan`;
+  try {
+    const name = await statementName('update documents d set signed_xml');
+    const plan = await one.unsafe<{ 'QUERY PLAN': string }[]>(`explain (costs off) execute "${name}"('[]')`);
+    const lines = plan.map((r) => r['QUERY PLAN']).join('\n');
+    assert.match(lines, /documents_pkey/, lines);
+    assert.doesNotMatch(lines, /Seq Scan on documents/, lines);
   } finally {
     await one`set plan_cache_mode = auto`;
   }

@@ -26,12 +26,18 @@ export interface SignedXml {
  */
 export async function storeSignatures(sql: Queryable, entries: readonly { id: string; signature: DocumentSignature }[]): Promise<Map<string, SignedXml>> {
   // One JSON parameter: the signed XML is escaped once, natively, rather than as array elements.
+  // The documents are found as `= any(array(select ...))`, through the primary key whatever the
+  // plan: joined to the JSON set directly, the generic plan (a hundred rows estimated) read a
+  // table of a few thousand documents whole (docs/architecture.md, "Plans made once").
   const input = entries.map(({ id, signature: s }) => ({ id, signed_xml: s.signedXml, rfce_xml: s.rfceXml, security_code: s.securityCode, timbre_url: s.timbreUrl, fecha_hora_firma: s.fechaHoraFirma }));
   const rows = await sql<(SignedXml & { id: string })[]>`
+    with s as (
+      select * from jsonb_to_recordset(${sql.json(input)}) as s(id uuid, signed_xml text, rfce_xml text, security_code text, timbre_url text, fecha_hora_firma text)
+    )
     update documents d set signed_xml = s.signed_xml, rfce_xml = s.rfce_xml, security_code = s.security_code,
       timbre_url = s.timbre_url, fecha_hora_firma = s.fecha_hora_firma, updated_at = now()
-    from jsonb_to_recordset(${sql.json(input)}) as s(id uuid, signed_xml text, rfce_xml text, security_code text, timbre_url text, fecha_hora_firma text)
-    where d.id = s.id and d.signed_xml is null
+    from s
+    where d.id = any(array(select id from s)) and d.id = s.id and d.signed_xml is null
     returning d.id, d.signed_xml, d.rfce_xml, d.security_code`;
   const stored = new Map(rows.map(({ id, ...signed }) => [id, signed]));
   for (const { id } of entries) {
