@@ -6,6 +6,8 @@ import { migrate } from '../src/db/migrate.ts';
 import { createLogger } from '../src/log.ts';
 import { findDeliveriesToSend, recordAttempts, type AttemptToRecord } from '../src/webhooks/queries.ts';
 import { storeSignatures } from '../src/documents/signature-queries.ts';
+import { transitionDocuments, transitionedDocument } from '../src/documents/queries.ts';
+import { EventOutbox } from '../src/events/outbox.ts';
 import { createTestDatabase, SERVER_URL, type TestDatabase } from './helpers/db.ts';
 
 // The statements a webhook delivery runs on every attempt are planned once per connection
@@ -92,6 +94,30 @@ test('storing signatures finds the documents through the primary key on the gene
   try {
     const name = await statementName('update documents d set signed_xml');
     const plan = await one.unsafe<{ 'QUERY PLAN': string }[]>(`explain (costs off) execute "${name}"('[]')`);
+    const lines = plan.map((r) => r['QUERY PLAN']).join('\n');
+    assert.match(lines, /documents_pkey/, lines);
+    assert.doesNotMatch(lines, /Seq Scan on documents/, lines);
+  } finally {
+    await one`set plan_cache_mode = auto`;
+  }
+});
+
+test('state changes are planned once, and find their documents through the primary key on the generic plan', async () => {
+  const outbox = new EventOutbox();
+  const changes = (n: number) => Array.from({ length: n }, () => ({ doc: { id: randomUUID(), estado: 'recibido' as const, eventSeq: 1 }, to: 'en_proceso' as const, trackId: 't', dgiiCode: null, dgiiMessage: null, detail: null }));
+  for (let run = 0; run < 20; run++) {
+    const batch = changes(1 + (run % 4)); // the changes of a turn vary in number
+    const events = outbox.prepare(one, 'ecf.status_update', batch.map((c) => ({ tenantId: 1, payload: {}, sequence: 2, ref: c.doc.id })), transitionedDocument(one));
+    const { moved } = await transitionDocuments(one, batch, events, null, false);
+    assert.equal(moved.size, 0);
+  }
+  const plans = await plansOf('from_event_seq integer');
+  assert.ok(plans.custom <= 5 && plans.generic >= 15, JSON.stringify(plans));
+  await one`set plan_cache_mode = force_generic_plan`;
+  try {
+    const [row] = await one<{ name: string; types: string[] }[]>`select name, parameter_types::text[] as types from pg_prepared_statements where statement like '%from_event_seq integer%'`;
+    assert.ok(row !== undefined);
+    const plan = await one.unsafe<{ 'QUERY PLAN': string }[]>(`explain (costs off) execute "${row.name}"(${row.types.map(() => "'[]'").join(', ')})`);
     const lines = plan.map((r) => r['QUERY PLAN']).join('\n');
     assert.match(lines, /documents_pkey/, lines);
     assert.doesNotMatch(lines, /Seq Scan on documents/, lines);

@@ -4,14 +4,13 @@ import { PermanentAuthorityError, type Submission, type SubmitResult, type TaxAu
 import { securityCodeOf } from '../ecf/xml/index.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import type { Logger } from '../log.ts';
-import { insertJobsFor } from '../queue/queries.ts';
 import type { JobPayloads } from '../queue/kinds.ts';
 import type { JobContext, JobDefinition } from '../queue/runtime.ts';
 import { findDocumentById, findDocumentsById, type DocumentRow } from './queries.ts';
 import { storeSignatures, type DocumentSignature, type SignedXml } from './signature-queries.ts';
 import { lostAnswers } from './lost-answers.ts';
 import { type CredentialsOf, ensureSigned, type SignatureStore } from './signing.ts';
-import { transitionAlone } from './transitions.ts';
+import { transitionsAlone, type Change } from './transitions.ts';
 import { BatchLoader } from '../lib/batch-loader.ts';
 import { buyerLegWith } from './buyer-delivery.ts';
 import type { ReceiverDirectory } from '../dgii/directory.ts';
@@ -95,6 +94,28 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
     }));
   });
   const store: SignatureStore = (id, signature) => signatures.get({ id, signature });
+  // The state changes the jobs of a turn make (the answers DGII gave them, read together) are
+  // written with one statement. Should that statement fail, each change is tried on its own, so
+  // that one document's failure stays its own.
+  const changes = new BatchLoader<Change, { moved: boolean } | { failed: unknown }>(async (batch) => {
+    try {
+      const moved = await transitionsAlone(sql, outbox, batch);
+      return new Map(batch.map((c) => [c, { moved: moved.has(c.doc.id) }]));
+    } catch (err) {
+      if (batch.length === 1) throw err;
+      return new Map(await Promise.all(batch.map(async (c) => {
+        const outcome = await transitionsAlone(sql, outbox, [c]).then((m) => ({ moved: m.has(c.doc.id) }), (failed: unknown) => ({ failed }));
+        return [c, outcome] as const;
+      })));
+    }
+  });
+  /** Moves the document (with the others of the turn); false when it was no longer as read. */
+  async function move(change: Change): Promise<boolean> {
+    const outcome = await changes.get(change);
+    if (outcome === undefined) return false;
+    if ('failed' in outcome) throw outcome.failed;
+    return outcome.moved;
+  }
 
   /** The planned wait of a job whose document's environment is in a published window, or null. */
   function paused(doc: DocumentRow, ctx: JobContext): number | null {
@@ -108,15 +129,15 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
   async function finish(doc: DocumentRow, verdict: Verdict, trackId?: string | null): Promise<void> {
     const leg = buyerLegWith(doc, verdict.estado, deps.directory);
     const info = { trackId, dgiiCode: verdict.dgiiCode, dgiiMessage: verdict.dgiiMessage, secuenciaUtilizada: verdict.secuenciaUtilizada ?? null };
-    if (leg.kind === 'no_aplica') await transitionAlone(sql, outbox, doc, verdict.estado, { ...info, receptorNoAplica: leg.detalle });
-    else if (leg.kind === 'deliver') await transitionAlone(sql, outbox, doc, verdict.estado, info, (moved) => insertJobsFor(sql, [{ ref: doc.id, job: leg.job }], moved));
-    else await transitionAlone(sql, outbox, doc, verdict.estado, info);
+    if (leg.kind === 'no_aplica') await move({ doc, to: verdict.estado, info: { ...info, receptorNoAplica: leg.detalle } });
+    else if (leg.kind === 'deliver') await move({ doc, to: verdict.estado, info, jobs: [leg.job] });
+    else await move({ doc, to: verdict.estado, info });
   }
 
   async function fail(documentId: string, dgiiCode: string | null, dgiiMessage: string): Promise<void> {
     const doc = await findDocumentById(sql, documentId);
     if (doc === undefined || (doc.estado !== 'recibido' && doc.estado !== 'en_proceso')) return;
-    await transitionAlone(sql, outbox, doc, 'error', { dgiiCode, dgiiMessage });
+    await move({ doc, to: 'error', info: { dgiiCode, dgiiMessage } });
     log.warn('document could not be processed', { document: doc.id, reason: dgiiMessage });
   }
 
@@ -124,7 +145,7 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
   async function queued(doc: DocumentRow, trackId: string): Promise<void> {
     const payload: PollPayload = { documentId: doc.id, trackId, since: Date.now(), interval: config.pollIntervalMs };
     const poll = { kind: 'document.poll' as const, payload, delayMs: config.pollIntervalMs, uniqueKey: POLL_JOB_KEY_PREFIX + doc.id };
-    await transitionAlone(sql, outbox, doc, 'en_proceso', { trackId, dgiiCode: null, dgiiMessage: null }, (moved) => insertJobsFor(sql, [{ ref: doc.id, job: poll }], moved));
+    await move({ doc, to: 'en_proceso', info: { trackId, dgiiCode: null, dgiiMessage: null }, jobs: [poll] });
   }
 
   /**

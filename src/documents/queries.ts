@@ -148,49 +148,77 @@ export async function lockDocument(sql: Queryable, id: string): Promise<Document
   return row;
 }
 
+/** One document's change for transitionDocuments: from its state as read, to `to`, with what DGII said. */
+export interface DocumentChange {
+  doc: { id: string; estado: Estado; eventSeq: number };
+  to: Estado;
+  trackId?: string | null;
+  dgiiCode: string | null;
+  dgiiMessage: string | null;
+  secuenciaUtilizada?: boolean | null;
+  detail: string | null;
+  /** The buyer leg settled with the change (its event follows the change's own). */
+  receptor?: { estado: ReceptorEstado; motivo: string | null; detalle: string; at: Date } | null;
+}
+
 /**
- * Moves a document from `from` to `to` with its history row and its event (`events`, prepared
- * with transitionedDocument as their condition) and `also`, a data-modifying statement the caller
- * conditions on transitionedDocument too: one statement, one round trip. Only while the document
- * is in `from` with event_seq `eventSeq` (the event was numbered eventSeq + 1); otherwise nothing
- * is written and the answer is undefined. The moved row comes back only when `whole` (a caller
- * that shows it): reading back the e-CF's JSON a background job does not need was a tenth of its
- * work in the driver.
+ * Moves documents, each from its state to its `to`, with their history rows, their events
+ * (`events`, prepared with transitionedDocument as their condition and each document's id as
+ * its event's ref) and `also`, a data-modifying statement the caller conditions on
+ * transitionedDocument too: one statement and one round trip however many documents. A document
+ * moves only while it is in its `doc.estado` with event_seq `doc.eventSeq` (its event was
+ * numbered eventSeq + 1); the answer lists those that moved. Their rows come back only when
+ * `whole` (a caller that shows it): reading back the e-CF's JSON a background job does not need
+ * was a tenth of its work in the driver. The changes travel as one JSON parameter and the
+ * documents are found as `= any(array(select ...))`: one statement text for any count, whose
+ * generic plan goes through the primary key (docs/architecture.md, "Plans made once").
  */
-export async function transitionDocument(
+export async function transitionDocuments(
   sql: Queryable,
-  doc: { id: string; estado: Estado; eventSeq: number },
-  to: Estado,
-  dgii: {
-    trackId?: string | null; dgiiCode: string | null; dgiiMessage: string | null; secuenciaUtilizada?: boolean | null; detail: string | null;
-    /** The buyer leg settled with the change (its event is the second of `events`). */
-    receptor?: { estado: ReceptorEstado; motivo: string | null; detalle: string; at: Date } | null;
-  },
+  changes: readonly DocumentChange[],
   events: { ctes: Fragment; outcomes: Fragment },
   also: Fragment | null,
   whole: boolean,
-): Promise<{ row: DocumentRow | null; eventOutcomes: number[] } | undefined> {
-  const r = dgii.receptor ?? null;
-  const [row] = await sql<(DocumentRow & { eventOutcomes: number[] })[]>`
-    with transitioned_document as (
-      update documents set estado = ${to}, updated_at = now(), event_seq = event_seq + ${r === null ? 1 : 2},${r === null ? sql`` : sql`
-        receptor_estado = ${r.estado}, receptor_motivo = ${r.motivo}, receptor_detalle = ${r.detalle}, receptor_updated_at = ${r.at},`}
-        track_id = coalesce(${dgii.trackId ?? null}, track_id),
-        dgii_code = ${dgii.dgiiCode}, dgii_message = ${dgii.dgiiMessage},
-        secuencia_utilizada = coalesce(${dgii.secuenciaUtilizada ?? null}::boolean, secuencia_utilizada)
-      where id = ${doc.id} and estado = ${doc.estado} and event_seq = ${doc.eventSeq}
-      returning ${whole ? sql.unsafe(COLUMNS) : sql`id, estado, dgii_code, dgii_message, track_id`}
+): Promise<{ rows: DocumentRow[]; moved: Set<string>; eventOutcomes: number[] }> {
+  // The change's columns are named apart from the documents' own, so RETURNING names these unqualified.
+  const input = changes.map((c) => {
+    const r = c.receptor ?? null;
+    return {
+      change_id: c.doc.id, from_estado: c.doc.estado, from_event_seq: c.doc.eventSeq, to_estado: c.to, step: r === null ? 1 : 2,
+      settles_receptor: r !== null, new_receptor_estado: r?.estado ?? null, new_receptor_motivo: r?.motivo ?? null, new_receptor_detalle: r?.detalle ?? null, new_receptor_at: r?.at ?? null,
+      new_track_id: c.trackId ?? null, new_dgii_code: c.dgiiCode, new_dgii_message: c.dgiiMessage, new_secuencia_utilizada: c.secuenciaUtilizada ?? null, history_detail: c.detail,
+    };
+  });
+  const rows = await sql<(DocumentRow & { historyDetail: string | null; eventOutcomes: number[] })[]>`
+    with change as (
+      select * from jsonb_to_recordset(${sql.json(input as never)}) as c(
+        change_id uuid, from_estado text, from_event_seq integer, to_estado text, step integer,
+        settles_receptor boolean, new_receptor_estado text, new_receptor_motivo text, new_receptor_detalle text, new_receptor_at timestamptz,
+        new_track_id text, new_dgii_code text, new_dgii_message text, new_secuencia_utilizada boolean, history_detail text)
+    ),
+    transitioned_document as (
+      update documents d set estado = c.to_estado, updated_at = now(), event_seq = d.event_seq + c.step,
+        receptor_estado = case when c.settles_receptor then c.new_receptor_estado else d.receptor_estado end,
+        receptor_motivo = case when c.settles_receptor then c.new_receptor_motivo else d.receptor_motivo end,
+        receptor_detalle = case when c.settles_receptor then c.new_receptor_detalle else d.receptor_detalle end,
+        receptor_updated_at = case when c.settles_receptor then c.new_receptor_at else d.receptor_updated_at end,
+        track_id = coalesce(c.new_track_id, d.track_id),
+        dgii_code = c.new_dgii_code, dgii_message = c.new_dgii_message,
+        secuencia_utilizada = coalesce(c.new_secuencia_utilizada, d.secuencia_utilizada)
+      from change c
+      where d.id = any(array(select change_id from change)) and d.id = c.change_id and d.estado = c.from_estado and d.event_seq = c.from_event_seq
+      returning ${whole ? sql.unsafe(COLUMNS) : sql`id, estado, dgii_code, dgii_message, track_id`}, history_detail
     ),
     transition_history as (
       insert into document_history (document_id, estado, dgii_code, dgii_message, track_id, detail)
-      select id, estado, dgii_code, dgii_message, track_id, ${dgii.detail} from transitioned_document
+      select id, estado, dgii_code, dgii_message, track_id, history_detail from transitioned_document
     ),
     ${events.ctes}${also === null ? sql`` : sql`,
     transition_also as (${also})`}
     select ${whole ? sql`transitioned_document.*` : sql`transitioned_document.id`}, ${events.outcomes} from transitioned_document`;
-  if (row === undefined) return undefined;
-  const { eventOutcomes, ...moved } = row;
-  return { row: whole ? moved : null, eventOutcomes };
+  const moved = new Set(rows.map((r) => r.id));
+  const eventOutcomes = rows[0]?.eventOutcomes ?? [];
+  return { rows: whole ? rows.map(({ eventOutcomes: _o, historyDetail: _d, ...row }) => row) : [], moved, eventOutcomes };
 }
 
 export interface ListFilter extends IssuedPageFilter {

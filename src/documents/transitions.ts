@@ -1,7 +1,7 @@
 import type { Queryable, Sql } from '../db/connect.ts';
-import type { EventEntry, EventOutbox, Fragment } from '../events/outbox.ts';
+import type { EventEntry, EventOutbox } from '../events/outbox.ts';
 import { receptorUpdatePayload } from './views.ts';
-import { FIRST_EVENT_SEQ, insertCreatedDocuments, lockDocument, transitionDocument, transitionedDocument, type DocumentRow, type NewDocument } from './queries.ts';
+import { FIRST_EVENT_SEQ, insertCreatedDocuments, lockDocument, transitionDocuments, transitionedDocument, type DocumentChange, type DocumentRow, type NewDocument } from './queries.ts';
 import { insertJobsFor, type NewJob } from '../queue/queries.ts';
 import { canTransition, type Estado } from '../ecf/states.ts';
 import { erpPayload } from './erp-reference.ts';
@@ -56,78 +56,118 @@ export async function storeCreated(tx: Queryable, outbox: EventOutbox, docs: rea
   return seqs;
 }
 
-/** Written with a change, in its statement: given the moved row's id (a select), e.g. insertJobsFor. */
-type Also = (moved: Fragment) => Fragment;
+/** One document's change: the document as read, where it goes, what DGII said, and the jobs made with it. */
+export interface Change {
+  doc: DocumentRow;
+  to: Estado;
+  info: DgiiInfo;
+  /** Jobs enqueued with the change, in its statement, only if the document moves (e.g. its first poll). */
+  jobs?: readonly NewJob[];
+}
 
-/** The events of the change from `current`: its status update, and the buyer leg's when settled with it. */
-function prepareChange(q: Queryable, outbox: EventOutbox, current: DocumentRow, to: Estado, info: DgiiInfo) {
-  const payload = statusUpdatePayload({
-    ...current,
-    estado: to,
-    dgiiCode: info.dgiiCode,
-    dgiiMessage: info.dgiiMessage,
-    trackId: info.trackId ?? current.trackId,
-    secuenciaUtilizada: info.secuenciaUtilizada ?? current.secuenciaUtilizada,
+/** Each change's events: its status update, and the buyer leg's when settled with it. */
+function prepareChanges(q: Queryable, outbox: EventOutbox, changes: readonly Change[]) {
+  const entries: EventEntry[] = [];
+  const documentChanges: DocumentChange[] = changes.map(({ doc: current, to, info }) => {
+    const payload = statusUpdatePayload({
+      ...current,
+      estado: to,
+      dgiiCode: info.dgiiCode,
+      dgiiMessage: info.dgiiMessage,
+      trackId: info.trackId ?? current.trackId,
+      secuenciaUtilizada: info.secuenciaUtilizada ?? current.secuenciaUtilizada,
+    });
+    entries.push({ tenantId: current.tenantId, payload, sequence: current.eventSeq + 1, ref: current.id });
+    const receptor = info.receptorNoAplica === undefined ? null : { estado: 'no_aplica' as const, motivo: null, detalle: info.receptorNoAplica, at: new Date() };
+    if (receptor !== null) {
+      const settled = { ...current, estado: to, receptorEstado: receptor.estado, receptorMotivo: receptor.motivo, receptorDetalle: receptor.detalle, receptorUpdatedAt: receptor.at };
+      entries.push({ kind: 'ecf.receptor_update', tenantId: current.tenantId, payload: receptorUpdatePayload(settled), sequence: current.eventSeq + 2, ref: current.id });
+    }
+    return { doc: current, to, trackId: info.trackId, dgiiCode: info.dgiiCode, dgiiMessage: info.dgiiMessage, secuenciaUtilizada: info.secuenciaUtilizada, detail: info.detail ?? null, receptor };
   });
-  const entries: EventEntry[] = [{ tenantId: current.tenantId, payload, sequence: current.eventSeq + 1 }];
-  const receptor = info.receptorNoAplica === undefined ? null : { estado: 'no_aplica' as const, motivo: null, detalle: info.receptorNoAplica, at: new Date() };
-  if (receptor !== null) {
-    const settled = { ...current, estado: to, receptorEstado: receptor.estado, receptorMotivo: receptor.motivo, receptorDetalle: receptor.detalle, receptorUpdatedAt: receptor.at };
-    entries.push({ kind: 'ecf.receptor_update', tenantId: current.tenantId, payload: receptorUpdatePayload(settled), sequence: current.eventSeq + 2 });
-  }
-  return { events: outbox.prepare(q, 'ecf.status_update', entries, transitionedDocument(q)), receptor };
+  return { events: outbox.prepare(q, 'ecf.status_update', entries, transitionedDocument(q)), documentChanges };
 }
 
 /**
- * The change's statement from `current` as read: the moved row (null unless `whole`), or undefined
- * when the document is no longer as read.
+ * The changes' statement from their documents as read: the moved rows (none unless `whole`) and
+ * the ids of the documents that moved; the others were no longer as read.
  */
-async function runChange(
-  q: Queryable, current: DocumentRow, to: Estado, info: DgiiInfo, change: ReturnType<typeof prepareChange>, also: Also | undefined, whole: boolean,
-): Promise<{ row: DocumentRow | null } | undefined> {
-  const { events, receptor } = change;
-  const moved = await transitionDocument(q, current, to, { ...info, detail: info.detail ?? null, receptor }, events, also?.(transitionedDocument(q)) ?? null, whole);
-  if (moved === undefined) return undefined;
-  await events.settle(q, moved.eventOutcomes);
-  return { row: moved.row };
+async function runChanges(q: Queryable, changes: readonly Change[], prepared: ReturnType<typeof prepareChanges>, whole: boolean): Promise<{ rows: DocumentRow[]; moved: Set<string> }> {
+  const jobs = changes.flatMap((c) => (c.jobs ?? []).map((job) => ({ ref: c.doc.id, job })));
+  const also = jobs.length === 0 ? null : insertJobsFor(q, jobs, transitionedDocument(q));
+  const { rows, moved, eventOutcomes } = await transitionDocuments(q, prepared.documentChanges, prepared.events, also, whole);
+  if (moved.size > 0) await prepared.events.settle(q, eventOutcomes, moved);
+  return { rows, moved };
+}
+
+function checkAllowed(changes: readonly Change[]): void {
+  for (const { doc, to } of changes) if (!canTransition(doc.estado, to)) throw new Error(`a document cannot go from ${doc.estado} to ${to}`);
 }
 
 /**
  * Moves `doc` to `to` with its history row and event, in the caller's transaction: one
- * statement (transitionDocument). The event is numbered from `doc` as read, so the statement
+ * statement (transitionDocuments). The event is numbered from `doc` as read, so the statement
  * holds only while the document's event_seq is still that; should another change of the document
  * have numbered an event meanwhile (its buyer leg, its e-mail), the document is read again under
  * its row lock, which keeps it so for the second try. Returns undefined when the document was no
  * longer in `doc.estado` (someone else moved it).
  */
-export async function transition(tx: Queryable, outbox: EventOutbox, doc: DocumentRow, to: Estado, info: DgiiInfo, also?: Also): Promise<DocumentRow | undefined> {
-  if (!canTransition(doc.estado, to)) throw new Error(`a document cannot go from ${doc.estado} to ${to}`);
+export async function transition(tx: Queryable, outbox: EventOutbox, doc: DocumentRow, to: Estado, info: DgiiInfo, jobs?: readonly NewJob[]): Promise<DocumentRow | undefined> {
+  checkAllowed([{ doc, to, info }]);
   let current: DocumentRow | undefined = doc;
   for (let attempt = 0; attempt < 2 && current !== undefined && current.estado === doc.estado; attempt++) {
-    const moved = await runChange(tx, current, to, info, prepareChange(tx, outbox, current, to, info), also, true);
-    if (moved?.row != null) return moved.row;
+    const change: Change = jobs === undefined ? { doc: current, to, info } : { doc: current, to, info, jobs };
+    const { rows } = await runChanges(tx, [change], prepareChanges(tx, outbox, [change]), true);
+    if (rows[0] !== undefined) return rows[0];
     current = await lockDocument(tx, doc.id);
   }
   return undefined;
 }
 
+/** transition() of a change whose document was no longer as read: read again under its lock, in `tx`. */
+async function again(tx: Queryable, outbox: EventOutbox, change: Change): Promise<boolean> {
+  const current = await lockDocument(tx, change.doc.id);
+  return current !== undefined && current.estado === change.doc.estado && (await transition(tx, outbox, current, change.to, change.info, change.jobs)) !== undefined;
+}
+
 /**
- * transition() when the change is all the caller writes: its one statement runs on its own,
- * without the BEGIN and COMMIT a single statement does not need (it is atomic by itself): two
- * round trips fewer per change. A transaction is opened still when a listener of the outbox
- * writes after the statement (the buyer's e-mail on a verdict), or when the document changed
- * meanwhile and must be read again under its lock. True when the document moved; the moved row
- * is not read back.
+ * transition() for changes that are all their callers write (a background job's), several
+ * documents in one statement. It runs on its own, without the BEGIN and COMMIT a single statement
+ * does not need (it is atomic by itself): two round trips fewer. A transaction is opened still
+ * when a listener of the outbox writes after the statement (the buyer's e-mail on a verdict), and
+ * for a document that changed meanwhile, read again under its lock. One statement per tenant, so
+ * that the outbox's listeners hear of one tenant's events at a time. Answers the ids of the
+ * documents that moved; the moved rows are not read back.
  */
-export async function transitionAlone(sql: Sql, outbox: EventOutbox, doc: DocumentRow, to: Estado, info: DgiiInfo, also?: Also): Promise<boolean> {
-  if (!canTransition(doc.estado, to)) throw new Error(`a document cannot go from ${doc.estado} to ${to}`);
-  const change = prepareChange(sql, outbox, doc, to, info);
-  // null: not run, as a listener writes after it; undefined: the document changed meanwhile.
-  const moved = change.events.writesAfter ? null : await runChange(sql, doc, to, info, change, also, false);
-  if (moved != null) return true;
-  return sql.begin(async (tx) => {
-    // Changed meanwhile: read again under its lock, so that the change holds at once.
-    const current = moved === undefined ? await lockDocument(tx, doc.id) : doc;
-    return current !== undefined && current.estado === doc.estado && (await transition(tx, outbox, current, to, info, also)) !== undefined;
-  });
+export async function transitionsAlone(sql: Sql, outbox: EventOutbox, changes: readonly Change[]): Promise<Set<string>> {
+  checkAllowed(changes);
+  const byTenant = new Map<number, Change[]>();
+  const repeated: Change[] = [];
+  const seen = new Set<string>();
+  for (const c of changes) {
+    // A document changed twice in one batch: the second change follows the first, on its own.
+    if (seen.has(c.doc.id)) repeated.push(c);
+    else byTenant.set(c.doc.tenantId, [...(byTenant.get(c.doc.tenantId) ?? []), c]);
+    seen.add(c.doc.id);
+  }
+  const moved = new Set<string>();
+  await Promise.all([...byTenant.values()].map(async (group) => {
+    for (const id of await tenantChanges(sql, outbox, group)) moved.add(id);
+  }));
+  for (const c of repeated) if ((await tenantChanges(sql, outbox, [c])).size > 0) moved.add(c.doc.id);
+  return moved;
+}
+
+async function tenantChanges(sql: Sql, outbox: EventOutbox, changes: readonly Change[]): Promise<Set<string>> {
+  const prepared = prepareChanges(sql, outbox, changes);
+  if (prepared.events.writesAfter) {
+    return sql.begin(async (tx) => {
+      const { moved } = await runChanges(tx, changes, prepareChanges(tx, outbox, changes), false);
+      for (const c of changes) if (!moved.has(c.doc.id) && (await again(tx, outbox, c))) moved.add(c.doc.id);
+      return moved;
+    });
+  }
+  const { moved } = await runChanges(sql, changes, prepared, false);
+  for (const c of changes) if (!moved.has(c.doc.id) && (await sql.begin((tx) => again(tx, outbox, c)))) moved.add(c.doc.id);
+  return moved;
 }

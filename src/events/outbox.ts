@@ -27,6 +27,8 @@ export interface EventEntry {
   tenantId: number;
   payload: Record<string, unknown>;
   sequence?: number;
+  /** The row whose change the event describes: with prepare's `onlyIf`, stored only if that row is among the ones it selects. */
+  ref?: string;
 }
 
 /** A piece of SQL to splice into a statement (a postgres.js fragment). */
@@ -83,8 +85,11 @@ export interface PreparedEvents {
    * the statement and `settle` must share a transaction. Otherwise `settle` writes nothing.
    */
   writesAfter: boolean;
-  /** After the statement ran, with its `event_outcomes`: the listeners hear of it, the plain ones run. */
-  settle(tx: Queryable, outcomes: readonly number[]): Promise<void>;
+  /**
+   * After the statement ran, with its `event_outcomes`: the listeners hear of it, the plain ones
+   * run, for the events whose `ref` is in `stored` when given (the rows the statement changed).
+   */
+  settle(tx: Queryable, outcomes: readonly number[], stored?: ReadonlySet<string>): Promise<void>;
 }
 
 /**
@@ -107,7 +112,8 @@ export class EventOutbox {
 
   /**
    * Events of one kind (one per entry: the tenant, the payload, the optional sequence) and the
-   * SQL that stores them all with their listeners' writes, for the caller's statement.
+   * SQL that stores them all with their listeners' writes, for the caller's statement. With
+   * `onlyIf` (a select of ids), an event is stored only if its entry's `ref` is among them.
    */
   prepare(sql: Queryable, kind: EventKind, entries: readonly EventEntry[], onlyIf: Fragment | null = null): PreparedEvents {
     const events = entries.map(({ kind: own, tenantId, payload, sequence }): RecordedEvent => ({
@@ -122,16 +128,19 @@ export class EventOutbox {
       const w = l.writes(sql, events);
       if (w !== null) writes.push(w);
     }
-    const { ctes, outcomes } = eventStatement(sql, events, writes.map((w) => w.ctes), writes.map((w) => w.outcome), onlyIf);
-    const after = events.flatMap((event) => this.listeners.filter((l) => l.wants(event)).map((listener) => ({ event, listener })));
+    const refs = entries.map((e) => e.ref ?? null);
+    const { ctes, outcomes } = eventStatement(sql, events, refs, writes.map((w) => w.ctes), writes.map((w) => w.outcome), onlyIf);
+    const after = events.flatMap((event, i) => this.listeners.filter((l) => l.wants(event)).map((listener) => ({ event, listener, ref: refs[i] ?? null })));
     return {
       events,
       ctes,
       outcomes,
       writesAfter: after.length > 0,
-      settle: async (tx, values) => {
+      settle: async (tx, values, stored) => {
         writes.forEach((w, i) => w.settled(values[i] ?? 0));
-        for (const { event, listener } of after) await listener.write(tx, event);
+        for (const { event, listener, ref } of after) {
+          if (stored === undefined || (ref !== null && stored.has(ref))) await listener.write(tx, event);
+        }
       },
     };
   }
