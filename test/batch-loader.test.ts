@@ -50,6 +50,40 @@ describe('BatchLoader', () => {
     assert.deepEqual(calls, [[0, 1, 2, 3]]);
   });
 
+  it('a serial batch loader runs one load at a time, the keys asked for meanwhile going together in the next', async () => {
+    const calls: number[][] = [];
+    let running = 0;
+    let most = 0;
+    const gates: (() => void)[] = [];
+    const loader = new BatchLoader<number, number>(async (keys) => {
+      calls.push(keys);
+      most = Math.max(most, ++running);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      running--;
+      return new Map(keys.map((k) => [k, k * 10]));
+    }, 3, 'turn', true);
+    const first = loader.get(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(calls, [[1]], 'the first key goes at the end of its turn');
+    // Asked for in later turns while the first load runs: they wait for it.
+    const later: Promise<number | undefined>[] = [];
+    for (const k of [2, 3, 4, 5]) {
+      later.push(loader.get(k));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.equal(calls.length, 1, 'no second load while the first runs');
+    gates.shift()?.();
+    assert.equal(await first, 10);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(calls, [[1], [2, 3, 4]], 'the keys that waited, up to the maximum batch, in one load');
+    gates.shift()?.();
+    await new Promise((resolve) => setImmediate(resolve));
+    gates.shift()?.();
+    assert.deepEqual(await Promise.all(later), [20, 30, 40, 50]);
+    assert.deepEqual(calls, [[1], [2, 3, 4], [5]]);
+    assert.equal(most, 1, 'never two loads at once');
+  });
+
   it('loaderPerOwner makes one loader per owner, on first use', () => {
     const per = loaderPerOwner<object, number, number>();
     let made = 0;

@@ -95,8 +95,8 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
   });
   const store: SignatureStore = (id, signature) => signatures.get({ id, signature });
   // The state changes the jobs of a turn make (the answers DGII gave them, read together) are
-  // written with one statement. Should that statement fail, each change is tried on its own, so
-  // that one document's failure stays its own.
+  // written with one statement per tenant. Should that statement fail, each change is tried on
+  // its own, so that one document's failure stays its own.
   const changes = new BatchLoader<Change, { moved: boolean } | { failed: unknown }>(async (batch) => {
     try {
       const moved = await transitionsAlone(sql, outbox, batch);

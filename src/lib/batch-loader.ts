@@ -17,11 +17,20 @@ export class BatchLoader<K, V> {
   private readonly load: (keys: K[]) => Promise<Map<K, V>>;
   private readonly maxBatch: number;
   private readonly when: FlushWhen;
+  private readonly serial: boolean;
+  private running = false;
 
-  constructor(load: (keys: K[]) => Promise<Map<K, V>>, maxBatch = 100, when: FlushWhen = 'turn') {
+  /**
+   * `serial`: one load at a time. Keys asked for while a load runs wait for it, and go together
+   * in the next (group commit): a writer whose callers finish one by one (each job when its own
+   * answer arrives) then writes as many per statement as arrive during one, rather than one
+   * statement per turn of the event loop, each on a connection of its own.
+   */
+  constructor(load: (keys: K[]) => Promise<Map<K, V>>, maxBatch = 100, when: FlushWhen = 'turn', serial = false) {
     this.load = load;
     this.maxBatch = maxBatch;
     this.when = when;
+    this.serial = serial;
   }
 
   get(key: K): Promise<V | undefined> {
@@ -37,9 +46,10 @@ export class BatchLoader<K, V> {
   }
 
   private flush(): void {
-    const batch = this.pending;
+    if (this.serial && this.running) return; // the running load's end flushes what waits
+    const batch = this.pending.splice(0, this.maxBatch);
     if (batch.length === 0) return;
-    this.pending = [];
+    this.running = true;
     const keys = [...new Set(batch.map((w) => w.key))];
     this.load(keys).then(
       (found) => {
@@ -48,7 +58,10 @@ export class BatchLoader<K, V> {
       (err: unknown) => {
         for (const w of batch) w.reject(err);
       },
-    );
+    ).finally(() => {
+      this.running = false;
+      if (this.serial) this.flush();
+    });
   }
 }
 
