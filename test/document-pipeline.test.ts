@@ -135,6 +135,13 @@ describe('submission pipeline', () => {
     assert.ok(kept?.securityCode !== null && stored.get(second.id)?.securityCode === kept?.securityCode, 'the signature the document had is kept and answered');
     assert.notEqual(stored.get(second.id)?.signedXml, '<ECF>nueva2</ECF>');
     assert.equal((await findDocumentById(t.sql, first.id))?.timbreUrl, 'https://timbre/nueva1');
+
+    // The same document twice in one batch: one of the two is stored, and that one is answered.
+    await clearSignature(t.sql, first.id);
+    const twice = await storeSignatures(t.sql, [{ id: first.id, signature: signature('doble1') }, { id: first.id, signature: signature('doble2') }]);
+    const [row] = await t.sql<{ signedXml: string }[]>`select signed_xml from documents where id = ${first.id}`;
+    assert.match(row?.signedXml ?? '', /doble[12]/);
+    assert.equal(twice.get(first.id)?.signedXml, row?.signedXml);
   });
 
   // Consulta Estado answers what the simulator holds; to see the "still in process" branch

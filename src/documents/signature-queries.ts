@@ -30,7 +30,10 @@ export async function storeSignatures(sql: Queryable, entries: readonly { id: st
   // plan: joined to the JSON set directly, the generic plan (a hundred rows estimated) read a
   // table of a few thousand documents whole (docs/architecture.md, "Plans made once").
   const input = entries.map(({ id, signature: s }) => ({ id, signed_xml: s.signedXml, rfce_xml: s.rfceXml, security_code: s.securityCode, timbre_url: s.timbreUrl, fecha_hora_firma: s.fechaHoraFirma }));
-  const rows = await sql<(SignedXml & { id: string })[]>`
+  // Only the ids come back: a stored signature is the one sent, and reading 8 KB of XML back
+  // per document was work for the server and the driver. A document signed by someone else
+  // meanwhile keeps its own, read below.
+  const rows = await sql<{ id: string }[]>`
     with s as (
       select * from jsonb_to_recordset(${sql.json(input)}) as s(id uuid, signed_xml text, rfce_xml text, security_code text, timbre_url text, fecha_hora_firma text)
     )
@@ -38,12 +41,19 @@ export async function storeSignatures(sql: Queryable, entries: readonly { id: st
       timbre_url = s.timbre_url, fecha_hora_firma = s.fecha_hora_firma, updated_at = now()
     from s
     where d.id = any(array(select id from s)) and d.id = s.id and d.signed_xml is null
-    returning d.id, d.signed_xml, d.rfce_xml, d.security_code`;
-  const stored = new Map(rows.map(({ id, ...signed }) => [id, signed]));
-  for (const { id } of entries) {
-    if (stored.has(id)) continue;
-    const kept = await findSignedXml(sql, id);
-    if (kept !== undefined) stored.set(id, kept);
+    returning d.id`;
+  const written = new Set(rows.map((r) => r.id));
+  // A document given twice got one of its two signatures: which one, only the row says.
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const { id } of entries) (seen.has(id) ? twice : seen).add(id);
+  const stored = new Map<string, SignedXml>();
+  for (const { id, signature: s } of entries) {
+    if (written.has(id) && !twice.has(id)) stored.set(id, { signedXml: s.signedXml, rfceXml: s.rfceXml, securityCode: s.securityCode });
+    else {
+      const kept = await findSignedXml(sql, id);
+      if (kept !== undefined) stored.set(id, kept);
+    }
   }
   return stored;
 }
