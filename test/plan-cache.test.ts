@@ -115,7 +115,8 @@ test('state changes are planned once, and find their documents through the prima
   assert.ok(plans.custom <= 5 && plans.generic >= 15, JSON.stringify(plans));
   await one`set plan_cache_mode = force_generic_plan`;
   try {
-    const [row] = await one<{ name: string; types: string[] }[]>`select name, parameter_types::text[] as types from pg_prepared_statements where statement like '%from_event_seq integer%'`;
+    const [row] = await one<{ name: string; types: string[] }[]>`select name, parameter_types::text[] as types from pg_prepared_statements where statement like ${'%from_event_seq integer%'}`;
+    // The marker is a parameter: written in this statement's text, it would match this statement.
     assert.ok(row !== undefined);
     const plan = await one.unsafe<{ 'QUERY PLAN': string }[]>(`explain (costs off) execute "${row.name}"(${row.types.map(() => "'[]'").join(', ')})`);
     const lines = plan.map((r) => r['QUERY PLAN']).join('\n');
