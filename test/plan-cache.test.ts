@@ -74,32 +74,17 @@ test('the statements of a delivery attempt are planned once, then run on their g
 
 test('the generic plan finds deliveries through the primary key, not by reading the table', async () => {
   await findDeliveriesToSend(one, [randomUUID()]); // prepared on this connection
-  await one`set plan_cache_mode = force_generic_plan`;
-  try {
-    // Quoted: the driver's names are random letters and digits, and may start with a digit.
-    const name = await statementName('s.previous_secret_expires_at');
-    const plan = await one.unsafe<{ 'QUERY PLAN': string }[]>(`explain (costs off) execute "${name}"('${JSON.stringify([randomUUID()])}')`);
-    const lines = plan.map((r) => r['QUERY PLAN']).join('\n');
-    assert.match(lines, /webhook_deliveries_pkey/, lines);
-    assert.doesNotMatch(lines, /Seq Scan on webhook_deliveries/, lines);
-  } finally {
-    await one`set plan_cache_mode = auto`;
-  }
+  const lines = await genericPlan('s.previous_secret_expires_at', () => `'${JSON.stringify([randomUUID()])}'`);
+  assert.match(lines, /webhook_deliveries_pkey/, lines);
+  assert.doesNotMatch(lines, /Seq Scan on webhook_deliveries/, lines);
 });
 
 test('storing signatures finds the documents through the primary key on the generic plan', async () => {
   const signature = { signedXml: '<ECF/>', rfceXml: null, securityCode: 'a1B2c3', timbreUrl: 'https://ecf.dgii.gov.do/x', fechaHoraFirma: '01-01-2026 00:00:00' };
   await storeSignatures(one, [{ id: randomUUID(), signature }]); // prepared on this connection
-  await one`set plan_cache_mode = force_generic_plan`;
-  try {
-    const name = await statementName('update documents d set signed_xml');
-    const plan = await one.unsafe<{ 'QUERY PLAN': string }[]>(`explain (costs off) execute "${name}"('[]')`);
-    const lines = plan.map((r) => r['QUERY PLAN']).join('\n');
-    assert.match(lines, /documents_pkey/, lines);
-    assert.doesNotMatch(lines, /Seq Scan on documents/, lines);
-  } finally {
-    await one`set plan_cache_mode = auto`;
-  }
+  const lines = await genericPlan('update documents d set signed_xml', () => "'[]'");
+  assert.match(lines, /documents_pkey/, lines);
+  assert.doesNotMatch(lines, /Seq Scan on documents/, lines);
 });
 
 test('state changes are planned once, and find their documents through the primary key on the generic plan', async () => {
@@ -113,23 +98,26 @@ test('state changes are planned once, and find their documents through the prima
   }
   const plans = await plansOf('from_event_seq integer');
   assert.ok(plans.custom <= 5 && plans.generic >= 15, JSON.stringify(plans));
+  const lines = await genericPlan('from_event_seq integer', () => "'[]'"); // every parameter is a JSON set
+  assert.match(lines, /documents_pkey/, lines);
+  assert.doesNotMatch(lines, /Seq Scan on documents/, lines);
+});
+
+/**
+ * The generic plan of the statement prepared on this connection whose text has `marker`, run with
+ * `argument(type)` for each of its parameters (SQL literals).
+ */
+async function genericPlan(marker: string, argument: (type: string) => string): Promise<string> {
+  // The marker is a parameter: written in this statement's text, it would match this statement.
+  const [row] = await one<{ name: string; types: string[] }[]>`
+    select name, parameter_types::text[] as types from pg_prepared_statements where statement like ${`%${marker}%`}`;
+  assert.ok(row !== undefined, `a prepared statement holds ${marker}`);
   await one`set plan_cache_mode = force_generic_plan`;
   try {
-    const [row] = await one<{ name: string; types: string[] }[]>`select name, parameter_types::text[] as types from pg_prepared_statements where statement like ${'%from_event_seq integer%'}`;
-    // The marker is a parameter: written in this statement's text, it would match this statement.
-    assert.ok(row !== undefined);
-    const plan = await one.unsafe<{ 'QUERY PLAN': string }[]>(`explain (costs off) execute "${row.name}"(${row.types.map(() => "'[]'").join(', ')})`);
-    const lines = plan.map((r) => r['QUERY PLAN']).join('\n');
-    assert.match(lines, /documents_pkey/, lines);
-    assert.doesNotMatch(lines, /Seq Scan on documents/, lines);
+    // Quoted: the driver's names are random letters and digits, and may start with a digit.
+    const plan = await one.unsafe<{ 'QUERY PLAN': string }[]>(`explain (costs off) execute "${row.name}"(${row.types.map(argument).join(', ')})`);
+    return plan.map((r) => r['QUERY PLAN']).join('\n');
   } finally {
     await one`set plan_cache_mode = auto`;
   }
-});
-
-/** The name the driver prepared the statement with `marker` under, on this connection. */
-async function statementName(marker: string): Promise<string> {
-  const [row] = await one<{ name: string }[]>`select name from pg_prepared_statements where statement like ${`%${marker}%`}`;
-  assert.ok(row !== undefined, `a prepared statement holds ${marker}`);
-  return row.name;
 }

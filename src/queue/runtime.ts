@@ -6,9 +6,9 @@ import type { Logger } from '../log.ts';
 import type { Completed, JobDefinition, JobDefinitions, Reschedule, RuntimeOptions } from './definitions.ts';
 import { type JobKind } from './kinds.ts';
 import { recordFailure } from './failures.ts';
-import { BatchLoader } from '../lib/batch-loader.ts';
+import { completionWriter } from './completions.ts';
 import { GroupSlots, type Group, type Prefetched } from './groups.ts';
-import { claimJobs, completeJobs, releaseJobs, renewLeases, rescheduleJob, type JobRow } from './queries.ts';
+import { claimJobs, releaseJobs, renewLeases, rescheduleJob, type JobRow } from './queries.ts';
 
 export type { Completed, JobContext, JobDefinition, JobDefinitions, Reschedule, RuntimeOptions } from './definitions.ts';
 
@@ -30,7 +30,7 @@ const GROUP_FULL_RETRY_MS = 100;
  * that comes back full means more work is waiting, so it claims again as soon as half the
  * slots (or half a batch, if more) fit; otherwise it sleeps
  * `pollIntervalMs` unless nudged (a job enqueued by this process, or a wake-up from another
- * instance). Finished jobs are deleted in batches (`completions`). Every write after the
+ * instance). Finished jobs are deleted in batches (completions.ts). Every write after the
  * claim is conditioned on still owning the lease, so a worker that lost its lease (paused,
  * partitioned) cannot complete or reschedule a job someone else now runs.
  *
@@ -72,15 +72,8 @@ export class WorkerRuntime {
   private readonly log: Logger;
   private readonly options: RuntimeOptions;
   private readonly definitions: JobDefinitions;
-  /**
-   * Finished jobs' deletions, written together: one `DELETE … WHERE id = ANY(…)` for the jobs
-   * that finish while the previous one is written (a serial BatchLoader: group commit), so a quiet
-   * queue completes each job at once and a busy one in batches as large as the commits are slow.
-   * A job stays leased (and renewed) until its batch is written: a process killed meanwhile
-   * leaves it to be taken over when the lease expires, and its run repeated, as a process killed
-   * just before a single delete would.
-   */
-  private readonly completions: BatchLoader<string, true>;
+  /** Deletes a finished job, with the others that finish meanwhile (completions.ts). */
+  private readonly complete: (jobId: string) => Promise<unknown>;
 
   constructor(
     sql: Sql,
@@ -93,10 +86,7 @@ export class WorkerRuntime {
     this.options = options;
     this.definitions = definitions;
     this.kinds = Object.keys(definitions) as JobKind[];
-    this.completions = new BatchLoader(async (ids) => {
-      await completeJobs(sql, ids, this.owner);
-      return new Map<string, true>();
-    }, 1_000, 'turn', true);
+    this.complete = completionWriter(sql, this.owner);
     // A claim takes up to every free slot plus a batch ahead (roomToClaim): that much of one group may come at once.
     this.groups = new GroupSlots(definitions, options.concurrency + options.batchSize);
   }
@@ -344,7 +334,7 @@ export class WorkerRuntime {
         this.settle(entry);
       }
       if (signal.aborted) return;
-      if (outcome === undefined) await this.completions.get(job.id);
+      if (outcome === undefined) await this.complete(job.id);
       else if ('completed' in outcome) return;
       else await rescheduleJob(this.sql, job.id, this.owner, { delayMs: outcome.retryIn, error: null, countAttempt: false, payload: outcome.payload });
     } catch (err) {

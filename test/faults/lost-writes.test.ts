@@ -156,7 +156,7 @@ test('a webhook burst through a cut connection and a kill -9 leaves every delive
     returning id`;
   // Counted by document, not by job: a document the killed process had just moved to
   // en_proceso may still have its submission job (a finished job is deleted after the
-  // transaction that moved its document on, the runtime's `completions`) beside its poll job.
+  // transaction that moved its document on, src/queue/completions.ts) beside its poll job.
   // Both go, and the repair gives that document the one job its state needs.
   const lostDocuments = [...new Set((await db.db.sql<{ documentId: string }[]>`
     delete from jobs where kind in ('document.submit', 'document.poll') and payload ->> 'documentId' in (
