@@ -344,7 +344,7 @@ describe('Idempotency-Key', () => {
     const { IdempotencyStore } = await import('../src/idempotency/idempotent.ts');
     const store = new IdempotencyStore(t.sql, { ttlMs: 86_400_000, leaseMs: 60_000 }, createLogger('silent'));
     const purges = { idempotencyKeys: (batch: number) => store.purgeExpired(batch), sessions: async () => (await t.sql`delete from sessions where expires_at < now()`).count };
-    const outcome = await maintenanceJob(purges, createLogger('silent')).run(job, { signal: new AbortController().signal, log: createLogger('silent'), owner: 'test' });
+    const outcome = await maintenanceJob(purges, createLogger('silent')).run(job, { signal: new AbortController().signal, log: createLogger('silent'), owner: 'test', scheduled: () => {} });
     assert.ok(outcome !== undefined && 'retryIn' in outcome && outcome.retryIn > 0, 'it reschedules itself');
     const keys = await t.sql<{ key: string }[]>`select key from idempotency_keys where tenant_id = ${a.tenantId} order by key`;
     assert.deepEqual(keys.map((k) => k.key), ['purge-live']);

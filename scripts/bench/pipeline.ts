@@ -80,8 +80,6 @@ try {
     EXCHANGE_ALLOW_PRIVATE_NETWORKS: 'true',
     DGII_POLL_INTERVAL_MS: '50',
     DGII_POLL_MAX_INTERVAL_MS: '200',
-    QUEUE_POLL_INTERVAL_MS: '50',
-    WEBHOOK_POLL_INTERVAL_MS: '50',
   }, PROFILE_DIR === '' ? {} : { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] });
   services.push(service);
   const tenant = await registerTenant(service.url);
@@ -211,7 +209,7 @@ try {
     notes: [
       `${DOCUMENTS} type-31 documents emitted by ${CLIENTS} concurrent clients (after ${WARMUP_DOCUMENTS} of warm-up), each with its own Idempotency-Key; timed until none is recibido or en_proceso and no webhook delivery is pending`,
       `the database holds another tenant's history first: ${PREFILL} accepted documents, ${PREFILL * 3} events and as many delivered webhooks (stored in ${prefillSeconds} s, then ANALYZE)`,
-      'service: one process, NODE_ENV=development (production only talks TLS to DGII), LOG_LEVEL=info (access log to /dev/null), TAX_AUTHORITY=dgii pointed at the DGII simulator in its own process with --processing-ms 0; polls at 50 ms',
+      `service: one process, NODE_ENV=development (production only talks TLS to DGII), LOG_LEVEL=info (access log to /dev/null), TAX_AUTHORITY=dgii pointed at the DGII simulator in its own process with --processing-ms 0; DGII's status asked 50 ms after a submission (DGII_POLL_INTERVAL_MS); the queues' polls at their defaults (a job scheduled for later is claimed when due)`,
       'webhooks: delivered to the webhooks benchmark\'s receiver (its own process, answering 204)',
       'floor: one core\'s RSA-2048 SHA-256 signatures per second (node:crypto sign, the operation an e-CF\'s XMLDSig costs), measured after the run in a process of its own',
       `CPU ms/document: the service process's user+system CPU over the measured documents; the simulator's own CPU is shown apart (${simCpuMsPerDocument} ms/document)`,

@@ -109,11 +109,15 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
       })));
     }
   });
-  /** Moves the document (with the others of the turn); false when it was no longer as read. */
-  async function move(change: Change): Promise<boolean> {
+  /**
+   * Moves the document (with the others of the turn); false when it was no longer as read. The
+   * jobs it schedules are the runtime's to claim when due (`ctx.scheduled`).
+   */
+  async function move(change: Change, ctx?: JobContext): Promise<boolean> {
     const outcome = await changes.get(change);
     if (outcome === undefined) return false;
     if ('failed' in outcome) throw outcome.failed;
+    if (outcome.moved) for (const job of change.jobs ?? []) ctx?.scheduled(job.delayMs ?? 0);
     return outcome.moved;
   }
 
@@ -126,11 +130,11 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
   }
 
   /** The verdict, and what it settles of the buyer leg, in one statement. */
-  async function finish(doc: DocumentRow, verdict: Verdict, trackId?: string | null): Promise<void> {
+  async function finish(doc: DocumentRow, verdict: Verdict, trackId: string | null, ctx: JobContext): Promise<void> {
     const leg = buyerLegWith(doc, verdict.estado, deps.directory);
     const info = { trackId, dgiiCode: verdict.dgiiCode, dgiiMessage: verdict.dgiiMessage, secuenciaUtilizada: verdict.secuenciaUtilizada ?? null };
     if (leg.kind === 'no_aplica') await move({ doc, to: verdict.estado, info: { ...info, receptorNoAplica: leg.detalle } });
-    else if (leg.kind === 'deliver') await move({ doc, to: verdict.estado, info, jobs: [leg.job] });
+    else if (leg.kind === 'deliver') await move({ doc, to: verdict.estado, info, jobs: [leg.job] }, ctx);
     else await move({ doc, to: verdict.estado, info });
   }
 
@@ -142,10 +146,10 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
   }
 
   /** en_proceso with `trackId`, and its first status query scheduled, in one statement. */
-  async function queued(doc: DocumentRow, trackId: string): Promise<void> {
+  async function queued(doc: DocumentRow, trackId: string, ctx: JobContext): Promise<void> {
     const payload: PollPayload = { documentId: doc.id, trackId, since: Date.now(), interval: config.pollIntervalMs };
     const poll = { kind: 'document.poll' as const, payload, delayMs: config.pollIntervalMs, uniqueKey: POLL_JOB_KEY_PREFIX + doc.id };
-    await move({ doc, to: 'en_proceso', info: { trackId, dgiiCode: null, dgiiMessage: null }, jobs: [poll] });
+    await move({ doc, to: 'en_proceso', info: { trackId, dgiiCode: null, dgiiMessage: null }, jobs: [poll] }, ctx);
   }
 
   /**
@@ -159,12 +163,12 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
     const trackId = found?.kind === 'pending' ? found.trackId : earlier?.trackId;
     if (trackId !== undefined) {
       ctx.log.info('the authority already holds this document; following its submission', { document: doc.id, trackId });
-      await queued(doc, trackId);
+      await queued(doc, trackId, ctx);
       return true;
     }
     if (found?.kind !== 'final') return false;
     ctx.log.info('the authority already holds this document and decided on it; taking its verdict', { document: doc.id, trackId: found.trackId, estado: found.verdict.estado });
-    await finish(doc, found.verdict, found.trackId);
+    await finish(doc, found.verdict, found.trackId, ctx);
     return true;
   }
 
@@ -191,7 +195,7 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
           const decided = code !== null && signed.rfceXml !== null ? await lost.earlierSummary(doc, code, ctx) : null;
           if (decided !== null) {
             ctx.log.info('the authority already decided on this summary; taking its verdict', { document: doc.id, estado: decided.estado });
-            await finish(doc, decided, null);
+            await finish(doc, decided, null, ctx);
             return;
           }
           if (code !== null && signed.rfceXml === null && (await adoptEarlier(doc, code, startedAt, ctx))) return;
@@ -202,10 +206,10 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
           return;
         }
         if (result.kind === 'final') {
-          await finish(doc, result.verdict, result.trackId);
+          await finish(doc, result.verdict, result.trackId, ctx);
           return;
         }
-        await queued(doc, result.trackId);
+        await queued(doc, result.trackId, ctx);
       },
       async exhausted(job, err) {
         await fail(job.payload.documentId, null, `Could not be sent after ${job.attempts} attempts: ${message(err)}`);
@@ -221,7 +225,7 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
         if (wait !== null) return { retryIn: wait };
         const status = await authority.status({ tenantId: doc.tenantId, environment: doc.environment, trackId: p.trackId }, ctx.signal);
         if (status.kind === 'final') {
-          await finish(doc, status.verdict, p.trackId);
+          await finish(doc, status.verdict, p.trackId, ctx);
           return;
         }
         const now = Date.now();
@@ -230,7 +234,7 @@ export function documentJobs(deps: PipelineDeps): { 'document.submit': JobDefini
           const found = doc.securityCode === null ? null : await lost.byData(doc, doc.securityCode, new Date(p.since), ctx);
           if (found?.kind === 'final') {
             ctx.log.info('DGII does not find the trackId but knows the e-CF; taking its verdict', { document: doc.id, trackId: p.trackId, estado: found.verdict.estado });
-            await finish(doc, found.verdict, found.trackId);
+            await finish(doc, found.verdict, found.trackId, ctx);
             return;
           }
           if (found?.kind === 'pending') {

@@ -23,6 +23,12 @@ export interface JobContext {
   log: Logger;
   /** Who holds the job's lease: the `locked_by` a handler completing its own job checks. */
   owner: string;
+  /**
+   * Tells the runtime that this run scheduled a job of its kinds, due in `delayMs` (a status
+   * query after a submission): it is claimed then, not at the next poll. Jobs scheduled without
+   * telling are found by polling.
+   */
+  scheduled(delayMs: number): void;
 }
 
 /** The handler of one kind: it is given that kind's payload, typed (JobPayloads). */

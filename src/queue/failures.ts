@@ -13,15 +13,16 @@ function describe(err: unknown): string {
   return errorMessage(err).slice(0, 2000);
 }
 
-export async function recordFailure(sql: Sql, owner: string, job: JobRow, definition: JobDefinition | undefined, err: unknown, log: Logger): Promise<void> {
+/** Returns the wait before the job's next attempt, or null when it was its last. */
+export async function recordFailure(sql: Sql, owner: string, job: JobRow, definition: JobDefinition | undefined, err: unknown, log: Logger): Promise<number | null> {
   const policy: RetryPolicy = { ...JOB_KINDS[job.kind], ...definition?.policy };
   if (job.attempts >= policy.maxAttempts) {
     log.error('job failed for the last time', { attempts: job.attempts, error: describe(err) });
     await definition?.exhausted?.(job, err);
     await completeJob(sql, job.id, owner);
-    return;
+    return null;
   }
   const delayMs = backoffMs(policy, job.attempts);
   log.warn('job failed; will retry', { attempts: job.attempts, retryInMs: delayMs, error: describe(err) });
-  await rescheduleJob(sql, job.id, owner, { delayMs, error: describe(err), countAttempt: true });
+  return (await rescheduleJob(sql, job.id, owner, { delayMs, error: describe(err), countAttempt: true })) ? delayMs : null;
 }

@@ -7,6 +7,7 @@ import type { Completed, JobDefinition, JobDefinitions, Reschedule, RuntimeOptio
 import { type JobKind } from './kinds.ts';
 import { recordFailure } from './failures.ts';
 import { completionWriter } from './completions.ts';
+import { Sleeper } from './sleeper.ts';
 import { GroupSlots, type Group, type Prefetched } from './groups.ts';
 import { claimJobs, releaseJobs, renewLeases, rescheduleJob, type JobRow } from './queries.ts';
 
@@ -30,7 +31,7 @@ const GROUP_FULL_RETRY_MS = 100;
  * that comes back full means more work is waiting, so it claims again as soon as half the
  * slots (or half a batch, if more) fit; otherwise it sleeps
  * `pollIntervalMs` unless nudged (a job enqueued by this process, or a wake-up from another
- * instance). Finished jobs are deleted in batches (completions.ts). Every write after the
+ * instance), or until a job this process scheduled for later falls due (`scheduled`). Finished jobs are deleted in batches (completions.ts). Every write after the
  * claim is conditioned on still owning the lease, so a worker that lost its lease (paused,
  * partitioned) cannot complete or reschedule a job someone else now runs.
  *
@@ -63,11 +64,11 @@ export class WorkerRuntime {
   private readonly kinds: JobKind[];
   private running = false;
   private loop: Promise<void> = Promise.resolve();
-  private wake: (() => void) | null = null;
+  /** Waits between claims: for the poll interval, until nudged, or until a job falls due. */
+  private readonly sleeper = new Sleeper();
+  private readonly onScheduled = (delayMs: number) => this.scheduled(delayMs);
   private renewTimer: NodeJS.Timeout | null = null;
   private renewing: Promise<void> = Promise.resolve();
-  /** A nudge that arrived while no one was sleeping (mid-claim): the next sleep is skipped. */
-  private nudged = false;
   private readonly sql: Sql;
   private readonly log: Logger;
   private readonly options: RuntimeOptions;
@@ -115,8 +116,15 @@ export class WorkerRuntime {
 
   /** Polls now instead of at the next interval. */
   nudge(): void {
-    if (this.wake !== null) this.wake();
-    else this.nudged = true;
+    this.sleeper.nudge();
+  }
+
+  /**
+   * A job of this runtime's kinds was scheduled `delayMs` from now (a handler's follow-up, a
+   * retry): it is claimed when due rather than at the next poll. Due now, it is a nudge.
+   */
+  scheduled(delayMs: number): void {
+    this.sleeper.dueIn(delayMs);
   }
 
   /**
@@ -196,32 +204,17 @@ export class WorkerRuntime {
     else this.groups.drop(p);
   }
 
-  private sleep(ms: number): Promise<void> {
-    if (this.nudged) {
-      this.nudged = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done(): void {
-        clearTimeout(timer);
-        if (self.wake === done) self.wake = null;
-        resolve();
-      }
-      this.wake = done;
-    });
-  }
-
   private async pollLoop(): Promise<void> {
     const { pollIntervalMs, leaseMs } = this.options;
     let failures = 0;
     while (this.running) {
+      // Awake: the jobs due by now are this turn's to claim (or, with no room, the next's).
+      this.sleeper.awake();
       this.startPrefetched();
       // Enough for every free slot plus one batch ahead; claim once enough fits (claimAtLeast).
       const room = this.roomToClaim();
       if (room < this.claimAtLeast) {
-        await this.sleep(pollIntervalMs);
+        await this.sleeper.sleep(pollIntervalMs);
         continue;
       }
       const asked = performance.now();
@@ -235,7 +228,7 @@ export class WorkerRuntime {
         failures++;
         this.backlog = false;
         if (failures === 1 || failures % 30 === 0) this.log.warn('could not claim jobs', { err, failures });
-        await this.sleep(Math.min(pollIntervalMs * 2 ** Math.min(failures, 5), 30_000));
+        await this.sleeper.sleep(Math.min(pollIntervalMs * 2 ** Math.min(failures, 5), 30_000));
         continue;
       }
       for (const job of jobs) this.prefetched.push({ job, leaseUntil: asked + leaseMs, group: this.groups.groupOf(job) });
@@ -243,7 +236,7 @@ export class WorkerRuntime {
       this.startPrefetched();
       // A full claim, or a group left out that has room again: claim again as soon as there
       // is room (a finished job nudges).
-      if (!(this.backlog || this.groups.reopened) || this.roomToClaim() < this.claimAtLeast) await this.sleep(pollIntervalMs);
+      if (!(this.backlog || this.groups.reopened) || this.roomToClaim() < this.claimAtLeast) await this.sleeper.sleep(pollIntervalMs);
     }
   }
 
@@ -296,7 +289,7 @@ export class WorkerRuntime {
   private hold(p: Prefetched): void {
     if (this.groups.hold(p)) return;
     const delayMs = GROUP_FULL_RETRY_MS + Math.floor(Math.random() * 2 * GROUP_FULL_RETRY_MS);
-    void rescheduleJob(this.sql, p.job.id, this.owner, { delayMs, error: null, countAttempt: false }).catch(() => {});
+    void rescheduleJob(this.sql, p.job.id, this.owner, { delayMs, error: null, countAttempt: false }).then(() => this.scheduled(delayMs), () => {});
   }
 
   private launch(job: JobRow, group: Group | null): void {
@@ -328,7 +321,7 @@ export class WorkerRuntime {
       if (definition === undefined) throw new Error(`no handler for job kind ${job.kind}`);
       let outcome: Reschedule | Completed | void;
       try {
-        outcome = await definition.run(job, { signal, log, owner: this.owner });
+        outcome = await definition.run(job, { signal, log, owner: this.owner, scheduled: this.onScheduled });
       } finally {
         settled = true;
         this.settle(entry);
@@ -336,13 +329,14 @@ export class WorkerRuntime {
       if (signal.aborted) return;
       if (outcome === undefined) await this.complete(job.id);
       else if ('completed' in outcome) return;
-      else await rescheduleJob(this.sql, job.id, this.owner, { delayMs: outcome.retryIn, error: null, countAttempt: false, payload: outcome.payload });
+      else if (await rescheduleJob(this.sql, job.id, this.owner, { delayMs: outcome.retryIn, error: null, countAttempt: false, payload: outcome.payload })) this.scheduled(outcome.retryIn);
     } catch (err) {
       if (!settled) this.settle(entry);
       // An aborted run's job belongs to someone else now (or was released at shutdown): its
       // failure is not the job's, and must neither count an attempt nor run `exhausted`.
       if (signal.aborted) return;
-      await recordFailure(this.sql, this.owner, job, definition, err, log).catch((e: unknown) => log.error('could not record job failure; its lease will expire', { err: e }));
+      const retryIn = await recordFailure(this.sql, this.owner, job, definition, err, log).catch((e: unknown) => log.error('could not record job failure; its lease will expire', { err: e }));
+      if (typeof retryIn === 'number') this.scheduled(retryIn);
     }
   }
 }

@@ -1,0 +1,167 @@
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Sql } from '../src/db/connect.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { createLogger } from '../src/log.ts';
+import { insertJob } from '../src/queue/queries.ts';
+import { WorkerRuntime, type JobDefinitions } from '../src/queue/runtime.ts';
+import { Sleeper } from '../src/queue/sleeper.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { newTenantWithCertificate } from './helpers/certificates.ts';
+import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
+import { call } from './helpers/http.ts';
+import { startTestService } from './helpers/service.ts';
+import { waitFor } from './helpers/wait.ts';
+
+// A runtime claims a job this process scheduled for later when it falls due, not at its next
+// poll: each runtime here polls once a minute, so a job run within seconds was claimed at its
+// due time, and the claims counted show that none was spent finding nothing meanwhile.
+
+const log = createLogger('silent');
+const MINUTE = { pollIntervalMs: 60_000, batchSize: 10, concurrency: 10, leaseMs: 30_000 };
+let t: TestDatabase;
+before(async () => {
+  t = await createTestDatabase();
+  await migrate(t.db.sql, log);
+});
+after(() => t.close());
+beforeEach(async () => {
+  await t.db.sql`delete from jobs`;
+});
+
+const runtimes: WorkerRuntime[] = [];
+afterEach(() => Promise.all(runtimes.splice(0).map((r) => r.stop(1000))));
+
+/** A runtime whose claims are counted (the statements it makes through its pool); stopped after the test. */
+function countedRuntime(definitions: JobDefinitions): { runtime: WorkerRuntime; claims: () => number } {
+  let claims = 0;
+  const counted = new Proxy(t.db.sql, {
+    apply(target, self, args: unknown[]) {
+      const strings = args[0];
+      if (Array.isArray(strings) && String(strings[0]).trimStart().startsWith('with next as')) claims++;
+      return Reflect.apply(target, self, args) as unknown;
+    },
+  }) as Sql;
+  const runtime = new WorkerRuntime(counted, log, MINUTE, definitions);
+  runtimes.push(runtime);
+  return { runtime, claims: () => claims };
+}
+
+describe('claims at a job\'s due time', () => {
+  test('a job a handler scheduled for later is claimed when due, without claims meanwhile', async () => {
+    const runs: { n: number; at: number }[] = [];
+    let scheduledAt = 0;
+    const { runtime, claims } = countedRuntime({
+      noop: {
+        async run(job, ctx) {
+          runs.push({ n: Number(job.payload.n), at: performance.now() });
+          if (job.payload.n !== 1) return;
+          await insertJob(t.db.sql, { kind: 'noop', payload: { n: 2 }, delayMs: 400 });
+          scheduledAt = performance.now();
+          ctx.scheduled(400);
+        },
+      },
+    });
+    await insertJob(t.db.sql, { kind: 'noop', payload: { n: 1 } });
+    runtime.start();
+    await waitFor(() => runs.length === 2, 10_000, 'the job scheduled for later');
+    const second = runs[1];
+    assert.equal(second?.n, 2);
+    assert.ok(second.at - scheduledAt >= 350, `run ${Math.round(second.at - scheduledAt)} ms after it was scheduled for 400`);
+    // The first claim, and the one at the due time (a claim a moment early finds it when polled
+    // again, a minute later, and the wait above fails).
+    assert.equal(claims(), 2);
+  });
+
+  test('a planned wait a handler returns is claimed when due', async () => {
+    const runs: number[] = [];
+    const { runtime, claims } = countedRuntime({
+      noop: {
+        async run() {
+          runs.push(performance.now());
+          if (runs.length === 1) return { retryIn: 300 };
+        },
+      },
+    });
+    await insertJob(t.db.sql, { kind: 'noop', payload: {} });
+    runtime.start();
+    await waitFor(() => runs.length === 2, 10_000, 'the planned wait');
+    assert.ok((runs[1] as number) - (runs[0] as number) >= 250);
+    assert.equal(claims(), 2);
+  });
+
+  test('a failed job\'s next attempt is claimed when its backoff ends', async () => {
+    let attempts = 0;
+    const { runtime } = countedRuntime({
+      noop: {
+        policy: { maxAttempts: 3, backoffBaseMs: 200, backoffMaxMs: 400 },
+        async run() {
+          attempts++;
+          if (attempts === 1) throw new Error('first attempt fails');
+        },
+      },
+    });
+    await insertJob(t.db.sql, { kind: 'noop', payload: {} });
+    runtime.start();
+    await waitFor(() => attempts === 2, 10_000, 'the second attempt');
+  });
+});
+
+test('a document\'s first status query is claimed when due, by a queue polling once a minute', async () => {
+  // The submission's job schedules the status query (DGII_POLL_INTERVAL_MS, 40 ms) with the
+  // document's move to en_proceso; the later queries are planned waits of the query's own job.
+  const service = await startTestService({ env: { ...FAST_PIPELINE, QUEUE_POLL_INTERVAL_MS: '60000' } });
+  try {
+    const a = await newTenantWithCertificate(service.url);
+    const res = await call(service.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey } });
+    assert.equal(res.status, 202, res.text);
+    const doc = await waitForEstado(service.url, 'TesteCF', res.body.data.internalTrackId, { 'x-api-key': a.apiKey }, ['aceptado'], 10_000);
+    assert.deepEqual(doc.history.map((h: { estado: string }) => h.estado), ['recibido', 'en_proceso', 'aceptado']);
+  } finally {
+    await service.close();
+  }
+});
+
+describe('Sleeper', () => {
+  test('a due time ends a sleep under way at that time', async () => {
+    const sleeper = new Sleeper();
+    const started = performance.now();
+    const slept = sleeper.sleep(60_000);
+    sleeper.dueIn(100);
+    await slept;
+    const took = performance.now() - started;
+    assert.ok(took >= 100 && took < 5_000, `slept ${Math.round(took)} ms`);
+  });
+
+  test('a due time given between sleeps ends the next one, and is dropped once awake past it', async () => {
+    const sleeper = new Sleeper();
+    sleeper.dueIn(50);
+    await sleep(80);
+    sleeper.awake();
+    assert.equal(sleeper.pending, 0);
+    sleeper.dueIn(100);
+    const started = performance.now();
+    await sleeper.sleep(60_000);
+    assert.ok(performance.now() - started < 5_000);
+  });
+
+  test('a job due now is a nudge: the next sleep is skipped', async () => {
+    const sleeper = new Sleeper();
+    sleeper.dueIn(0);
+    assert.equal(sleeper.pending, 0);
+    const started = performance.now();
+    await sleeper.sleep(60_000);
+    assert.ok(performance.now() - started < 1_000);
+  });
+
+  test('jobs due together make one entry, and the entries are bounded', () => {
+    const sleeper = new Sleeper();
+    sleeper.dueIn(60_000);
+    sleeper.dueIn(60_000);
+    assert.ok(sleeper.pending <= 2, 'two times a moment apart share a grain or two');
+    for (let i = 1; i <= 5_000; i++) sleeper.dueIn(i * 1_000);
+    assert.equal(sleeper.pending, 1024);
+  });
+});
