@@ -156,12 +156,15 @@ describe('Sleeper', () => {
     assert.ok(performance.now() - started < 1_000);
   });
 
-  test('jobs due together make one entry, and the entries are bounded', () => {
+  test('jobs due together make one entry, far-ahead ones are left to polling, and the entries are bounded', () => {
     const sleeper = new Sleeper();
-    sleeper.dueIn(60_000);
-    sleeper.dueIn(60_000);
+    sleeper.dueIn(30_000);
+    sleeper.dueIn(30_000);
     assert.ok(sleeper.pending <= 2, 'two times a moment apart share a grain or two');
-    for (let i = 1; i <= 5_000; i++) sleeper.dueIn(i * 1_000);
+    const kept = sleeper.pending;
+    sleeper.dueIn(3_600_000);
+    assert.equal(sleeper.pending, kept, 'a retry an hour ahead is not kept');
+    for (let i = 1; i <= 5_000; i++) sleeper.dueIn(i * 10);
     assert.equal(sleeper.pending, 1024);
   });
 });

@@ -29,11 +29,12 @@ const GROUP_FULL_RETRY_MS = 100;
  * asks for every free slot plus one batch (`batchSize`) ahead, kept in a local prefetch
  * queue, so a finished job's slot is filled at once, without waiting for a claim. A claim
  * that comes back full means more work is waiting, so it claims again as soon as half the
- * slots (or half a batch, if more) fit; otherwise it sleeps
- * `pollIntervalMs` unless nudged (a job enqueued by this process, or a wake-up from another
- * instance), or until a job this process scheduled for later falls due (`scheduled`). Finished jobs are deleted in batches (completions.ts). Every write after the
- * claim is conditioned on still owning the lease, so a worker that lost its lease (paused,
- * partitioned) cannot complete or reschedule a job someone else now runs.
+ * slots (or half a batch, if more) fit; otherwise it sleeps `pollIntervalMs` unless nudged (a
+ * job enqueued by this process, or a wake-up from another instance), or until a job this
+ * process scheduled for later falls due (`scheduled`, sleeper.ts). Finished jobs are deleted in
+ * batches (completions.ts). Every write after the claim is conditioned on still owning the
+ * lease, so a worker that lost its lease (paused, partitioned) cannot complete or reschedule a
+ * job someone else now runs.
  *
  * A job may outlast the lease (a DGII submission makes several calls with long timeouts, a
  * webhook attempt waits up to its timeout), so the leases of running, prefetched and

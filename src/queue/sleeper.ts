@@ -1,7 +1,12 @@
 import { performance } from 'node:perf_hooks';
 
 /** Due times are rounded up to this: jobs due together make one entry. */
-export const GRAIN_MS = 10;
+const GRAIN_MS = 10;
+/**
+ * A job due further ahead is left to polling: a poll interval late matters little then, and the
+ * retries of a long outage (a webhook receiver down for hours) do not fill the entries.
+ */
+const MAX_AHEAD_MS = 60_000;
 /** Added to a due time, as the database's clock decides when a job is due. */
 const MARGIN_MS = 5;
 /** Past this many due times kept, a job is found by polling, as it would be without them. */
@@ -35,7 +40,7 @@ export class Sleeper {
   /** A job was scheduled `delayMs` from now: the sleep under way or the next ends when it is due. */
   dueIn(delayMs: number): void {
     if (delayMs <= 0) return this.nudge();
-    if (this.dueTimes.size >= MAX_DUE_TIMES) return;
+    if (delayMs > MAX_AHEAD_MS || this.dueTimes.size >= MAX_DUE_TIMES) return;
     this.dueTimes.add(Math.ceil((performance.now() + delayMs + MARGIN_MS) / GRAIN_MS) * GRAIN_MS);
     this.arm();
   }
