@@ -11,17 +11,12 @@ export function ecfFor(rnc: string, tipo: EcfTipo = 31, overrides: JsonObject = 
   });
 }
 
-/**
- * Environment of a service whose whole pipeline runs in well under a second. The queue's poll
- * need not be short for that: a status query or a retry is claimed when due (queue/sleeper.ts);
- * the poll only finds jobs a test writes itself. At 20 ms, every idle service of the suite
- * claimed fifty times a second.
- */
+/** Environment of a service whose whole pipeline runs in well under a second. */
 export const FAST_PIPELINE = {
   SIMULATOR_PROCESSING_MS: '150',
   DGII_POLL_INTERVAL_MS: '40',
   DGII_POLL_MAX_INTERVAL_MS: '100',
-  QUEUE_POLL_INTERVAL_MS: '200',
+  QUEUE_POLL_INTERVAL_MS: '20',
   DGII_RETRY_BASE_MS: '20',
   DGII_RETRY_MAX_MS: '50',
   RATE_LIMIT_EMIT_PER_MINUTE: '100000',
