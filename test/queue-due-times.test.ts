@@ -2,12 +2,12 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Sql } from '../src/db/connect.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createLogger } from '../src/log.ts';
 import { insertJob } from '../src/queue/queries.ts';
 import { WorkerRuntime, type JobDefinitions } from '../src/queue/runtime.ts';
 import { Sleeper } from '../src/queue/sleeper.ts';
+import { countingClaims } from './helpers/claims.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { newTenantWithCertificate } from './helpers/certificates.ts';
 import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
@@ -34,19 +34,12 @@ beforeEach(async () => {
 const runtimes: WorkerRuntime[] = [];
 afterEach(() => Promise.all(runtimes.splice(0).map((r) => r.stop(1000))));
 
-/** A runtime whose claims are counted (the statements it makes through its pool); stopped after the test. */
+/** A runtime whose claims are counted (helpers/claims.ts); stopped after the test. */
 function countedRuntime(definitions: JobDefinitions): { runtime: WorkerRuntime; claims: () => number } {
-  let claims = 0;
-  const counted = new Proxy(t.db.sql, {
-    apply(target, self, args: unknown[]) {
-      const strings = args[0];
-      if (Array.isArray(strings) && String(strings[0]).trimStart().startsWith('with next as')) claims++;
-      return Reflect.apply(target, self, args) as unknown;
-    },
-  }) as Sql;
-  const runtime = new WorkerRuntime(counted, log, MINUTE, definitions);
+  const counted = countingClaims(t.db.sql);
+  const runtime = new WorkerRuntime(counted.sql, log, MINUTE, definitions);
   runtimes.push(runtime);
-  return { runtime, claims: () => claims };
+  return { runtime, claims: counted.claims };
 }
 
 describe('claims at a job\'s due time', () => {

@@ -5,6 +5,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { createLogger } from '../src/log.ts';
 import { JOB_KINDS, backoffMs } from '../src/queue/kinds.ts';
 import { claimJobs, completeJob, completeJobs, countJobs, insertJob, rescheduleJob, scheduleKeyedJob } from '../src/queue/queries.ts';
+import { countingClaims } from './helpers/claims.ts';
 import { waitFor } from './helpers/wait.ts';
 import { WorkerRuntime, type JobDefinition } from '../src/queue/runtime.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
@@ -39,30 +40,16 @@ describe('jobs queue', () => {
   });
 
   test('under a backlog a runtime claims once half its slots fit, not every few jobs', async () => {
-    let claims = 0;
-    let largest = 0;
-    // Counts the claim statements the runtime makes through its pool.
-    const counted = new Proxy(t.db.sql, {
-      apply(target, self, args: unknown[]) {
-        const strings = args[0];
-        const claiming = Array.isArray(strings) && String(strings[0]).trimStart().startsWith('with next as');
-        const result = Reflect.apply(target, self, args) as Promise<unknown[]>;
-        if (claiming) {
-          claims++;
-          void Promise.resolve(result).then((rows) => (largest = Math.max(largest, rows.length)), () => {});
-        }
-        return result;
-      },
-    });
+    const counted = countingClaims(t.db.sql);
     await t.db.sql`insert into jobs (kind, payload) select 'noop', jsonb_build_object('n', g) from generate_series(1, 800) g`;
-    const rt = new WorkerRuntime(counted, log, { pollIntervalMs: 20, batchSize: 4, concurrency: 40, leaseMs: 30_000 }, { noop: { run: () => sleep(Math.random() * 8) } }); // finishing one by one, not in waves
+    const rt = new WorkerRuntime(counted.sql, log, { pollIntervalMs: 20, batchSize: 4, concurrency: 40, leaseMs: 30_000 }, { noop: { run: () => sleep(Math.random() * 8) } }); // finishing one by one, not in waves
     rt.start();
     await waitFor(async () => (await remaining()) === 0, 30_000);
     await rt.stop(1000);
     // At least 20 jobs per claim but the last few: about 40 claims. Claiming once half a batch
     // (2 jobs) fitted made 75–78 here.
-    assert.ok(claims <= 55, `${claims} claims for 800 jobs`);
-    assert.equal(largest, 44, 'the first claim takes every slot and a batch ahead');
+    assert.ok(counted.claims() <= 55, `${counted.claims()} claims for 800 jobs`);
+    assert.equal(counted.largest(), 44, 'the first claim takes every slot and a batch ahead');
   });
 
   test('two runtimes on one database never run a job twice, nor one job at the same time', async () => {
