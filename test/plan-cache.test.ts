@@ -8,7 +8,6 @@ import { findDeliveriesToSend, recordAttempts, type AttemptToRecord } from '../s
 import { storeSignatures } from '../src/documents/signature-queries.ts';
 import { transitionDocuments, transitionedDocument } from '../src/documents/queries.ts';
 import { EventOutbox } from '../src/events/outbox.ts';
-import { claimJobs, completeJob, completeJobs, insertJob, releaseJobs, renewLeases, rescheduleJob } from '../src/queue/queries.ts';
 import { createTestDatabase, SERVER_URL, type TestDatabase } from './helpers/db.ts';
 
 // The statements a webhook delivery runs on every attempt are planned once per connection
@@ -17,10 +16,6 @@ import { createTestDatabase, SERVER_URL, type TestDatabase } from './helpers/db.
 // the planner counted each run's array and did so forever, and planning was most of what these
 // statements cost the server. The generic plan must also go through the primary key, or every
 // attempt would read the whole table.
-//
-// The queue's statements on `jobs` are the other way round: planned at every run, as that table
-// is empty when the queue is idle and holds thousands of rows, live or dead, in a burst. A
-// generic plan made while it was empty reads it whole ever after.
 
 let t: TestDatabase;
 let one: postgres.Sql;
@@ -106,44 +101,6 @@ test('state changes are planned once, and find their documents through the prima
   const lines = await genericPlan('from_event_seq integer', () => "'[]'"); // every parameter is a JSON set
   assert.match(lines, /documents_pkey/, lines);
   assert.doesNotMatch(lines, /Seq Scan on documents/, lines);
-});
-
-/** Sequential scans of `table` so far, with this connection's own counts sent in first. */
-async function seqScansOf(table: string): Promise<number> {
-  await one`select pg_stat_force_next_flush()`; // flushed when that statement's transaction ends
-  await one`select 1`;
-  const [row] = await one<{ n: number }[]>`select seq_scan::int as n from pg_stat_user_tables where relname = ${table}`;
-  return row?.n ?? -1;
-}
-
-test('the queue\'s statements on jobs are planned at each run: grown since its last analysis, the table is not read whole', async () => {
-  // Analyzed empty (before()); autovacuum, where it runs, must not analyze it again meanwhile.
-  await one`alter table jobs set (autovacuum_enabled = false)`;
-  const owner = 'plans-test';
-  const cycle = async (): Promise<void> => {
-    await insertJob(one, { kind: 'noop', payload: {} });
-    const [first] = await claimJobs(one, ['noop'], owner, 5, 30_000);
-    assert.ok(first !== undefined);
-    await renewLeases(one, [first.id], owner, 30_000);
-    await rescheduleJob(one, first.id, owner, { delayMs: 0, error: null, countAttempt: false });
-    // The claim that leaves out a group at its limit is a statement of its own.
-    const [again] = await claimJobs(one, ['noop'], owner, 5, 30_000, [], [{ kind: 'noop', field: 'n', value: '1' }]);
-    assert.ok(again !== undefined);
-    await releaseJobs(one, [again.id], owner);
-    const [third] = await claimJobs(one, ['noop'], owner, 5, 30_000);
-    assert.ok(third !== undefined);
-    await completeJobs(one, [third.id], owner);
-    await insertJob(one, { kind: 'noop', payload: {} });
-    const [fourth] = await claimJobs(one, ['noop'], owner, 5, 30_000);
-    assert.ok(fourth !== undefined && await completeJob(one, fourth.id, owner));
-  };
-  // Prepared statements would settle on their generic plans here: PostgreSQL weighs the generic
-  // plan from the sixth run on, and on an empty table reading it whole is the cheapest.
-  for (let run = 0; run < 8; run++) await cycle();
-  await one`insert into jobs (kind, payload, run_at) select 'noop', '{}', now() + interval '1 hour' from generate_series(1, 20000)`;
-  const before = await seqScansOf('jobs');
-  await cycle();
-  assert.equal(await seqScansOf('jobs') - before, 0, 'no statement of the cycle read jobs whole');
 });
 
 /**

@@ -1,6 +1,5 @@
 import type postgres from 'postgres';
 import type { Queryable } from '../db/connect.ts';
-import { unnamed } from '../db/unnamed.ts';
 import type { JobKind, JobPayloads } from './kinds.ts';
 
 export interface JobRow<K extends JobKind = JobKind> {
@@ -95,7 +94,7 @@ export async function claimJobs(
         and not exists (
           select 1 from unnest(${skip.map((s) => s.kind)}::text[], ${skip.map((s) => s.field)}::text[], ${skip.map((s) => s.value)}::text[]) as s(kind, field, value)
           where s.kind = jobs.kind and jobs.payload ->> s.field = s.value)`;
-  return unnamed(sql<JobRow[]>`
+  return sql<JobRow[]>`
     with next as (
       select id from jobs
       where run_at <= now()
@@ -111,7 +110,7 @@ export async function claimJobs(
     update jobs j
     set locked_until = now() + make_interval(secs => ${leaseMs / 1000}), locked_by = ${owner}, attempts = j.attempts + 1
     where j.id = any(array(select id from next))
-    returning j.id, j.kind, j.payload, j.run_at, j.attempts, j.last_error`);
+    returning j.id, j.kind, j.payload, j.run_at, j.attempts, j.last_error`;
 }
 
 /**
@@ -119,7 +118,7 @@ export async function claimJobs(
  * again meanwhile (`rerun`) is made due at once instead.
  */
 export async function completeJob(sql: Queryable, id: string, owner: string): Promise<boolean> {
-  const rows = await unnamed(sql`
+  const rows = await sql`
     with finished as (
       delete from jobs where id = ${id} and locked_by = ${owner} and not rerun returning id
     ), again as (
@@ -127,7 +126,7 @@ export async function completeJob(sql: Queryable, id: string, owner: string): Pr
       where id = ${id} and locked_by = ${owner} and rerun
       returning id
     )
-    select id from finished union all select id from again`);
+    select id from finished union all select id from again`;
   return rows.count > 0;
 }
 
@@ -137,7 +136,7 @@ export async function completeJob(sql: Queryable, id: string, owner: string): Pr
  */
 export async function completeJobs(sql: Queryable, ids: readonly string[], owner: string): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await unnamed(sql<{ id: string }[]>`
+  const rows = await sql<{ id: string }[]>`
     with finished as (
       delete from jobs where id = any(${ids as string[]}::bigint[]) and locked_by = ${owner} and not rerun returning id
     ), again as (
@@ -145,7 +144,7 @@ export async function completeJobs(sql: Queryable, ids: readonly string[], owner
       where id = any(${ids as string[]}::bigint[]) and locked_by = ${owner} and rerun
       returning id
     )
-    select id from finished union all select id from again`);
+    select id from finished union all select id from again`;
   return new Set(rows.map((r) => String(r.id)));
 }
 
@@ -156,7 +155,7 @@ export async function rescheduleJob(
   owner: string,
   r: { delayMs: number; error: string | null; countAttempt: boolean; payload?: JobPayloads[JobKind] | undefined },
 ): Promise<boolean> {
-  const rows = await unnamed(sql`
+  const rows = await sql`
     update jobs set
       run_at = case when rerun then now() else now() + make_interval(secs => ${r.delayMs / 1000}) end,
       locked_until = null, locked_by = null,
@@ -165,7 +164,7 @@ export async function rescheduleJob(
       rerun = false,
       payload = coalesce(${r.payload === undefined ? null : sql.json(r.payload as never)}::jsonb, payload)
     where id = ${id} and locked_by = ${owner}
-    returning id`);
+    returning id`;
   return rows.count > 0;
 }
 
@@ -175,19 +174,19 @@ export async function rescheduleJob(
  */
 export async function renewLeases(sql: Queryable, ids: string[], owner: string, leaseMs: number): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await unnamed(sql<{ id: string }[]>`
+  const rows = await sql<{ id: string }[]>`
     update jobs set locked_until = now() + make_interval(secs => ${leaseMs / 1000})
     where id = any(${ids}::bigint[]) and locked_by = ${owner}
-    returning id`);
+    returning id`;
   return new Set(rows.map((r) => String(r.id)));
 }
 
 /** Gives claimed jobs back at shutdown without counting the attempt. */
 export async function releaseJobs(sql: Queryable, ids: string[], owner: string): Promise<void> {
   if (ids.length === 0) return;
-  await unnamed(sql`
+  await sql`
     update jobs set locked_until = null, locked_by = null, attempts = greatest(attempts - 1, 0)
-    where id = any(${ids}::bigint[]) and locked_by = ${owner}`);
+    where id = any(${ids}::bigint[]) and locked_by = ${owner}`;
 }
 
 export async function countJobs(sql: Queryable): Promise<{ kind: JobKind; queued: number; running: number }[]> {
