@@ -180,7 +180,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
       'maintenance.repair': repairJob({ sql: db.sql, repairers: jobRepairers(config), everyMs: config.queue.repairIntervalMs, log, onRepaired: metrics.onRepaired }),
     });
     const webhookSettings = new WebhookSettings(db.sql, keys['webhook-secrets'], config.webhooks);
-    const engine = new DeliveryEngine(db.sql, webhookSettings, config.webhooks, `ecf-service-webhooks/${VERSION}`, log);
+    // The deliveries a state change queues are claimed at once, not at the next poll; other
+    // instances find them by polling (announcing each statement's would wake them all).
+    const engine = new DeliveryEngine(db.sql, webhookSettings, config.webhooks, `ecf-service-webhooks/${VERSION}`, log, (tenantIds) => {
+      for (const tenantId of tenantIds) deliveries.nudgeFor('webhook.deliver', { tenantId });
+    });
     outbox.onEventInStatement(engine.onEvent);
     const deliveries = new WorkerRuntime(db.sql, log, {
       pollIntervalMs: config.webhooks.pollIntervalMs,

@@ -264,7 +264,7 @@ function read(env: Env): { config: Config; r: Reader } {
     webhooks: {
       retryDelaysMs: r.intList('WEBHOOK_RETRY_DELAYS_MS', [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000], 0, 7 * 86_400_000, 'Waits before each retry of a failed delivery (1 min, 5 min, 30 min, 2 h, 12 h); when the last retry fails the delivery is abandoned.'),
       timeoutMs: r.int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000, 'A receiver that has not answered within this time has failed the attempt.'),
-      pollIntervalMs: r.int('WEBHOOK_POLL_INTERVAL_MS', 1000, 5, 60_000, 'How often idle delivery workers look for due deliveries (a retry this instance schedules is claimed when due).'),
+      pollIntervalMs: r.int('WEBHOOK_POLL_INTERVAL_MS', 1000, 5, 60_000, 'How often idle delivery workers look for due deliveries. The deliveries a state change on this instance queues are claimed at once, and the retries it schedules when due; the poll finds those of other instances.'),
       concurrency: r.int('WEBHOOK_CONCURRENCY', 100, 1, 10_000, 'Deliveries in flight at once in this instance.'),
       maxInFlightPerTenant: r.int('WEBHOOK_MAX_IN_FLIGHT_PER_TENANT', 10, 1, 10_000, 'Deliveries in flight at once to one tenant, so a slow receiver cannot take every slot.'),
       allowPrivateNetworks: r.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false, 'Allow webhook URLs that resolve to loopback, private, link-local or reserved addresses (development and tests only; under NODE_ENV=production the service warns at start).'),

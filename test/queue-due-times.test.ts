@@ -11,7 +11,8 @@ import { countingClaims } from './helpers/claims.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { newTenantWithCertificate } from './helpers/certificates.ts';
 import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
-import { call } from './helpers/http.ts';
+import { call, client } from './helpers/http.ts';
+import { startReceiver } from './helpers/receiver.ts';
 import { startTestService } from './helpers/service.ts';
 import { waitFor } from './helpers/wait.ts';
 
@@ -113,6 +114,55 @@ test('a document\'s first status query is claimed when due, by a queue polling o
     const doc = await waitForEstado(service.url, 'TesteCF', res.body.data.internalTrackId, { 'x-api-key': a.apiKey }, ['aceptado'], 10_000);
     assert.deepEqual(doc.history.map((h: { estado: string }) => h.estado), ['recibido', 'en_proceso', 'aceptado']);
   } finally {
+    await service.close();
+  }
+});
+
+test('a nudge for a job whose group has its limit held makes no claim; one for another group does', async () => {
+  const running: string[] = [];
+  let release = (): void => {};
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const { runtime, claims } = countedRuntime({
+    noop: {
+      group: { by: 'g', limit: 1 },
+      async run(job) {
+        running.push(String(job.payload.g));
+        await gate;
+      },
+    },
+  });
+  try {
+    // One claim brings all three of group a: one runs, two are held, so a is full.
+    for (let n = 0; n < 3; n++) await insertJob(t.db.sql, { kind: 'noop', payload: { g: 'a', n } });
+    runtime.start();
+    await waitFor(() => running.length === 1, 10_000, 'a job of group a running');
+    assert.equal(claims(), 1);
+    await insertJob(t.db.sql, { kind: 'noop', payload: { g: 'a', n: 3 } });
+    runtime.nudgeFor('noop', { g: 'a', n: 3 });
+    await sleep(300);
+    assert.equal(claims(), 1, 'no claim for a job of the full group');
+    await insertJob(t.db.sql, { kind: 'noop', payload: { g: 'b', n: 0 } });
+    runtime.nudgeFor('noop', { g: 'b', n: 0 });
+    await waitFor(() => running.includes('b'), 10_000, 'the job of group b claimed at once');
+    assert.equal(claims(), 2);
+  } finally {
+    release();
+  }
+});
+
+test('a state change\'s webhooks are claimed at once, by a delivery queue polling once a minute', async () => {
+  const service = await startTestService({ env: { ...FAST_PIPELINE, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_INTERVAL_MS: '60000' } });
+  const receiver = await startReceiver();
+  try {
+    const a = await newTenantWithCertificate(service.url);
+    const api = client(service.url, { authorization: `Bearer ${a.accessToken}` });
+    assert.equal((await api.put('/api/webhooks/settings', { json: { webhookUrl: receiver.url } })).status, 200);
+    const res = await call(service.url, 'POST', '/TesteCF/documentos-ecf', { json: ecfFor(a.rnc), headers: { 'x-api-key': a.apiKey } });
+    assert.equal(res.status, 202, res.text);
+    // created, en_proceso, aceptado (the buyer leg's event follows: not waited for here).
+    await waitFor(() => receiver.received.length >= 3, 10_000, 'the three webhooks of an accepted document');
+  } finally {
+    await receiver.close();
     await service.close();
   }
 });

@@ -41,11 +41,16 @@ export class GroupSlots {
     return this.heldTotal;
   }
 
-  groupOf(job: JobRow): Group | null {
+  groupOf(job: Pick<JobRow, 'kind' | 'payload'>): Group | null {
     const group = (this.definitions[job.kind] as JobDefinition | undefined)?.group;
     if (group === undefined) return null;
     const value = String((job.payload as Record<string, unknown>)[group.by]);
     return { kind: job.kind, field: group.by, value, key: `${job.kind}\u0000${value}`, limit: group.limit };
+  }
+
+  /** Whether `group` has as many jobs held as it may run: the next claim leaves it out (skipForClaim). */
+  isFull(group: Group | null): boolean {
+    return group !== null && (this.held.get(group.key)?.length ?? 0) >= group.limit;
   }
 
   hasRoom(group: Group | null): boolean {
@@ -56,8 +61,8 @@ export class GroupSlots {
   skipForClaim(): SkippedGroup[] {
     const full: Group[] = [];
     for (const queue of this.held.values()) {
-      const group = queue[0]?.group;
-      if (group != null && queue.length >= group.limit) full.push(group);
+      const group = queue[0]?.group ?? null;
+      if (group !== null && this.isFull(group)) full.push(group);
     }
     this.skipped = new Set(full.map((g) => g.key));
     this.reopened = false;

@@ -121,6 +121,15 @@ export class WorkerRuntime {
   }
 
   /**
+   * A job of `kind` with `payload` was enqueued: a nudge, unless its group has as many held as it
+   * may run (it is claimed when the group has room; a claim now would leave the group out, and
+   * read past its waiting jobs to find none of another's: 4–6 ms with 2,800 deliveries waiting).
+   */
+  nudgeFor(kind: JobKind, payload: Record<string, unknown>): void {
+    if (!this.groups.isFull(this.groups.groupOf({ kind, payload: payload as JobRow['payload'] }))) this.nudge();
+  }
+
+  /**
    * A job of this runtime's kinds was scheduled `delayMs` from now (a handler's follow-up, a
    * retry): it is claimed when due rather than at the next poll. Due now, it is a nudge.
    */

@@ -76,6 +76,8 @@ export class DeliveryEngine {
   private readonly config: Config['webhooks'];
   private readonly userAgent: string;
   private readonly log: Logger;
+  /** Told the tenants whose deliveries a statement queued, once it ran (their runtime claims them at once). */
+  private readonly onQueued: (tenantIds: readonly number[]) => void;
   /** The tenants without a URL said to be so in the log within NO_URL_LOG_EVERY_MS (see onEvent). */
   private readonly toldNoUrl = new TtlCache<true>(NO_URL_LOG_EVERY_MS, NO_URL_TENANTS_REMEMBERED);
 
@@ -85,12 +87,14 @@ export class DeliveryEngine {
     config: Config['webhooks'],
     userAgent: string,
     log: Logger,
+    onQueued: (tenantIds: readonly number[]) => void = () => {},
   ) {
     this.sql = sql;
     this.settings = settings;
     this.config = config;
     this.userAgent = userAgent;
     this.log = log;
+    this.onQueued = onQueued;
     this.toSend = new BatchLoader((ids) => findDeliveriesToSend(sql, ids));
     this.recorder = new BatchLoader((attempts) => recordDistinct(sql, attempts));
   }
@@ -115,6 +119,7 @@ export class DeliveryEngine {
           // None inserted: no tenant of these events has a URL. (A statement's events are one
           // tenant's; were they several, a partial count could not say which lacks one.)
           if (inserted === 0) for (const event of delivered) this.tellNoUrl(event);
+          else this.onQueued([...new Set(delivered.map((e) => e.tenantId))]);
         },
       };
     },
