@@ -1,4 +1,5 @@
 import type { JobDefinition, JobDefinitions } from './definitions.ts';
+import type { JobKind } from './kinds.ts';
 import type { JobRow, SkippedGroup } from './queries.ts';
 
 // The per-group bookkeeping of a WorkerRuntime (JobDefinition.group): how many jobs of each
@@ -51,6 +52,16 @@ export class GroupSlots {
   /** Whether `group` has as many jobs held as it may run: the next claim leaves it out (skipForClaim). */
   isFull(group: Group | null): boolean {
     return group !== null && (this.held.get(group.key)?.length ?? 0) >= group.limit;
+  }
+
+  /**
+   * Whether a job of `kind` with `payload`, just enqueued, waits for its group's room anyway (the
+   * group has as many held as it may run): the claim made when the group has room takes it, and
+   * a claim now would leave the group out and read past its waiting jobs to find none of
+   * another's (4–6 ms with 2,800 deliveries waiting). WorkerRuntime.nudgeFor does not claim then.
+   */
+  waitsForRoom(kind: JobKind, payload: Record<string, unknown>): boolean {
+    return this.isFull(this.groupOf({ kind, payload: payload as JobRow['payload'] }));
   }
 
   hasRoom(group: Group | null): boolean {

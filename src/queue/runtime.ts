@@ -120,13 +120,9 @@ export class WorkerRuntime {
     this.sleeper.nudge();
   }
 
-  /**
-   * A job of `kind` with `payload` was enqueued: a nudge, unless its group has as many held as it
-   * may run (it is claimed when the group has room; a claim now would leave the group out, and
-   * read past its waiting jobs to find none of another's: 4–6 ms with 2,800 deliveries waiting).
-   */
+  /** A job of `kind` with `payload` was enqueued: a nudge, unless it waits for its group's room. */
   nudgeFor(kind: JobKind, payload: Record<string, unknown>): void {
-    if (!this.groups.isFull(this.groups.groupOf({ kind, payload: payload as JobRow['payload'] }))) this.nudge();
+    if (!this.groups.waitsForRoom(kind, payload)) this.nudge();
   }
 
   /**
