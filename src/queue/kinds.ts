@@ -53,6 +53,13 @@ export const JOB_KINDS = {
 } as const satisfies Record<keyof JobPayloads, { maxAttempts: number; backoffBaseMs: number; backoffMaxMs: number }>;
 
 export type JobKind = keyof typeof JOB_KINDS;
+
+/**
+ * Webhook deliveries: run by a runtime of their own, they may wait by the thousand for a slow
+ * receiver, so the other kinds' due jobs have an index without them (sql/0036), which claimJobs
+ * names in its text.
+ */
+export const DELIVERY_KIND = 'webhook.deliver' satisfies JobKind;
 export interface RetryPolicy {
   maxAttempts: number;
   backoffBaseMs: number;

@@ -1,0 +1,89 @@
+import { after, before, beforeEach, test } from 'node:test';
+import assert from 'node:assert/strict';
+import postgres from 'postgres';
+import { migrate } from '../src/db/migrate.ts';
+import type { Queryable } from '../src/db/connect.ts';
+import { createLogger } from '../src/log.ts';
+import { DELIVERY_KIND, type JobKind } from '../src/queue/kinds.ts';
+import { claimJobs } from '../src/queue/queries.ts';
+import { createTestDatabase, SERVER_URL, type TestDatabase } from './helpers/db.ts';
+
+// The due jobs of every kind but webhook deliveries have an index of their own (docs/
+// architecture.md, "Claims do not read the deliveries' backlog"): deliveries waiting for a slow
+// receiver, thousands of them, are not read by every claim of the main runtime (before, each
+// claim read past all of them: 40–64 ms per claim with 100,000 waiting).
+
+const WAITING = 3000;
+let t: TestDatabase;
+let one: postgres.Sql;
+before(async () => {
+  t = await createTestDatabase();
+  await migrate(t.db.sql, createLogger('silent'));
+  // One connection, whose prepared claim goes on to its generic plan as a running service's
+  // does (the embedded database is one session already).
+  one = SERVER_URL === null ? t.db.sql : postgres(t.url, { max: 1, onnotice: () => {} });
+});
+after(async () => {
+  if (SERVER_URL !== null) await one.end();
+  await t.close();
+});
+beforeEach(async () => {
+  await t.db.sql`delete from jobs`;
+});
+
+/** Due jobs of `kind`, `minutesAgo` old. */
+async function due(kind: JobKind, count: number, minutesAgo: number): Promise<void> {
+  await t.db.sql`
+    insert into jobs (kind, payload, run_at)
+    select ${kind}, jsonb_build_object('tenantId', 7, 'n', g), now() - make_interval(mins => ${minutesAgo}) + g * interval '1 ms'
+    from generate_series(1, ${count}) g`;
+}
+
+/**
+ * The jobs a claim of `kinds` takes, and the rows of `jobs` it read. The claim is made six times
+ * first, rolled back, so the last runs on the generic plan, as in a running service; the table
+ * is not analysed, as on a young database or a server with autovacuum off.
+ */
+async function claimCounted(kinds: JobKind[]): Promise<{ claimed: string[]; rowsRead: number }> {
+  let result = { claimed: [] as string[], rowsRead: -1 };
+  for (let run = 0; run < 7; run++) {
+    await one.begin(async (tx) => {
+      const sql = tx as unknown as Queryable;
+      // This transaction's counts (not yet sent to the statistics), before and after the claim.
+      const read = async () => (await sql<{ read: number }[]>`
+        select (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::int as read from pg_stat_xact_user_tables where relname = 'jobs'`)[0]?.read ?? 0;
+      const before = await read();
+      const jobs = await claimJobs(sql, kinds, 'worker-a', 20, 30_000);
+      result = { claimed: jobs.map((j) => j.kind), rowsRead: (await read()) - before };
+      throw new RolledBack();
+    }).catch((err: unknown) => {
+      if (!(err instanceof RolledBack)) throw err;
+    });
+  }
+  return result;
+}
+
+class RolledBack extends Error {}
+
+test('a claim of the other kinds does not read the webhook deliveries waiting ahead of its jobs', async () => {
+  await due('webhook.deliver', WAITING, 60);
+  await due('noop', 5, 1);
+  const { claimed, rowsRead } = await claimCounted(['noop', 'document.submit']);
+  assert.deepEqual(claimed, ['noop', 'noop', 'noop', 'noop', 'noop']);
+  assert.ok(rowsRead >= 5 && rowsRead < 100, `rows read: ${rowsRead}`);
+});
+
+test('claims still take their oldest due jobs first, deliveries and the other kinds apart', async () => {
+  await due('noop', 30, 10);
+  await due('document.submit', 30, 20);
+  await due('webhook.deliver', 30, 30);
+  const main = await claimCounted(['noop', 'document.submit']);
+  assert.deepEqual(main.claimed, Array(20).fill('document.submit'));
+  const deliveries = await claimCounted(['webhook.deliver']);
+  assert.deepEqual(deliveries.claimed, Array(20).fill('webhook.deliver'));
+});
+
+test('the index of due jobs without deliveries leaves out the kind claimJobs names as theirs', async () => {
+  const [row] = await t.db.sql<{ definition: string }[]>`select indexdef as definition from pg_indexes where indexname = 'jobs_due_others_idx'`;
+  assert.match(row?.definition ?? '', new RegExp(`WHERE \\(kind <> '${DELIVERY_KIND.replace('.', '\\.')}'::text\\)`));
+});
