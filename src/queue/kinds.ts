@@ -60,6 +60,7 @@ export type JobKind = keyof typeof JOB_KINDS;
  * names in its text.
  */
 export const DELIVERY_KIND = 'webhook.deliver' satisfies JobKind;
+
 export interface RetryPolicy {
   maxAttempts: number;
   backoffBaseMs: number;
