@@ -56,8 +56,8 @@ export type JobKind = keyof typeof JOB_KINDS;
 
 /**
  * Webhook deliveries: run by a runtime of their own, they may wait by the thousand for a slow
- * receiver, so the other kinds' due jobs have an index without them (sql/0036), which claimJobs
- * names in its text.
+ * receiver, so the other kinds' due jobs have an index without them, and deliveries one by
+ * tenant (sql/0036), which claimJobs names in its text.
  */
 export const DELIVERY_KIND = 'webhook.deliver' satisfies JobKind;
 
