@@ -137,13 +137,13 @@ function dueInOrder(sql: Queryable, kinds: readonly JobKind[], limit: number, mi
  * in ORDER BY, as the planner does not take a value from the outer query for a constant).
  */
 function deliveriesOfOtherTenants(sql: Queryable, tenantsLeft: readonly string[], limit: number, mine: postgres.PendingQuery<postgres.Row[]>): postgres.PendingQuery<postgres.Row[]> {
-  return sql`recursive tenants(tenant_id) as (
+  return sql`recursive delivery_tenants(tenant_id) as (
       (select payload ->> 'tenantId' from jobs where kind = 'webhook.deliver' order by payload ->> 'tenantId' limit 1)
       union all
       select (select payload ->> 'tenantId' from jobs where kind = 'webhook.deliver' and payload ->> 'tenantId' > t.tenant_id order by payload ->> 'tenantId' limit 1)
-      from tenants t where t.tenant_id is not null
+      from delivery_tenants t where t.tenant_id is not null
     ), candidates as (
-      select c.id from tenants t cross join lateral (
+      select c.id from delivery_tenants t cross join lateral (
         select id, run_at from jobs
         where kind = 'webhook.deliver' and payload ->> 'tenantId' = t.tenant_id and run_at <= now() and (locked_until is null or locked_until < now())
         order by payload ->> 'tenantId', run_at, id
