@@ -1,30 +1,30 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { migrate } from '../src/db/migrate.ts';
 import type { Queryable } from '../src/db/connect.ts';
 import { claimKeys } from '../src/idempotency/queries.ts';
 import { createLogger } from '../src/log.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { createTestDatabase, oneSession, type TestDatabase } from './helpers/db.ts';
 
 // The claim of an Idempotency-Key commits without waiting for its WAL flush (see claimKey): the
 // setting must hold for that statement's own transaction and nothing after it.
 
 let t: TestDatabase;
-let one: postgres.Sql | null = null;
+let one: postgres.Sql;
+let endOne: () => Promise<void>;
 let tenantId = 0;
 before(async () => {
   t = await createTestDatabase();
   await migrate(t.db.sql, createLogger('silent'));
   const [tenant] = await t.db.sql<{ id: number }[]>`insert into tenants (name, rnc) values ('Reclamo SRL', '130000018') returning id`;
   tenantId = tenant?.id ?? 0;
-  // One connection, so that what the claim leaves behind is what the next statement meets (the
-  // embedded database is one session already).
-  if (t.url !== 'memory://') one = postgres(t.url, { max: 1, onnotice: () => {} });
+  // One connection, so that what the claim leaves behind is what the next statement meets.
+  ({ sql: one, end: endOne } = oneSession(t));
 });
 after(async () => {
-  await one?.end();
+  await endOne();
   await t.close();
 });
 
@@ -38,7 +38,7 @@ const setting = async (sql: Queryable): Promise<string | undefined> =>
   (await sql<{ setting: string }[]>`select current_setting('synchronous_commit') as setting`)[0]?.setting;
 
 test('a claim commits asynchronously in its own transaction and leaves the connection synchronous', async () => {
-  const sql = (one ?? t.db.sql) as unknown as Queryable;
+  const sql = one as unknown as Queryable;
   assert.equal(await setting(sql), 'on');
   assert.equal(await claimKey(sql, 'k-1'), true);
   assert.equal(await setting(sql), 'on', 'the next statement on the connection commits synchronously again');

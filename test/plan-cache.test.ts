@@ -1,14 +1,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { migrate } from '../src/db/migrate.ts';
 import { createLogger } from '../src/log.ts';
 import { findDeliveriesToSend, recordAttempts, type AttemptToRecord } from '../src/webhooks/queries.ts';
 import { storeSignatures } from '../src/documents/signature-queries.ts';
 import { transitionDocuments, transitionedDocument } from '../src/documents/queries.ts';
 import { EventOutbox } from '../src/events/outbox.ts';
-import { createTestDatabase, SERVER_URL, type TestDatabase } from './helpers/db.ts';
+import { createTestDatabase, oneSession, type TestDatabase } from './helpers/db.ts';
 
 // The statements a webhook delivery runs on every attempt are planned once per connection
 // (docs/architecture.md, "Plans made once"). PostgreSQL plans a prepared statement anew on each
@@ -19,12 +19,12 @@ import { createTestDatabase, SERVER_URL, type TestDatabase } from './helpers/db.
 
 let t: TestDatabase;
 let one: postgres.Sql;
+let endOne: () => Promise<void>;
 before(async () => {
   t = await createTestDatabase();
   await migrate(t.db.sql, createLogger('silent'));
-  // One connection, so pg_prepared_statements shows the plans of every run below (the
-  // embedded database is one session already).
-  one = SERVER_URL === null ? t.db.sql : postgres(t.url, { max: 1, onnotice: () => {} });
+  // One connection, so pg_prepared_statements shows the plans of every run below.
+  ({ sql: one, end: endOne } = oneSession(t));
   // Tables of a database in use: the planner's choices follow their size.
   const [tenant] = await one<{ id: number }[]>`insert into tenants (name, rnc) values ('Historial SRL', '101672919') returning id`;
   await one`insert into events (id, tenant_id, kind, body, sequence)
@@ -39,7 +39,7 @@ before(async () => {
   await one`analyze`;
 });
 after(async () => {
-  if (SERVER_URL !== null) await one.end();
+  await endOne();
   await t.close();
 });
 

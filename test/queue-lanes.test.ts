@@ -1,12 +1,12 @@
 import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { migrate } from '../src/db/migrate.ts';
 import type { Queryable } from '../src/db/connect.ts';
 import { createLogger } from '../src/log.ts';
 import { DELIVERY_KIND, type JobKind } from '../src/queue/kinds.ts';
 import { claimJobs, type SkippedGroup } from '../src/queue/queries.ts';
-import { createTestDatabase, SERVER_URL, type TestDatabase } from './helpers/db.ts';
+import { createTestDatabase, oneSession, type TestDatabase } from './helpers/db.ts';
 
 // A claim does not read the due jobs it leaves (docs/architecture.md, "Claims do not read a slow
 // receiver's backlog"): the main runtime's claims do not read the webhook deliveries waiting for a
@@ -17,15 +17,15 @@ import { createTestDatabase, SERVER_URL, type TestDatabase } from './helpers/db.
 const WAITING = 3000;
 let t: TestDatabase;
 let one: postgres.Sql;
+let endOne: () => Promise<void>;
 before(async () => {
   t = await createTestDatabase();
   await migrate(t.db.sql, createLogger('silent'));
-  // One connection, whose prepared claim goes on to its generic plan as a running service's
-  // does (the embedded database is one session already).
-  one = SERVER_URL === null ? t.db.sql : postgres(t.url, { max: 1, onnotice: () => {} });
+  // One connection, whose prepared claim goes on to its generic plan as a running service's does.
+  ({ sql: one, end: endOne } = oneSession(t));
 });
 after(async () => {
-  if (SERVER_URL !== null) await one.end();
+  await endOne();
   await t.close();
 });
 beforeEach(async () => {

@@ -66,3 +66,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/**
+ * One connection to the test database, for tests about what stays on a session: its prepared
+ * statements and their plans, what one statement leaves for the next. The embedded database is
+ * one session already, and is given back as it is (`end` then leaves it to `close`).
+ */
+export function oneSession(t: TestDatabase): { sql: postgres.Sql; end: () => Promise<void> } {
+  if (SERVER_URL === null) return { sql: t.db.sql as unknown as postgres.Sql, end: async () => {} };
+  const sql = postgres(t.url, { max: 1, onnotice: () => {} });
+  return { sql, end: () => sql.end() };
+}
