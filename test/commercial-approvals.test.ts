@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sampleEcf } from './fixtures/ecf.ts';
 import { newTenantWithCertificate } from './helpers/certificates.ts';
-import { FAST_PIPELINE } from './helpers/documents.ts';
+import { FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
 import { call, newTenant, type Loose } from './helpers/http.ts';
 import { startTestService, type TestService } from './helpers/service.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -69,6 +69,9 @@ test('a rejection reaches the emisor\'s receiver when the emisor is in the direc
   });
   assert.equal(emitted.status, 202, emitted.text);
   const doc = emitted.body.data;
+  // DGII takes an approval only of an e-CF it holds: the buyer decides once the e-CF reached it
+  // (asked at once, the approval could beat the submission to DGII, which refuses it, 400).
+  await waitForEstado(t.url, 'TesteCF', doc.internalTrackId, { 'x-api-key': a.apiKey }, ['aceptado']);
   const res = await call(t.url, 'POST', '/TesteCF/aprobaciones-comerciales', {
     json: { rncEmisor: a.rnc, encf: doc.encf, fechaEmision: doc.fechaEmision, montoTotal: doc.montoTotal, estado: 'rechazado', motivo: 'Mercancía dañada' },
     headers: { authorization: `Bearer ${b.accessToken}` },
