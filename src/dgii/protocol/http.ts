@@ -1,21 +1,15 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { send, TIMEOUT_CODE, type Http1Answer } from '../../lib/http1/client.ts';
 import { TransientAuthorityError } from '../authority.ts';
 
 // One HTTP exchange with DGII: a deadline that also covers reading the answer, the caller's
 // cancellation, a cap on the answer's size, and every transport failure turned into
 // TransientAuthorityError (the job queue decides when to try again).
 //
-// node:http rather than the global fetch: a document's upload and status query cost the
-// service 434 and 210 µs of CPU through fetch against 135 and 88 µs through node:http
-// (docs/benchmarks.md, "Pipeline"), and fetch's streams add nothing this needs. Connections
-// are kept alive; a free one is closed after 4 s, before the usual 5 s a server keeps an idle
-// connection, so a request rarely meets a connection the server is closing.
-
-const agents = {
-  'http:': new HttpAgent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, timeout: 4_000 }),
-  'https:': new HttpsAgent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, timeout: 4_000 }),
-};
+// The service's own HTTP/1.1 client (src/lib/http1/) rather than the global fetch or node:http:
+// a document's upload and status query cost the service 434 and 210 µs of CPU through fetch,
+// 135 and 88 µs through node:http (docs/benchmarks.md, "Pipeline"), and less again through it.
+// Connections are kept alive; a free one is closed after 4 s, before the usual 5 s a server
+// keeps an idle connection, so a request rarely meets a connection the server is closing.
 
 export interface HttpAnswer {
   status: number;
@@ -91,73 +85,30 @@ function transportError(err: unknown, req: HttpRequest, options: HttpOptions, ti
   return new ConnectionError(`Could not reach DGII while ${req.purpose}${code === null ? '' : ` (${code})`}`, code, err);
 }
 
-function attempt(req: HttpRequest, options: HttpOptions): Promise<HttpAnswer> {
-  if (options.signal.aborted) return Promise.reject(transportError(new Error('aborted before sending'), req, options, false));
+async function attempt(req: HttpRequest, options: HttpOptions): Promise<HttpAnswer> {
+  if (options.signal.aborted) throw transportError(new Error('aborted before sending'), req, options, false);
   let target: URL;
   try {
     target = new URL(req.url);
   } catch (err) {
-    return Promise.reject(new ConnectionError(`Could not reach DGII while ${req.purpose}: the URL is not valid`, null, err));
+    throw new ConnectionError(`Could not reach DGII while ${req.purpose}: the URL is not valid`, null, err);
   }
-  const tooLarge = (): TransientAuthorityError => new TransientAuthorityError(`DGII's answer while ${req.purpose} is larger than ${options.maxAnswerBytes} bytes`);
-  return new Promise<HttpAnswer>((resolve, reject) => {
-    let timedOut = false;
-    let settled = false;
-    const https = target.protocol === 'https:';
-    const headers: Record<string, string> = { ...req.headers };
-    if (req.body !== undefined) headers['content-length'] = String(req.body.length);
-    const request = (https ? httpsRequest : httpRequest)(target, { method: req.method, agent: https ? agents['https:'] : agents['http:'], headers });
-    const settle = (err: unknown, answer?: HttpAnswer): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      options.signal.removeEventListener('abort', onAbort);
-      if (answer !== undefined) resolve(answer);
-      else {
-        request.destroy();
-        reject(transportError(err, req, options, timedOut));
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      settle(new Error('timeout'));
-    }, options.timeoutMs);
-    const onAbort = (): void => settle(options.signal.reason);
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    request.on('error', (err) => settle(err));
-    request.on('response', (res: IncomingMessage) => {
-      const status = res.statusCode ?? 0;
-      // Never followed, as a redirect to elsewhere would carry the token there.
-      if (status >= 300 && status < 400) {
-        res.resume();
-        settle(new TransientAuthorityError(`DGII answered with a redirect (HTTP ${status}) while ${req.purpose}; it is not followed`));
-        return;
-      }
-      const declared = Number(res.headers['content-length']);
-      if (Number.isFinite(declared) && declared > options.maxAnswerBytes) {
-        settle(tooLarge());
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > options.maxAnswerBytes) settle(tooLarge());
-        else chunks.push(chunk);
-      });
-      res.on('error', (err) => settle(err));
-      // Closed before its end: the connection was cut mid-answer ('end' settles a whole one first).
-      res.on('close', () => {
-        if (!res.complete) settle(Object.assign(new Error('the answer was cut short'), { code: 'ECONNRESET' }));
-      });
-      res.on('end', () => {
-        const contentType = res.headers['content-type'] ?? '';
-        const text = Buffer.concat(chunks, size).toString('utf8');
-        settle(null, { status, contentType, text, json: parseJson(text, contentType) });
-      });
+  let answer: Http1Answer;
+  try {
+    answer = await send({
+      url: target, pool: 'dgii', method: req.method, headers: req.headers, ...(req.body === undefined ? {} : { body: req.body }),
+      timeoutMs: options.timeoutMs, signal: options.signal, keepBytes: options.maxAnswerBytes, maxBytes: options.maxAnswerBytes,
     });
-    request.end(req.body);
-  });
+  } catch (err) {
+    throw transportError(err, req, options, (err as { code?: unknown }).code === TIMEOUT_CODE);
+  }
+  const status = answer.status;
+  // Never followed, as a redirect to elsewhere would carry the token there.
+  if (status >= 300 && status < 400) throw new TransientAuthorityError(`DGII answered with a redirect (HTTP ${status}) while ${req.purpose}; it is not followed`);
+  if (answer.truncated) throw new TransientAuthorityError(`DGII's answer while ${req.purpose} is larger than ${options.maxAnswerBytes} bytes`);
+  const contentType = answer.headers.get('content-type') ?? '';
+  const text = answer.body.toString('utf8');
+  return { status, contentType, text, json: parseJson(text, contentType) };
 }
 
 /** Sends the request, once more at once if the connection was refused (or reset, for a GET). */
