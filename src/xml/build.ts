@@ -22,26 +22,43 @@ function isBuildElement(value: unknown): value is XmlBuildElement {
   return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'build-element';
 }
 
+function checkName(name: string, what: 'element' | 'attribute'): void {
+  if (!isQName(name)) throw new XmlError(XML_ERROR.INVALID_NAME, `"${name}" is not a valid XML ${what} name`);
+}
+
+const NO_ATTRIBUTES: readonly (readonly [string, string])[] = Object.freeze([]);
+
 /**
  * el('Item', { Codigo: '01' }, el('Nombre', 'Café'), '...'); the attributes argument may be left out:
  * el('Version', '1.0').
  */
 export function el(name: string, attributesOrChild?: XmlBuildAttributes | XmlBuildInput, ...rest: XmlBuildInput[]): XmlBuildElement {
-  if (!isQName(name)) throw new XmlError(XML_ERROR.INVALID_NAME, `"${name}" is not a valid XML element name`);
+  checkName(name, 'element');
   const isAttributes =
     typeof attributesOrChild === 'object' && attributesOrChild !== null && !Array.isArray(attributesOrChild) && !isBuildElement(attributesOrChild);
-  const attributes: [string, string][] = [];
+  let attributes = NO_ATTRIBUTES;
   if (isAttributes) {
+    const list: [string, string][] = [];
     for (const [attributeName, value] of Object.entries(attributesOrChild as XmlBuildAttributes)) {
       if (value === undefined) continue;
-      if (!isQName(attributeName)) throw new XmlError(XML_ERROR.INVALID_NAME, `"${attributeName}" is not a valid XML attribute name`);
-      attributes.push([attributeName, String(value)]);
+      checkName(attributeName, 'attribute');
+      list.push([attributeName, String(value)]);
     }
+    attributes = list;
   }
   const children: XmlBuildChild[] = [];
-  const inputs: XmlBuildInput[] = isAttributes ? rest : [attributesOrChild as XmlBuildInput, ...rest];
-  flattenInto(inputs, children);
+  if (!isAttributes) flattenInto([attributesOrChild as XmlBuildInput], children);
+  flattenInto(rest, children);
   return { kind: 'build-element', name, attributes, children };
+}
+
+/**
+ * An element without attributes whose children are given as they will be written (no
+ * flattening, no copy): for builders that make a whole document's elements (ecf/xml/build-tree.ts).
+ */
+export function plainEl(name: string, children: readonly XmlBuildChild[]): XmlBuildElement {
+  checkName(name, 'element');
+  return { kind: 'build-element', name, attributes: NO_ATTRIBUTES, children };
 }
 
 function flattenInto(inputs: readonly XmlBuildInput[], children: XmlBuildChild[]): void {
@@ -78,31 +95,54 @@ function checkChars(value: string): string {
   return value;
 }
 
+const TEXT_SPECIAL = /[&<>\r]/;
+const ATTRIBUTE_SPECIAL = /[&<>"\t\n\r]/;
+/** Printable ASCII: every character is XML's, so the full check (astral ranges, surrogates) is not needed. */
+const PLAIN_ASCII = /^[\x20-\x7e]*$/;
+
 export function escapeText(value: string): string {
-  return checkChars(value).replace(/[&<>\r]/g, (c) => TEXT_ESCAPES[c] ?? c);
+  if (!PLAIN_ASCII.test(value)) checkChars(value);
+  return TEXT_SPECIAL.test(value) ? value.replace(/[&<>\r]/g, (c) => TEXT_ESCAPES[c] ?? c) : value;
 }
 
 export function escapeAttribute(value: string): string {
-  return checkChars(value).replace(/[&<>"\t\n\r]/g, (c) => ATTRIBUTE_ESCAPES[c] ?? c);
+  if (!PLAIN_ASCII.test(value)) checkChars(value);
+  return ATTRIBUTE_SPECIAL.test(value) ? value.replace(/[&<>"\t\n\r]/g, (c) => ATTRIBUTE_ESCAPES[c] ?? c) : value;
 }
 
 /** Compact output: no indentation or added whitespace, so what is signed is exactly what was built. */
 export function serializeXml(root: XmlBuildElement, options: SerializeOptions): string {
-  const out: string[] = options.declaration ? [XML_DECLARATION] : [];
-  // An explicit stack instead of recursion: trees built from untrusted data cannot exhaust the call stack.
-  const work: (XmlBuildChild | { readonly close: string })[] = [root];
-  for (let item = work.pop(); item !== undefined; item = work.pop()) {
-    if (typeof item === 'string') {
-      out.push(escapeText(item));
-    } else if ('close' in item) {
-      out.push(`</${item.close}>`);
-    } else {
-      out.push(`<${item.name}`);
-      for (const [name, value] of item.attributes) out.push(` ${name}="${escapeAttribute(value)}"`);
-      out.push('>');
-      work.push({ close: item.name });
-      for (let i = item.children.length - 1; i >= 0; i--) work.push(item.children[i] as XmlBuildChild);
+  let out = options.declaration ? XML_DECLARATION : '';
+  // An explicit stack instead of recursion: trees built from untrusted data cannot exhaust the
+  // call stack. Each open element and the index of its next child, written as one string
+  // (appending is cheaper than collecting pieces to join).
+  const open: XmlBuildElement[] = [];
+  const next: number[] = [];
+  let element: XmlBuildElement | undefined = root;
+  out += startTag(root);
+  let at = 0;
+  while (element !== undefined) {
+    if (at === element.children.length) {
+      out += `</${element.name}>`;
+      element = open.pop();
+      at = next.pop() ?? 0;
+      continue;
+    }
+    const child = element.children[at++] as XmlBuildChild;
+    if (typeof child === 'string') out += escapeText(child);
+    else {
+      out += startTag(child);
+      open.push(element);
+      next.push(at);
+      element = child;
+      at = 0;
     }
   }
-  return out.join('');
+  return out;
+}
+
+function startTag(e: XmlBuildElement): string {
+  let tag = `<${e.name}`;
+  for (const [name, value] of e.attributes) tag += ` ${name}="${escapeAttribute(value)}"`;
+  return `${tag}>`;
 }

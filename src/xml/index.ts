@@ -18,7 +18,7 @@ export type {
   XmlText,
 } from './types.ts';
 export { childElement, childElementsNamed, elementChildren, findPath, inScopeNamespaces, isElement, textAt, textContent } from './tree.ts';
-export { el, escapeAttribute, escapeText, serializeXml, XML_DECLARATION } from './build.ts';
+export { el, plainEl, escapeAttribute, escapeText, serializeXml, XML_DECLARATION } from './build.ts';
 export type { SerializeOptions, XmlBuildAttributes, XmlBuildChild, XmlBuildElement, XmlBuildInput } from './build.ts';
 export { canonicalizeDocument, canonicalizeElement } from './c14n.ts';
 export type { C14nOptions } from './c14n.ts';

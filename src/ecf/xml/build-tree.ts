@@ -1,6 +1,6 @@
 // Writes normalised JSON (EcfObject) as XML along a schema element tree, so element order,
 // repetition and names come from the XSD and never from the JSON's key order.
-import { el } from '../../xml/index.ts';
+import { el, plainEl } from '../../xml/index.ts';
 import { isGroup } from '../schema/schema-types.ts';
 import type { XmlBuildElement } from '../../xml/index.ts';
 import type { EcfObject, EcfValue } from '../types.ts';
@@ -15,16 +15,20 @@ function requiredButMayBeEmpty(element: SchemaElement): boolean {
   return isGroup(element) && element.min > 0 && element.children.every((c) => c.min === 0);
 }
 
-function occurrences(value: EcfValue | undefined, element: SchemaElement, path: string): readonly EcfValue[] {
-  if (value === undefined) return [];
+const NONE: readonly EcfValue[] = [];
+
+// `parent` is the group's path: the element's own is made only for an error, as most of a
+// schema's elements are absent from a document.
+function occurrences(value: EcfValue | undefined, element: SchemaElement, parent: string): readonly EcfValue[] {
+  if (value === undefined) return NONE;
   if (!Array.isArray(value)) return [value];
-  if (element.max === 1) throw new TypeError(`${path} cannot repeat, but the data holds an array`);
+  if (element.max === 1) throw new TypeError(`${parent}.${element.name} cannot repeat, but the data holds an array`);
   return value as readonly EcfValue[];
 }
 
-function buildLeaf(element: SchemaElement, value: EcfValue, path: string): XmlBuildElement | undefined {
-  if (typeof value !== 'string') throw new TypeError(`${path} must be text in normalised data`);
-  return value === '' ? undefined : el(element.name, value);
+function buildLeaf(element: SchemaElement, value: EcfValue, parent: string): XmlBuildElement | undefined {
+  if (typeof value !== 'string') throw new TypeError(`${parent}.${element.name} must be text in normalised data`);
+  return value === '' ? undefined : plainEl(element.name, [value]);
 }
 
 /**
@@ -37,15 +41,14 @@ export function buildGroup(group: GroupElement, value: EcfObject, path: string):
   const children: XmlBuildElement[] = [];
   let hasContent = false;
   for (const child of group.children) {
-    const childPath = `${path}.${child.name}`;
     let written = 0;
-    for (const item of occurrences(value[child.name], child, childPath)) {
+    for (const item of occurrences(value[child.name], child, path)) {
       let node: XmlBuildElement | undefined;
       if (isGroup(child)) {
-        if (!isObject(item)) throw new TypeError(`${childPath} must be an object in normalised data`);
-        node = buildGroup(child, item, childPath);
+        if (!isObject(item)) throw new TypeError(`${path}.${child.name} must be an object in normalised data`);
+        node = buildGroup(child, item, `${path}.${child.name}`);
       } else {
-        node = buildLeaf(child, item, childPath);
+        node = buildLeaf(child, item, path);
       }
       if (node === undefined) continue;
       children.push(node);
@@ -54,5 +57,5 @@ export function buildGroup(group: GroupElement, value: EcfObject, path: string):
     if (written > 0) hasContent = true;
     else if (requiredButMayBeEmpty(child)) children.push(el(child.name));
   }
-  return hasContent ? el(group.name, children) : undefined;
+  return hasContent ? plainEl(group.name, children) : undefined;
 }
