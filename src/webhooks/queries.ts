@@ -103,7 +103,8 @@ export function deliveryCtes(sql: Queryable, deliveries: readonly { id: string; 
   return { ctes, outcome: sql`(select count(*)::int from webhook_delivery)` };
 }
 
-export type DeliveryToSend = DeliveryRow & {
+/** What an attempt reads of its delivery: not its outcome so far nor its times, which it does not use. */
+export type DeliveryToSend = Pick<DeliveryRow, 'id' | 'tenantId' | 'event' | 'status' | 'url' | 'attemptCount' | 'series' | 'seriesAttempts'> & {
   body: string;
   /** The event's per-document sequence number; null for events not about one document. */
   eventSequence: number | null;
@@ -120,7 +121,8 @@ export type DeliveryToSend = DeliveryRow & {
  */
 export async function findDeliveriesToSend(sql: Queryable, ids: string[]): Promise<Map<string, DeliveryToSend>> {
   const rows = await sql<DeliveryToSend[]>`
-    select ${sql.unsafe(D_COLUMNS)}, e.body, e.sequence as event_sequence, s.url as settings_url, s.secret_sealed,
+    select d.id, d.tenant_id, d.event, d.status, d.url, d.attempt_count, d.series, d.series_attempts,
+      e.body, e.sequence as event_sequence, s.url as settings_url, s.secret_sealed,
       s.previous_secret_sealed, s.previous_secret_expires_at
     from webhook_deliveries d join events e on e.id = d.event_id left join webhook_settings s on s.tenant_id = d.tenant_id
     where d.id = any(array(select jsonb_array_elements_text(${sql.json(ids)})::uuid))`;
