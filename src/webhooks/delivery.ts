@@ -7,7 +7,7 @@ import { storableText } from '../lib/pg-text.ts';
 import type { Logger } from '../log.ts';
 import type { JobDefinition } from '../queue/runtime.ts';
 import { insertJob, insertJobsFor, type NewJob } from '../queue/queries.ts';
-import { abandonDelivery, deliveryCtes, findDeliveriesToSend, insertDelivery, pendingDeliveriesWithoutJob, recordAttempts, type AttemptToRecord, type DeliveryRow, type DeliveryStatus, type DeliveryToSend } from './queries.ts';
+import { abandonDelivery, deliveryCtes, findDeliveriesToSend, insertDelivery, pendingDeliveriesWithoutJob, recordAttempts, type AttemptToRecord, type DeliveryRow, type DeliveryStatus, type DeliveryToSend, type RecordedDelivery } from './queries.ts';
 import { postWebhook, type AttemptResult } from './sender.ts';
 import type { WebhookSettings } from './settings.ts';
 import { signatureHeaders } from './signing.ts';
@@ -55,7 +55,7 @@ export async function recreateDeliveryJobs(sql: Queryable, limit: number, recrea
 }
 
 export interface AttemptOutcome {
-  delivery: DeliveryRow;
+  delivery: RecordedDelivery;
   result: AttemptResult;
   /** Wait before the next attempt when the delivery is still pending. */
   retryInMs: number | null;
@@ -222,7 +222,7 @@ export class DeliveryEngine {
   }
 }
 
-type Recorded = { delivery: DeliveryRow; applied: boolean; jobDone: boolean };
+type Recorded = { delivery: RecordedDelivery; applied: boolean; jobDone: boolean };
 
 /**
  * recordAttempts for a batch that may hold two attempts of one delivery (it cannot on one

@@ -67,11 +67,8 @@ export async function upsertSettings(sql: Queryable, tenantId: number, s: NewSet
 
 const COLUMN_NAMES = ['id', 'seq', 'tenant_id', 'event_id', 'event', 'status', 'url', 'attempt_count', 'series', 'series_attempts', 'last_attempt_ok', 'last_status_code', 'last_error', 'last_attempt_at', 'next_attempt_at', 'delivered_at', 'created_at'] as const;
 const COLUMNS = COLUMN_NAMES.join(', ');
-/** The columns qualified by a table alias, for statements that join or update from a CTE. */
-const columnsOf = (alias: 'd' | 'w' | 'u'): string => COLUMN_NAMES.map((c) => `${alias}.${c}`).join(', ');
-const D_COLUMNS = columnsOf('d');
-const W_COLUMNS = columnsOf('w');
-const U_COLUMNS = columnsOf('u');
+/** The columns qualified by the alias `d`, for statements that join. */
+const D_COLUMNS = COLUMN_NAMES.map((c) => `d.${c}`).join(', ');
 
 export async function insertDelivery(sql: Queryable, d: { id: string; tenantId: number; eventId: string; event: EventKind; url: string }): Promise<DeliveryRow> {
   const [row] = await sql<DeliveryRow[]>`
@@ -188,9 +185,12 @@ export interface AttemptToRecord {
  * on the queue's own condition (deleteFinishedJobs): only while its owner still holds the
  * lease and no rerun was asked (`jobDone`); otherwise the job is left to the runtime.
  */
-export async function recordAttempts(sql: Queryable, attempts: readonly AttemptToRecord[]): Promise<Map<string, { delivery: DeliveryRow; applied: boolean; jobDone: boolean }>> {
+/** What recording an attempt answers of its delivery: the rest is not read back (sendTest reads the whole row). */
+export type RecordedDelivery = Pick<DeliveryRow, 'id' | 'status' | 'attemptCount' | 'url'>;
+
+export async function recordAttempts(sql: Queryable, attempts: readonly AttemptToRecord[]): Promise<Map<string, { delivery: RecordedDelivery; applied: boolean; jobDone: boolean }>> {
   const iso = (d: Date | null) => (d === null ? null : d.toISOString());
-  const rows = await sql<(DeliveryRow & { applied: boolean; jobDone: boolean })[]>`
+  const rows = await sql<(RecordedDelivery & { applied: boolean; jobDone: boolean })[]>`
     with input as (
       -- One JSON set, and the deliveries looked up by id as \`= any(array(select ...))\`:
       -- planned once per connection, through the primary key (see findDeliveriesToSend).
@@ -220,7 +220,7 @@ export async function recordAttempts(sql: Queryable, attempts: readonly AttemptT
         delivered_at = case when t.applies and i.ok then i.at else w.delivered_at end
       from target t join input i on i.id = t.id
       where w.id = any(array(select id from target)) and w.id = t.id
-      returning ${sql.unsafe(W_COLUMNS)}, t.applies as applied
+      returning w.id, w.status, w.attempt_count, w.url, t.applies as applied
     ), attempt as (
       insert into webhook_attempts (delivery_id, number, url, at, status_code, duration_ms, ok, error, response_body)
       select u.id, u.attempt_count, i.url, i.at, i.status_code, i.duration_ms, i.ok, i.error, i.response_body
@@ -228,7 +228,7 @@ export async function recordAttempts(sql: Queryable, attempts: readonly AttemptT
     ), finished as (${deleteFinishedJobs(sql, sql`
       select i.job_id, i.job_owner from updated u join input i on i.id = u.id where u.status <> 'pending'`)}
     )
-    select ${sql.unsafe(U_COLUMNS)}, u.applied, coalesce(i.job_id in (select id from finished), false) as job_done
+    select u.id, u.status, u.attempt_count, u.url, u.applied, coalesce(i.job_id in (select id from finished), false) as job_done
     from updated u join input i on i.id = u.id`;
   return new Map(rows.map(({ applied, jobDone, ...delivery }) => [delivery.id, { delivery, applied, jobDone }]));
 }

@@ -59,8 +59,10 @@ export class WebhookService {
     // ends, unless a redelivery started a new series since this attempt was recorded.
     await scheduleKeyedJob(this.sql, { kind: 'webhook.deliver', payload: { deliveryId: delivery.id, tenantId }, delayMs: outcome.retryInMs ?? 0, uniqueKey: key });
     if (outcome.retryInMs === null) this.nudge();
+    // The attempt's record answers only what a job needs; the answer shows the whole delivery.
+    const recorded = await findTenantDelivery(this.sql, tenantId, delivery.id);
     return {
-      delivery: deliveryView(outcome.delivery, null),
+      delivery: deliveryView(recorded ?? delivery, null),
       attempt: resultView(outcome.delivery.attemptCount, outcome.delivery.url, startedAt, outcome.result),
     };
   }
