@@ -68,14 +68,9 @@ export class ResponseParser {
           i = end;
           break;
         }
-        case 'length': {
-          const n = Math.min(this.left, chunk.length - i);
-          onBody(chunk.subarray(i, i + n));
-          i += n;
-          this.left -= n;
-          if (this.left === 0) this.state = 'done';
+        case 'length':
+          i = this.bodyBytes(chunk, i, onBody, 'done');
           break;
-        }
         case 'chunk-size': {
           const line = this.line(chunk, i, MAX_CHUNK_LINE, 'a chunk size line');
           if (line === null) return;
@@ -91,14 +86,9 @@ export class ResponseParser {
           }
           break;
         }
-        case 'chunk-data': {
-          const n = Math.min(this.left, chunk.length - i);
-          onBody(chunk.subarray(i, i + n));
-          i += n;
-          this.left -= n;
-          if (this.left === 0) this.state = 'chunk-end';
+        case 'chunk-data':
+          i = this.bodyBytes(chunk, i, onBody, 'chunk-end');
           break;
-        }
         case 'chunk-end': {
           // Bounded at 2 bytes: nothing but the CRLF may follow a chunk's data.
           const line = this.line(chunk, i, 2, 'a chunk');
@@ -126,6 +116,15 @@ export class ResponseParser {
           return;
       }
     }
+  }
+
+  /** Up to `left` body bytes from `i` to `onBody`; `then` once they are all read. The index after them. */
+  private bodyBytes(chunk: Buffer, i: number, onBody: (bytes: Buffer) => void, then: State): number {
+    const n = Math.min(this.left, chunk.length - i);
+    onBody(chunk.subarray(i, i + n));
+    this.left -= n;
+    if (this.left === 0) this.state = then;
+    return i + n;
   }
 
   /** The connection ended. Throws when the answer was not complete (a close-framed body is, then). */
