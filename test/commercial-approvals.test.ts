@@ -15,7 +15,7 @@ import { parseXml, textAt, verifyXml } from '../src/xml/index.ts';
 
 let t: TestService;
 before(async () => {
-  t = await startTestService({ env: { ...FAST_PIPELINE, EXCHANGE_ALLOW_PRIVATE_NETWORKS: 'true', EXCHANGE_RETRY_BASE_MS: '20', EXCHANGE_RETRY_MAX_MS: '50', RATE_LIMIT_SENSITIVE_PER_MINUTE: '1000' } });
+  t = await startTestService({ env: { ...FAST_PIPELINE, EXCHANGE_ALLOW_PRIVATE_NETWORKS: 'true', EXCHANGE_RETRY_BASE_MS: '20', EXCHANGE_RETRY_MAX_MS: '50', EXCHANGE_MAX_ATTEMPTS: '100', RATE_LIMIT_SENSITIVE_PER_MINUTE: '1000' } });
 });
 after(async () => {
   await t.close();
@@ -70,7 +70,7 @@ test('a rejection reaches the emisor\'s receiver when the emisor is in the direc
   assert.equal(emitted.status, 202, emitted.text);
   const doc = emitted.body.data;
   // DGII takes an approval only of an e-CF it holds: the buyer decides once the e-CF reached it
-  // (asked at once, the approval could beat the submission to DGII, which refuses it, 400).
+  // (an approval that comes first is sent again later: the test after this one).
   await waitForEstado(t.url, 'TesteCF', doc.internalTrackId, { 'x-api-key': a.apiKey }, ['aceptado']);
   const res = await call(t.url, 'POST', '/TesteCF/aprobaciones-comerciales', {
     json: { rncEmisor: a.rnc, encf: doc.encf, fechaEmision: doc.fechaEmision, montoTotal: doc.montoTotal, estado: 'rechazado', motivo: 'Mercancía dañada' },
@@ -83,6 +83,37 @@ test('a rejection reaches the emisor\'s receiver when the emisor is in the direc
   assert.match(done.dgii.detalle, /Rechazada/);
   const [seen] = await t.sql<{ estado: number; detalleMotivoRechazo: string }[]>`select estado, detalle_motivo_rechazo from commercial_approvals where document_id = ${doc.internalTrackId}`;
   assert.deepEqual([seen?.estado, seen?.detalleMotivoRechazo], [2, 'Mercancía dañada']);
+});
+
+test('an approval that reaches DGII before the e-CF it approves is sent again until DGII holds it', async () => {
+  const a = await newTenantWithCertificate(t.url);
+  const b = await newTenantWithCertificate(t.url);
+  const ecf = sampleEcf(31, { Encabezado: { Emisor: { RNCEmisor: a.rnc }, Comprador: { RNCComprador: b.rnc } } });
+  const encf = 'E310000000001';
+  const montoTotal = ((ecf.ECF.Encabezado as Loose).Totales as Loose).MontoTotal;
+  // The buyer decides before the emisor has sent the e-CF: DGII refuses the ACECF (400,
+  // "Factura no encontrada"), and the leg stays pendiente, its job due again.
+  const res = await call(t.url, 'POST', '/TesteCF/aprobaciones-comerciales', {
+    json: { rncEmisor: a.rnc, encf, fechaEmision: '15-03-2025', montoTotal, estado: 'aprobado' },
+    headers: { 'x-api-key': b.apiKey },
+  });
+  assert.equal(res.status, 202, res.text);
+  const refused = await waitFor(async () => {
+    const [job] = await t.sql<{ attempts: number; lastError: string | null }[]>`
+      select attempts, last_error from jobs where kind = 'approval.send' and payload ->> 'approvalId' = ${res.body.data.id} and payload ->> 'target' = 'dgii'`;
+    return job?.lastError != null ? job : undefined;
+  }, 10_000, 'a refused attempt of the DGII leg');
+  assert.match(String(refused.lastError), /Factura no encontrada/);
+  const pending = await call(t.url, 'GET', `/TesteCF/aprobaciones-comerciales/${res.body.data.id}`, { headers: { 'x-api-key': b.apiKey } });
+  assert.equal(pending.body.data.dgii.estado, 'pendiente');
+
+  const emitted = await call(t.url, 'POST', '/TesteCF/documentos-ecf', { json: ecf, headers: { 'x-api-key': a.apiKey } });
+  assert.equal(emitted.status, 202, emitted.text);
+  assert.equal(emitted.body.data.encf, encf);
+  await waitForEstado(t.url, 'TesteCF', emitted.body.data.internalTrackId, { 'x-api-key': a.apiKey }, ['aceptado']);
+  const done = await settled(b.apiKey, 'TesteCF', res.body.data.id);
+  assert.equal(done.dgii.estado, 'enviado', JSON.stringify(done.dgii));
+  assert.match(done.dgii.detalle, /Aprobada/);
 });
 
 test('Idempotency-Key replays the first answer; a second decision on the same e-CF is 409', async () => {

@@ -22,6 +22,8 @@ const TIMEOUT_SEC = setting('BENCH_PIPELINE_TIMEOUT_SEC', 600);
 const PREFILL = setting('BENCH_PIPELINE_PREFILL', 100_000);
 /** A directory for the service's CPU profile (node --cpu-prof), written when it stops; empty: none. */
 const PROFILE_DIR = process.env.BENCH_PIPELINE_PROFILE_DIR ?? '';
+/** V8 or Node flags for the service process, for experiments (flags NODE_OPTIONS refuses, such as --single-threaded-gc). */
+const NODE_ARGS = (process.env.BENCH_PIPELINE_NODE_ARGS ?? '').split(/\s+/).filter((a) => a !== '');
 const CPU_TARGET_MS = 1.5;
 const { nproc } = machine();
 const FLOOR_SHARE_TARGET = 0.25;
@@ -80,7 +82,7 @@ try {
     EXCHANGE_ALLOW_PRIVATE_NETWORKS: 'true',
     DGII_POLL_INTERVAL_MS: '50',
     DGII_POLL_MAX_INTERVAL_MS: '200',
-  }, PROFILE_DIR === '' ? {} : { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] });
+  }, { nodeArgs: [...(PROFILE_DIR === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`]), ...NODE_ARGS] });
   services.push(service);
   const tenant = await registerTenant(service.url);
   const certificate = makeTestCertificate(tenant.rnc);

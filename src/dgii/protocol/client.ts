@@ -97,6 +97,9 @@ export const NO_CERTIFICATE_MESSAGE = 'No valid certificate: upload one with POS
 // Statuses that say "not now" rather than "no": worth another try later.
 const TRANSIENT_STATUSES = new Set([408, 425, 429]);
 
+/** DGII's refusal of a commercial approval about an e-CF it does not hold (yet). */
+const NOT_HELD_YET = /factura no encontrada/i;
+
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
@@ -331,7 +334,14 @@ export class DgiiClient {
   async sendApproval(tenantId: number, environment: Environment, file: XmlUpload, signal: AbortSignal): Promise<AprobacionAnswer> {
     const purpose = `sending the commercial approval ${file.fileName}`;
     const answer = await this.authorized(tenantId, environment, signal, this.upload(this.url(environment, 'aprobacionComercial'), purpose, file));
-    if (answer.status !== 200) throw failure(answer, purpose);
+    if (answer.status !== 200) {
+      const refused = failure(answer, purpose);
+      // DGII takes an approval only of an e-CF it holds. One that comes first (the emisor sent
+      // the e-CF to its buyer before DGII took it in) is refused with "Factura no encontrada":
+      // not a "no" about the approval, which is sent again on the job's schedule.
+      if (answer.status === 400 && NOT_HELD_YET.test(refused.message)) throw new TransientAuthorityError(`DGII does not hold the e-CF yet: ${refused.message}`);
+      throw refused;
+    }
     return readAprobacionAnswer(answer.json) ?? { codigo: null, estado: null, mensajes: [] };
   }
 
