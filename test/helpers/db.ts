@@ -45,14 +45,28 @@ export async function embeddedSeed(): Promise<Blob> {
   }
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * The migrated database the suite's global setup made (test/helpers/global-setup.ts): a
+ * template database on the server, or a data directory file for the embedded database. Unset
+ * when a test file runs alone: each database is then migrated by its service, as before.
+ */
+export const MIGRATED_TEMPLATE_ENV = 'ECF_TEST_MIGRATED_TEMPLATE';
+
+/**
+ * A fresh database. `migrated`: with every migration applied already when the suite's global
+ * setup made a migrated copy to start from (a service's start then finds nothing to apply),
+ * for the tests that are not about migrating.
+ */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  const template = options.migrated === true ? process.env[MIGRATED_TEMPLATE_ENV] : undefined;
   if (SERVER_URL === null) {
-    const db = await openEmbedded(null, silent, await embeddedSeed());
+    const seed = template === undefined ? await embeddedSeed() : new Blob([await readFile(template)]);
+    const db = await openEmbedded(null, silent, seed);
     return { db, url: 'memory://', close: () => db.close() };
   }
   const name = `ecf_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
+  await admin.unsafe(template === undefined ? `create database ${name}` : `create database ${name} template ${template}`);
   const url = new URL(SERVER_URL);
   url.pathname = `/${name}`;
   const db = await openDatabase(loadConfig({ DATABASE_URL: url.toString(), DB_POOL_MAX: '20' }), silent);

@@ -82,7 +82,7 @@ export interface ExchangeService {
  */
 export async function spawnExchangeService(simulatorUrl: string, port: number, env: Record<string, string> = {}): Promise<ExchangeService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'ecf-exchange-'));
-  const database: TestDatabase | null = SERVER_URL === null ? null : await createTestDatabase();
+  const database: TestDatabase | null = SERVER_URL === null ? null : await createTestDatabase({ migrated: true });
   try {
     const processEnv = testEnv(dataDir, {
       ...FAST_PIPELINE,

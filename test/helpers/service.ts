@@ -49,7 +49,7 @@ export interface TestServiceOptions {
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'ecf-test-'));
-  const database = options.database ?? (await createTestDatabase());
+  const database = options.database ?? (await createTestDatabase({ migrated: true }));
   const config = loadConfig(testEnv(dataDir, { DATABASE_URL: database.url, ...options.env }));
   const logLines: string[] = [];
   const log: Logger = options.captureLog === true

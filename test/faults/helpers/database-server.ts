@@ -15,5 +15,5 @@ export function requireDatabaseServer(): string {
 /** A fresh database of its own on the server (dropped by close()). */
 export async function faultDatabase(): Promise<TestDatabase> {
   requireDatabaseServer();
-  return createTestDatabase();
+  return createTestDatabase({ migrated: true });
 }
