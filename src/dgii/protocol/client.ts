@@ -19,6 +19,7 @@ import {
   type TrackIdEntry,
 } from './answers.ts';
 import { exchange, type HttpAnswer, type HttpRequest } from './http.ts';
+import { approvalFailure, failure } from './failures.ts';
 import {
   type AprobacionAnswer, type ConsultaEstadoAnswer, type DirectoryEntry, readAprobacionAnswer, readConsultaEstadoAnswer, readDirectoryAnswer, readTimbreEstado,
 } from './exchange-answers.ts';
@@ -94,22 +95,8 @@ export interface EstadoQuery {
 
 export const NO_CERTIFICATE_MESSAGE = 'No valid certificate: upload one with POST /api/certificates';
 
-// Statuses that say "not now" rather than "no": worth another try later.
-const TRANSIENT_STATUSES = new Set([408, 425, 429]);
-
-/** DGII's refusal of a commercial approval about an e-CF it does not hold (yet). */
-const NOT_HELD_YET = /factura no encontrada/i;
-
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
-}
-
-/** TransientAuthorityError or PermanentAuthorityError for an answer that is not 2xx. */
-function failure(answer: HttpAnswer, purpose: string): Error {
-  const detail = errorText(answer.json, answer.text);
-  const message = `DGII answered HTTP ${answer.status} while ${purpose}${detail === null ? '' : `: ${detail}`}`;
-  if (answer.status >= 500 || TRANSIENT_STATUSES.has(answer.status)) return new TransientAuthorityError(message);
-  return new PermanentAuthorityError(message);
 }
 
 /** The shared token fetch runs for every waiter, so no single caller's signal may cancel it. */
@@ -334,14 +321,7 @@ export class DgiiClient {
   async sendApproval(tenantId: number, environment: Environment, file: XmlUpload, signal: AbortSignal): Promise<AprobacionAnswer> {
     const purpose = `sending the commercial approval ${file.fileName}`;
     const answer = await this.authorized(tenantId, environment, signal, this.upload(this.url(environment, 'aprobacionComercial'), purpose, file));
-    if (answer.status !== 200) {
-      const refused = failure(answer, purpose);
-      // DGII takes an approval only of an e-CF it holds. One that comes first (the emisor sent
-      // the e-CF to its buyer before DGII took it in) is refused with "Factura no encontrada":
-      // not a "no" about the approval, which is sent again on the job's schedule.
-      if (answer.status === 400 && NOT_HELD_YET.test(refused.message)) throw new TransientAuthorityError(`DGII does not hold the e-CF yet: ${refused.message}`);
-      throw refused;
-    }
+    if (answer.status !== 200) throw approvalFailure(answer, purpose);
     return readAprobacionAnswer(answer.json) ?? { codigo: null, estado: null, mensajes: [] };
   }
 
