@@ -69,7 +69,10 @@ const NO_URL_TENANTS_REMEMBERED = 10_000;
 export class DeliveryEngine {
   /** The deliveries of jobs started together (a claimed batch) are read with one statement. */
   private readonly toSend: BatchLoader<string, DeliveryToSend>;
-  /** Attempts that finish in the same turn are recorded with one statement. */
+  /**
+   * Attempts are recorded one statement at a time: those that finish while one is written go
+   * together in the next (group commit, docs/architecture.md), not one statement per turn.
+   */
   private readonly recorder: BatchLoader<AttemptToRecord, Recorded>;
   private readonly sql: Sql;
   private readonly settings: WebhookSettings;
@@ -96,7 +99,7 @@ export class DeliveryEngine {
     this.log = log;
     this.onQueued = onQueued;
     this.toSend = new BatchLoader((ids) => findDeliveriesToSend(sql, ids));
-    this.recorder = new BatchLoader((attempts) => recordDistinct(sql, attempts));
+    this.recorder = new BatchLoader((attempts) => recordDistinct(sql, attempts), 100, 'turn', true);
   }
 
   /**
