@@ -215,10 +215,10 @@ function slowRecording(sql: Sql, delayMs: number) {
 describe('recording attempts', () => {
   test('attempts that finish while a record is being written go together in the next one, one record statement at a time', async () => {
     const n = 12;
-    // The receiver answers one delivery every 3 ms; each record takes 40 ms more.
+    // The receiver answers one delivery every 3 ms; each record takes 100 ms more.
     const { a, r } = await tenantWithWebhook({ respond: (_req, i) => ({ status: 204, delayMs: 3 * i }) });
     const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
-    const slow = slowRecording(t.sql, 40);
+    const slow = slowRecording(t.sql, 100);
     const settings = new WebhookSettings(t.sql, deriveKeys(Buffer.from(TEST_MASTER_KEY, 'hex'))['webhook-secrets'], config.webhooks);
     const engine = new DeliveryEngine(slow.sql, settings, config.webhooks, 'test', createLogger('error'));
     const outbox = new EventOutbox();
