@@ -37,10 +37,6 @@ before(async () => {
     select gen_random_uuid(), ${tenant?.id ?? 0}, 'TesteCF', 31, 'E31' || lpad(g::text, 10, '0'), 'aceptado', '101672919', '131880681', current_date, 1000, '{}'::jsonb, 3
     from generate_series(1, 3000) g`;
   await one`analyze`;
-  // A young jobs table: analysed while empty, a few jobs in it when the statements below are
-  // planned (a new database). Their generic plans are kept as it grows, until it is analysed
-  // again, which autovacuum may not do soon (or at all where it is off).
-  await one`insert into jobs (kind, payload, run_at) select 'noop', '{}', now() + make_interval(secs => g) from generate_series(1, 20) g`;
 });
 after(async () => {
   await endOne();
@@ -81,15 +77,6 @@ test('the generic plan finds deliveries through the primary key, not by reading 
   const lines = await genericPlan('s.previous_secret_expires_at', () => `'${JSON.stringify([randomUUID()])}'`);
   assert.match(lines, /webhook_deliveries_pkey/, lines);
   assert.doesNotMatch(lines, /Seq Scan on webhook_deliveries/, lines);
-});
-
-test('recording attempts deletes the finished jobs through the primary key, also on a young jobs table', async () => {
-  // Joined to the attempts by id, the deletion took jobs_due_idx (run_at, id) on the young jobs
-  // table (see before), and read it whole for each attempt once jobs had grown.
-  await recordAttempts(one, [attempt()]); // prepared on this connection
-  const lines = await genericPlan('insert into webhook_attempts', (type) => (type === 'jsonb' || type === 'json' ? "'[]'" : 'null'));
-  assert.match(lines, /jobs_pkey/, lines);
-  assert.doesNotMatch(lines, /jobs_due_idx|Seq Scan on jobs/, lines);
 });
 
 test('storing signatures finds the documents through the primary key on the generic plan', async () => {

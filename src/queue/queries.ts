@@ -67,14 +67,10 @@ export function insertJobsFor(sql: Queryable, jobs: readonly { ref: string; job:
  */
 export function deleteFinishedJobs(sql: Queryable, owned: postgres.PendingQuery<postgres.Row[]>): postgres.PendingQuery<postgres.Row[]> {
   // By id through the primary key whatever the plan (as claimJobs): a statement's generic plan
-  // may take `owned` for a hundred rows, and hash-join it with the whole table. The owner is
-  // checked per job, not joined on the id: a join on the id let a plan made while jobs was a few
-  // rows look each one up in jobs_due_idx (run_at, id), which it then read whole per job
-  // (test/plan-cache.test.ts).
+  // may take `owned` for a hundred rows, and hash-join it with the whole table.
   return sql`
-    delete from jobs j
-    where j.id = any(array(select k.id from (${owned}) as k(id, owner))) and not j.rerun
-      and j.locked_by = (select o.owner from (${owned}) as o(id, owner) where o.id = j.id limit 1)
+    delete from jobs j using (${owned}) as o(id, owner)
+    where j.id = any(array(select k.id from (${owned}) as k(id, owner))) and j.id = o.id and j.locked_by = o.owner and not j.rerun
     returning j.id`;
 }
 
