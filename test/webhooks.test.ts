@@ -5,13 +5,13 @@ import { ecfFor, FAST_PIPELINE, waitForEstado } from './helpers/documents.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
 import { makeTestCertificate, uploadCertificate } from './helpers/certificates.ts';
 import { startTestService, TEST_MASTER_KEY, type TestService } from './helpers/service.ts';
-import type { Sql } from '../src/db/connect.ts';
 import { loadConfig } from '../src/config.ts';
 import { deriveKeys } from '../src/crypto/master-key.ts';
 import { EventOutbox } from '../src/events/outbox.ts';
 import { createLogger } from '../src/log.ts';
 import { DeliveryEngine } from '../src/webhooks/delivery.ts';
 import { WebhookSettings } from '../src/webhooks/settings.ts';
+import { watchStatements } from './helpers/statements.ts';
 import { waitFor } from './helpers/wait.ts';
 
 /** ISO 8601 in UTC with milliseconds, as the specification's payloads carry. */
@@ -187,38 +187,13 @@ describe('delivery', () => {
   });
 });
 
-/**
- * A pool whose statements recording webhook attempts take `delayMs` longer, as on a busy
- * database, counting them and the most in flight at once.
- */
-function slowRecording(sql: Sql, delayMs: number) {
-  const seen = { statements: 0, inFlight: 0, maxInFlight: 0, rows: [] as number[] };
-  const proxy = new Proxy(sql, {
-    apply(target, self, args: unknown[]) {
-      const strings = args[0];
-      const result = Reflect.apply(target, self, args) as Promise<unknown[]>;
-      if (!(Array.isArray(strings) && strings.join('').includes('insert into webhook_attempts'))) return result;
-      seen.statements++;
-      seen.inFlight++;
-      seen.maxInFlight = Math.max(seen.maxInFlight, seen.inFlight);
-      return Promise.resolve(result).then(async (rows) => {
-        seen.rows.push(rows.length);
-        await new Promise((res) => setTimeout(res, delayMs));
-        seen.inFlight--;
-        return rows;
-      });
-    },
-  });
-  return { sql: proxy, seen };
-}
-
 describe('recording attempts', () => {
   test('attempts that finish while a record is being written go together in the next one, one record statement at a time', async () => {
     const n = 12;
     // The receiver answers one delivery every 3 ms; each record takes 100 ms more.
     const { a, r } = await tenantWithWebhook({ respond: (_req, i) => ({ status: 204, delayMs: 3 * i }) });
     const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
-    const slow = slowRecording(t.sql, 100);
+    const slow = watchStatements(t.sql, 'insert into webhook_attempts', 100);
     const settings = new WebhookSettings(t.sql, deriveKeys(Buffer.from(TEST_MASTER_KEY, 'hex'))['webhook-secrets'], config.webhooks);
     const engine = new DeliveryEngine(slow.sql, settings, config.webhooks, 'test', createLogger('error'));
     const outbox = new EventOutbox();

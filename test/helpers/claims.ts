@@ -1,4 +1,5 @@
 import type { Sql } from '../../src/db/connect.ts';
+import { watchStatements } from './statements.ts';
 
 /**
  * A pool that counts the queue's claim statements made through it (`claimJobs`, whose update
@@ -6,19 +7,6 @@ import type { Sql } from '../../src/db/connect.ts';
  * runtime built on it shows how often it claims.
  */
 export function countingClaims(sql: Sql): { sql: Sql; claims: () => number; largest: () => number } {
-  let claims = 0;
-  let largest = 0;
-  const counted = new Proxy(sql, {
-    apply(target, self, args: unknown[]) {
-      const strings = args[0];
-      const claiming = Array.isArray(strings) && strings.join('').includes('attempts = j.attempts + 1');
-      const result = Reflect.apply(target, self, args) as Promise<unknown[]>;
-      if (claiming) {
-        claims++;
-        void Promise.resolve(result).then((rows) => (largest = Math.max(largest, rows.length)), () => {});
-      }
-      return result;
-    },
-  });
-  return { sql: counted, claims: () => claims, largest: () => largest };
+  const { sql: watched, seen } = watchStatements(sql, 'attempts = j.attempts + 1');
+  return { sql: watched, claims: () => seen.statements, largest: () => seen.rows.reduce((a, b) => Math.max(a, b), 0) };
 }
