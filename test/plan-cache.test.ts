@@ -103,6 +103,25 @@ test('state changes are planned once, and find their documents through the prima
   assert.doesNotMatch(lines, /Seq Scan on documents/, lines);
 });
 
+test('no index of jobs but its primary key can find a job by id', async () => {
+  // A lookup by id (a completion, a lease's renewal, the deletion of a finished delivery's job)
+  // that a plan made on a nearly empty table sent through jobs_due_idx (run_at, id) read that
+  // index whole, once per job. With the primary key gone for a moment and sequential scans
+  // priced out, the planner shows what else it could use.
+  let lines = '';
+  // Thrown to roll the transaction back: the table keeps its primary key.
+  const rollBack = new Error('roll back');
+  await assert.rejects(one.begin(async (tx) => {
+    await tx`set local enable_seqscan = off`;
+    await tx`alter table jobs drop constraint jobs_pkey`;
+    const plan = await tx<{ 'QUERY PLAN': string }[]>`explain (costs off) delete from jobs where id = any(${['1', '2']}::bigint[])`;
+    lines = plan.map((r) => r['QUERY PLAN']).join('\n');
+    throw rollBack;
+  }), rollBack);
+  assert.doesNotMatch(lines, /Index/, lines);
+  assert.match(lines, /Seq Scan on jobs/, lines);
+});
+
 /**
  * The generic plan of the statement prepared on this connection whose text has `marker`, run with
  * `argument(type)` for each of its parameters (SQL literals).
