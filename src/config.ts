@@ -266,7 +266,7 @@ function read(env: Env): { config: Config; r: Reader } {
       timeoutMs: r.int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000, 'A receiver that has not answered within this time has failed the attempt.'),
       pollIntervalMs: r.int('WEBHOOK_POLL_INTERVAL_MS', 1000, 5, 60_000, 'How often idle delivery workers look for due deliveries. The deliveries a state change on this instance queues are claimed at once, and the retries it schedules when due; the poll finds those of other instances.'),
       concurrency: r.int('WEBHOOK_CONCURRENCY', 100, 1, 10_000, 'Deliveries in flight at once in this instance.'),
-      maxInFlightPerTenant: r.int('WEBHOOK_MAX_IN_FLIGHT_PER_TENANT', 10, 1, 10_000, 'Deliveries in flight at once to one tenant, so a slow receiver cannot take every slot.'),
+      maxInFlightPerTenant: r.int('WEBHOOK_MAX_IN_FLIGHT_PER_TENANT', 10, 1, 10_000, 'Deliveries in flight at once to one tenant, so a slow receiver cannot take every slot (one answering within 250 ms may have half of WEBHOOK_CONCURRENCY).'),
       allowPrivateNetworks: r.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false, 'Allow webhook URLs that resolve to loopback, private, link-local or reserved addresses (development and tests only; under NODE_ENV=production the service warns at start).'),
       secretRotationOverlapMs: r.int('WEBHOOK_SECRET_ROTATION_OVERLAP_HOURS', 24, 0, 24 * 30, 'After POST /api/webhooks/settings/rotate-secret, deliveries stay signed with the previous secret too for this long, so receivers can switch without refusing one.') * 3_600_000,
     },

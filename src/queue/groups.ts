@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { JobDefinition, JobDefinitions } from './definitions.ts';
 import type { JobKind } from './kinds.ts';
 import type { JobRow, SkippedGroup } from './queries.ts';
@@ -5,12 +6,31 @@ import type { JobRow, SkippedGroup } from './queries.ts';
 // The per-group bookkeeping of a WorkerRuntime (JobDefinition.group): how many jobs of each
 // group run, the jobs held until their group has room, and the groups the last claim left
 // out. Knows nothing of the database; the runtime decides what to do with what it answers.
+//
+// A group's limit keeps jobs that hold their slots long (deliveries to a slow receiver) from
+// taking every slot. A group whose jobs are quick may run more at once (JobGroup.burst): while
+// its last job finished within `whileUnderMs` and none running has run that long. It pays for
+// itself in statements: the deliveries to one fast receiver at a limit of 10 were recorded five
+// attempts to a statement, and with more in flight, five times as many (docs/benchmarks.md,
+// "Eleventh session"). A receiver that turns slow holds at most `burst.limit` slots until its
+// running jobs pass `whileUnderMs`, then no more start until it is back under `limit`. One with
+// no quick job finished yet starts at `limit`.
 
 /** The group a job belongs to: `key` is unique across kinds. */
 export interface Group extends SkippedGroup {
   key: string;
   limit: number;
+  burst: { limit: number; whileUnderMs: number } | null;
 }
+
+/** A group's running jobs (when each started, oldest first) and whether its last one was quick. */
+interface GroupPace {
+  starts: number[];
+  quick: boolean;
+}
+
+/** Groups with nothing running whose pace is still remembered, at most (then forgotten). */
+const IDLE_PACES_REMEMBERED = 1_000;
 
 /** A job claimed ahead of a free slot, and until when (local clock) its lease surely holds. */
 export interface Prefetched {
@@ -23,8 +43,8 @@ export class GroupSlots {
   /** Prefetched jobs whose group was at its limit, by group key, oldest first. */
   private readonly held = new Map<string, Prefetched[]>();
   private heldTotal = 0;
-  /** Started jobs whose handler has not returned, by group key. */
-  private readonly running = new Map<string, number>();
+  /** Started jobs whose handler has not returned, and the pace of the last, by group key. */
+  private readonly paces = new Map<string, GroupPace>();
   /** Groups the last claim left out; `reopened` once one of them has room again (a claim may find more). */
   private skipped = new Set<string>();
   reopened = false;
@@ -46,12 +66,20 @@ export class GroupSlots {
     const group = (this.definitions[job.kind] as JobDefinition | undefined)?.group;
     if (group === undefined) return null;
     const value = String((job.payload as Record<string, unknown>)[group.by]);
-    return { kind: job.kind, field: group.by, value, key: `${job.kind}\u0000${value}`, limit: group.limit };
+    return { kind: job.kind, field: group.by, value, key: `${job.kind}\u0000${value}`, limit: group.limit, burst: group.burst ?? null };
+  }
+
+  /** How many of `group`'s jobs may run at once now: its burst limit while its jobs are quick. */
+  limitOf(group: Group, now = performance.now()): number {
+    const pace = this.paces.get(group.key);
+    if (group.burst === null || pace === undefined || !pace.quick) return group.limit;
+    const oldest = pace.starts[0];
+    return oldest === undefined || now - oldest < group.burst.whileUnderMs ? Math.max(group.limit, group.burst.limit) : group.limit;
   }
 
   /** Whether `group` has as many jobs held as it may run: the next claim leaves it out (skipForClaim). */
   isFull(group: Group | null): boolean {
-    return group !== null && (this.held.get(group.key)?.length ?? 0) >= group.limit;
+    return group !== null && (this.held.get(group.key)?.length ?? 0) >= this.limitOf(group);
   }
 
   /**
@@ -64,8 +92,8 @@ export class GroupSlots {
     return this.isFull(this.groupOf({ kind, payload: payload as JobRow['payload'] }));
   }
 
-  hasRoom(group: Group | null): boolean {
-    return group === null || (this.running.get(group.key) ?? 0) < group.limit;
+  hasRoom(group: Group | null, now = performance.now()): boolean {
+    return group === null || (this.paces.get(group.key)?.starts.length ?? 0) < this.limitOf(group, now);
   }
 
   /** The groups with as many jobs held as they may run, which the next claim leaves out. */
@@ -91,7 +119,7 @@ export class GroupSlots {
   hold(p: Prefetched): boolean {
     const group = p.group as Group;
     const queue = this.held.get(group.key) ?? [];
-    if (queue.length >= group.limit + this.claimSize) return false;
+    if (queue.length >= this.limitOf(group) + this.claimSize) return false;
     queue.push(p);
     this.held.set(group.key, queue);
     this.heldTotal++;
@@ -136,21 +164,30 @@ export class GroupSlots {
     }
   }
 
-  started(group: Group | null): void {
-    if (group !== null) this.running.set(group.key, (this.running.get(group.key) ?? 0) + 1);
+  /** A job of `group` started `at` (performance.now()). */
+  started(group: Group | null, at = performance.now()): void {
+    if (group === null) return;
+    const pace = this.paces.get(group.key);
+    if (pace === undefined) this.paces.set(group.key, { starts: [at], quick: false });
+    else pace.starts.push(at);
   }
 
-  /** A job of `group` returned: its slot is free. */
-  finished(group: Group | null): void {
-    if (group === null) return;
-    const left = (this.running.get(group.key) ?? 1) - 1;
-    if (left <= 0) this.running.delete(group.key);
-    else this.running.set(group.key, left);
+  /** A job of `group` that started `startedAt` returned `at`: its slot is free. */
+  finished(group: Group | null, startedAt: number, at = performance.now()): void {
+    const pace = group === null ? undefined : this.paces.get(group.key);
+    if (group === null || pace === undefined) return;
+    const i = pace.starts.indexOf(startedAt);
+    pace.starts.splice(i >= 0 ? i : 0, 1);
+    pace.quick = group.burst !== null && at - startedAt < group.burst.whileUnderMs;
+    if (pace.starts.length === 0 && !pace.quick) this.paces.delete(group.key);
+    if (this.paces.size > IDLE_PACES_REMEMBERED) {
+      for (const [key, p] of this.paces) if (p.starts.length === 0) this.paces.delete(key);
+    }
   }
 
   /** After the freed slot went to a held job: a skipped group with fewer than `limit` held may be claimed again. */
   reopen(group: Group | null): void {
-    if (group === null || !this.skipped.has(group.key) || (this.held.get(group.key)?.length ?? 0) >= group.limit) return;
+    if (group === null || !this.skipped.has(group.key) || (this.held.get(group.key)?.length ?? 0) >= this.limitOf(group)) return;
     this.skipped.delete(group.key);
     this.reopened = true;
   }

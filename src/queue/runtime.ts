@@ -19,6 +19,8 @@ interface ActiveJob {
   /** The handler has returned: only its outcome is still being written. */
   settled: boolean;
   group: Group | null;
+  /** performance.now() when it started (its group's pace, groups.ts). */
+  startedAt: number;
 }
 
 /** A job of a group with no free slot and enough jobs waiting is put back for this long, about. */
@@ -299,8 +301,8 @@ export class WorkerRuntime {
   }
 
   private launch(job: JobRow, group: Group | null): void {
-    const entry: ActiveJob = { controller: new AbortController(), done: Promise.resolve(), settled: false, group };
-    this.groups.started(group);
+    const entry: ActiveJob = { controller: new AbortController(), done: Promise.resolve(), settled: false, group, startedAt: performance.now() };
+    this.groups.started(group, entry.startedAt);
     this.runningCount++;
     entry.done = this.execute(job, entry).finally(() => {
       if (this.active.get(job.id) === entry) this.active.delete(job.id);
@@ -312,7 +314,7 @@ export class WorkerRuntime {
   private settle(entry: ActiveJob): void {
     entry.settled = true;
     this.runningCount--;
-    this.groups.finished(entry.group);
+    this.groups.finished(entry.group, entry.startedAt);
     this.startPrefetched();
     this.groups.reopen(entry.group);
     if ((this.backlog || this.groups.reopened) && this.roomToClaim() >= this.claimAtLeast) this.nudge();

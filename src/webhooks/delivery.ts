@@ -64,6 +64,12 @@ export interface AttemptOutcome {
 }
 
 const NO_URL_LOG_EVERY_MS = 10 * 60_000;
+/**
+ * A delivery's run (reading it, the attempt, recording it) within this is a quick receiver's:
+ * its tenant may have more in flight (JobGroup.burst). Well above the few milliseconds a
+ * receiver on the same network answers in, well below a slow one's seconds.
+ */
+const QUICK_RECEIVER_MS = 250;
 const NO_URL_TENANTS_REMEMBERED = 10_000;
 
 export class DeliveryEngine {
@@ -212,8 +218,13 @@ export class DeliveryEngine {
         if (outcome?.jobDone === true) return { completed: true };
       },
       // A slow receiver may hold only so many slots; the runtime keeps its other deliveries
-      // waiting until one of its own finishes.
-      group: { by: 'tenantId', limit: this.config.maxInFlightPerTenant },
+      // waiting until one of its own finishes. One that answers quickly may have up to half the
+      // slots: more attempts end together, and are recorded together (groups.ts).
+      group: {
+        by: 'tenantId',
+        limit: this.config.maxInFlightPerTenant,
+        burst: { limit: Math.floor(this.config.concurrency / 2), whileUnderMs: QUICK_RECEIVER_MS },
+      },
       // The job is deleted after this: a delivery still pending would never be attempted again.
       exhausted: async (job, error) => {
         const message = errorMessage(error);
