@@ -7,6 +7,7 @@ import { storableText } from '../src/lib/pg-text.ts';
 import { JOB_KINDS } from '../src/queue/kinds.ts';
 import { completeJob } from '../src/queue/queries.ts';
 import { recordAttempts, type AttemptToRecord } from '../src/webhooks/queries.ts';
+import { queueDeliveriesOn } from './helpers/deliveries.ts';
 import { client, newTenant } from './helpers/http.ts';
 import { FAST_PIPELINE } from './helpers/documents.ts';
 import { startReceiver, type Answer, type Receiver } from './helpers/receiver.ts';
@@ -61,25 +62,9 @@ function gate(): { wait: Promise<void>; open: () => void } {
   return { wait, open };
 }
 
-/** Events, deliveries and their due jobs written directly, as the outbox would. */
+/** Events, deliveries and their due jobs written directly, as the outbox would, for `t`. */
 function queueDeliveries(tenantId: number, count: number, job: { attempts?: number } = {}): Promise<string[]> {
   return queueDeliveriesOn(t, tenantId, count, job);
-}
-
-async function queueDeliveriesOn(svc: TestService, tenantId: number, count: number, job: { attempts?: number } = {}): Promise<string[]> {
-  const ids: string[] = [];
-  await svc.sql.begin(async (tx) => {
-    for (let i = 0; i < count; i++) {
-      const eventId = randomUUID();
-      const deliveryId = randomUUID();
-      await tx`insert into events (id, tenant_id, kind, body) values (${eventId}, ${tenantId}, 'ecf.status_update', '{"event":"ecf.status_update"}')`;
-      await tx`insert into webhook_deliveries (id, tenant_id, event_id, event, status, url) values (${deliveryId}, ${tenantId}, ${eventId}, 'ecf.status_update', 'pending', 'x')`;
-      await tx`insert into jobs (kind, payload, unique_key, attempts) values ('webhook.deliver', ${tx.json({ deliveryId, tenantId })}, ${'delivery:' + deliveryId}, ${job.attempts ?? 0})`;
-      ids.push(deliveryId);
-    }
-  });
-  svc.service.deliveries.nudge();
-  return ids;
 }
 
 describe('answers and failures PostgreSQL cannot store as they are', () => {
