@@ -10,8 +10,8 @@ import type { JobRow, SkippedGroup } from './queries.ts';
 // A group's limit keeps jobs that hold their slots long (deliveries to a slow receiver) from
 // taking every slot. A group whose jobs are quick may run more at once (JobGroup.burst): while
 // its last job finished within `whileUnderMs` and none running has run that long. It pays for
-// itself in statements: the deliveries to one fast receiver at a limit of 10 were recorded five
-// attempts to a statement, and with more in flight, five times as many (docs/benchmarks.md,
+// itself in statements: the deliveries to one quick receiver at a limit of 10 were recorded about
+// five attempts to a statement, with up to 50 in flight about twenty-five (docs/benchmarks.md,
 // "Eleventh session"). A receiver that turns slow holds at most `burst.limit` slots until its
 // running jobs pass `whileUnderMs`, then no more start until it is back under `limit`. One with
 // no quick job finished yet starts at `limit`.
