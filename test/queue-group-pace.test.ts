@@ -6,15 +6,16 @@ import { createLogger } from '../src/log.ts';
 import { insertJob } from '../src/queue/queries.ts';
 import { GroupSlots, type Group } from '../src/queue/groups.ts';
 import { WorkerRuntime, type JobDefinitions } from '../src/queue/runtime.ts';
+import type { GroupBurst } from '../src/queue/definitions.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { waitFor } from './helpers/wait.ts';
 
 // A group's limit keeps jobs that hold their slots (deliveries to a slow receiver) from taking
 // every slot; a group whose jobs are quick may run up to its burst limit (JobGroup.burst).
 
-const BURST = { limit: 5, whileUnderMs: 100 };
+const BURST: GroupBurst = { limit: 5, whileUnderMs: 100 };
 
-function slotsFor(burst: typeof BURST | undefined): { slots: GroupSlots; group: Group } {
+function slotsFor(burst: GroupBurst | undefined): { slots: GroupSlots; group: Group } {
   const definitions: JobDefinitions = { noop: { run: async () => {}, group: burst === undefined ? { by: 'g', limit: 2 } : { by: 'g', limit: 2, burst } } };
   const slots = new GroupSlots(definitions, 10);
   const group = slots.groupOf({ kind: 'noop', payload: { g: 'a' } });

@@ -48,13 +48,18 @@ export interface JobDefinition<K extends JobKind = JobKind> {
 export interface JobGroup<K extends JobKind = JobKind> {
   by: keyof JobPayloads[K] & string;
   limit: number;
-  /**
-   * A group whose jobs are quick may run up to `burst.limit` at once: while its last job
-   * finished within `whileUnderMs` and none of its running ones has run that long. The limit
-   * is there for a group whose jobs hold their slots (a slow webhook receiver); one that turns
-   * slow is back to `limit` within `whileUnderMs` (groups.ts).
-   */
-  burst?: { limit: number; whileUnderMs: number };
+  burst?: GroupBurst;
+}
+
+/**
+ * A group whose jobs are quick may run up to `limit` at once: while its last job finished
+ * within `whileUnderMs` and none of its running ones has run that long. The group's own limit
+ * is there for jobs that hold their slots (a slow webhook receiver); a group that turns slow is
+ * back to it within `whileUnderMs` (groups.ts).
+ */
+export interface GroupBurst {
+  limit: number;
+  whileUnderMs: number;
 }
 
 /** The handlers a runtime runs, each typed by its kind. */

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { JobDefinition, JobDefinitions } from './definitions.ts';
+import type { GroupBurst, JobDefinition, JobDefinitions } from './definitions.ts';
 import type { JobKind } from './kinds.ts';
 import type { JobRow, SkippedGroup } from './queries.ts';
 
@@ -20,7 +20,7 @@ import type { JobRow, SkippedGroup } from './queries.ts';
 export interface Group extends SkippedGroup {
   key: string;
   limit: number;
-  burst: { limit: number; whileUnderMs: number } | null;
+  burst: GroupBurst | null;
 }
 
 /** A group's running jobs (when each started, oldest first) and whether its last one was quick. */
