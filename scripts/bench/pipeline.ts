@@ -150,12 +150,26 @@ try {
     return ms;
   };
 
-  /** Per table: sequential scans and the rows they read, index scans (PostgreSQL's statistics). */
-  const tableStats = async (): Promise<Map<string, { seqScan: number; seqRead: number; idxScan: number }>> => {
+  /** Per table: sequential scans and the rows they read, index scans, row updates and how many HOT (PostgreSQL's statistics). */
+  type TableStats = { seqScan: number; seqRead: number; idxScan: number; updates: number; hotUpdates: number };
+  const tableStats = async (): Promise<Map<string, TableStats>> => {
     await sleep(1500); // backends report their statistics at most once a second
-    const rows = await sql<{ relname: string; seqScan: number; seqTupRead: number; idxScan: number }[]>`
-      select relname, seq_scan::int as seq_scan, seq_tup_read::int as seq_tup_read, coalesce(idx_scan, 0)::int as idx_scan from pg_stat_user_tables`;
-    return new Map(rows.map((r) => [r.relname, { seqScan: r.seqScan, seqRead: r.seqTupRead, idxScan: r.idxScan }]));
+    const rows = await sql<({ relname: string; seqTupRead: number } & Omit<TableStats, 'seqRead'>)[]>`
+      select relname, seq_scan::int as seq_scan, seq_tup_read::int as seq_tup_read, coalesce(idx_scan, 0)::int as idx_scan,
+        n_tup_upd::int as updates, n_tup_hot_upd::int as hot_updates
+      from pg_stat_user_tables`;
+    return new Map(rows.map((r) => [r.relname, { seqScan: r.seqScan, seqRead: r.seqTupRead, idxScan: r.idxScan, updates: r.updates, hotUpdates: r.hotUpdates }]));
+  };
+  /**
+   * The server's write-ahead log so far (pg_stat_wal, reported with the tables' statistics, so
+   * read after tableStats): its records, a count that follows the rows and index entries
+   * written, and its bytes, which also follow when the last checkpoint was (a page's first
+   * change after one logs the whole page).
+   */
+  const walStats = async (): Promise<{ records: number; fullPages: number; bytes: number }> => {
+    const [row] = await sql<{ records: number; fullPages: number; bytes: number }[]>`
+      select wal_records::float8 as records, wal_fpi::float8 as full_pages, wal_bytes::float8 as bytes from pg_stat_wal`;
+    return row ?? { records: 0, fullPages: 0, bytes: 0 };
   };
 
   /** Transactions committed or rolled back in this database: a statement outside BEGIN is one. */
@@ -168,6 +182,7 @@ try {
   await emitAll(service, tenant, WARMUP_DOCUMENTS, CLIENTS, 'warmup');
   await untilSettled();
   const statsBefore = await tableStats();
+  const walBefore = await walStats();
   const transactionsBefore = await transactions();
   const pollsBefore = polls;
 
@@ -191,14 +206,26 @@ try {
   const deliveries = (await delivered(receiver)) - deliveriesBefore;
   const accepted = (estados.aceptado ?? 0) - WARMUP_DOCUMENTS;
   const statsAfter = await tableStats();
+  const walAfter = await walStats();
+  const walRecordsPerDocument = round((walAfter.records - walBefore.records) / DOCUMENTS, 1);
+  const walKbPerDocument = round((walAfter.bytes - walBefore.bytes) / 1024 / DOCUMENTS, 1);
+  const walFullPagesPerDocument = round((walAfter.fullPages - walBefore.fullPages) / DOCUMENTS, 2);
   const ownPolls = polls - pollsBefore;
   // Less this benchmark's own statements in between: its polls, the states' count, the two
-  // reads of the backends' CPU and the statistics read after the run.
-  const transactionsPerDocument = round(((await transactions()) - transactionsBefore - ownPolls - 4) / DOCUMENTS, 1);
+  // reads of the backends' CPU and the statistics read after the run (tables', the log's).
+  const transactionsPerDocument = round(((await transactions()) - transactionsBefore - ownPolls - 5) / DOCUMENTS, 1);
   const seqScans = [...statsAfter].map(([table, after]) => {
-    const before = statsBefore.get(table) ?? { seqScan: 0, seqRead: 0, idxScan: 0 };
+    const before = statsBefore.get(table) ?? { seqScan: 0, seqRead: 0 };
     return { table, seqScans: after.seqScan - before.seqScan, rowsRead: after.seqRead - before.seqRead };
   }).filter((t) => t.seqScans > 0).sort((a, b) => b.rowsRead - a.rowsRead);
+  // Row updates during the run, and the share PostgreSQL made HOT (the new version on the old
+  // one's page, no index touched); by table, those with updates.
+  const updates = [...statsAfter].map(([table, after]) => {
+    const before = statsBefore.get(table) ?? { updates: 0, hotUpdates: 0 };
+    return { table, updates: after.updates - before.updates, hot: after.hotUpdates - before.hotUpdates };
+  }).filter((t) => t.updates > 0).sort((a, b) => b.updates - a.updates);
+  const updatesPerDocument = round(updates.reduce((n, t) => n + t.updates, 0) / DOCUMENTS, 1);
+  const hotShare = round(updates.reduce((n, t) => n + t.hot, 0) / Math.max(1, updates.reduce((n, t) => n + t.updates, 0)), 2);
   await Promise.all(services.splice(0).map((s) => s.stop()));
 
   const floor = await signaturesPerSecond(3);
@@ -217,12 +244,13 @@ try {
       `CPU ms/document: the service process's user+system CPU over the measured documents; the simulator's own CPU is shown apart (${simCpuMsPerDocument} ms/document)`,
       `the machine's CPU per document (ms): service ${cpuMsPerDocument}, PostgreSQL's backends ${serverCpuMsPerDocument}, simulator ${simCpuMsPerDocument}, webhook receiver ${receiverCpuMsPerDocument}, this benchmark's clients ${ownCpuMsPerDocument}: ${machineCpuMsPerDocument} in all, so ${nproc} cores could finish at most ${round((nproc * 1000) / machineCpuMsPerDocument, 0)} documents/s with every process as it is`,
       `outcome: ${JSON.stringify(estados)} (warm-up included); ${deliveries} webhook deliveries during the run; ${transactionsPerDocument} PostgreSQL transactions per document (pg_stat_database; a statement outside BEGIN counts as one)`,
+      `writes during the run, per document (pg_stat_wal, pg_stat_user_tables): ${walRecordsPerDocument} records of write-ahead log, ${walKbPerDocument} KB with ${walFullPagesPerDocument} full pages (a page's first change after a checkpoint); ${updatesPerDocument} row updates per document, ${hotShare} of them HOT (${updates.map((t) => `${t.table}: ${t.updates}, ${t.hot} HOT`).join('; ')})`,
       `sequential scans during the run (table: scans, rows read; the benchmark polled ${ownPolls} times and counted the states once): ${seqScans.length === 0 ? 'none' : seqScans.map((t) => `${t.table}: ${t.seqScans}, ${t.rowsRead}`).join('; ')}`,
       `targets: CPU ≤ ${CPU_TARGET_MS} ms/document, documents/s ≥ ${FLOOR_SHARE_TARGET} × signatures/s, every document aceptado`,
     ],
     columns: ['documents', 'seconds', 'documents/s', 'CPU ms/document', 'signatures/s (1 core)', 'documents/s ÷ signatures/s', 'targets'],
     rows: [[DOCUMENTS, round(seconds, 2), documentsPerSecond, cpuMsPerDocument, round(floor, 0), share, verdict(met)]],
-    data: { documents: DOCUMENTS, clients: CLIENTS, seconds, seqScans, documentsPerSecond, cpuMsPerDocument, simCpuMsPerDocument, serverCpuMsPerDocument, receiverCpuMsPerDocument, ownCpuMsPerDocument, machineCpuMsPerDocument, transactionsPerDocument, signaturesPerSecond: floor, share, estados, deliveries, met },
+    data: { documents: DOCUMENTS, clients: CLIENTS, seconds, seqScans, documentsPerSecond, cpuMsPerDocument, simCpuMsPerDocument, serverCpuMsPerDocument, receiverCpuMsPerDocument, ownCpuMsPerDocument, machineCpuMsPerDocument, transactionsPerDocument, walRecordsPerDocument, walKbPerDocument, walFullPagesPerDocument, updatesPerDocument, hotShare, signaturesPerSecond: floor, share, estados, deliveries, met },
     headlines: [
       { figure: 'pipeline CPU per document', value: `${cpuMsPerDocument} ms`, target: `≤ ${CPU_TARGET_MS} ms`, met: cpuMsPerDocument <= CPU_TARGET_MS },
       { figure: 'pipeline documents/s ÷ RSA-2048 signatures/s', value: `${share} (${documentsPerSecond} vs ${round(floor, 0)})`, target: `≥ ${FLOOR_SHARE_TARGET}`, met: share >= FLOOR_SHARE_TARGET },
