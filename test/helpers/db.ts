@@ -67,11 +67,6 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   const name = `ecf_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(template === undefined ? `create database ${name}` : `create database ${name} template ${template}`);
-  // A commit does not wait for its log to reach the disk (every connection to this database,
-  // the services' under test included): a test database outlives no crash of the server, and
-  // waiting on the disk was most of the suite's time on a machine with slow fsync. What PostgreSQL
-  // answers is the same either way.
-  await admin.unsafe(`alter database ${name} set synchronous_commit = off`);
   const url = new URL(SERVER_URL);
   url.pathname = `/${name}`;
   const db = await openDatabase(loadConfig({ DATABASE_URL: url.toString(), DB_POOL_MAX: '20' }), silent);
