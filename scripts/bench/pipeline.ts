@@ -224,8 +224,9 @@ try {
     const before = statsBefore.get(table) ?? { updates: 0, hotUpdates: 0 };
     return { table, updates: after.updates - before.updates, hot: after.hotUpdates - before.hotUpdates };
   }).filter((t) => t.updates > 0).sort((a, b) => b.updates - a.updates);
-  const updatesPerDocument = round(updates.reduce((n, t) => n + t.updates, 0) / DOCUMENTS, 1);
-  const hotShare = round(updates.reduce((n, t) => n + t.hot, 0) / Math.max(1, updates.reduce((n, t) => n + t.updates, 0)), 2);
+  const updated = updates.reduce((n, t) => n + t.updates, 0);
+  const updatesPerDocument = round(updated / DOCUMENTS, 1);
+  const hotShare = round(updates.reduce((n, t) => n + t.hot, 0) / Math.max(1, updated), 2);
   await Promise.all(services.splice(0).map((s) => s.stop()));
 
   const floor = await signaturesPerSecond(3);
@@ -244,7 +245,7 @@ try {
       `CPU ms/document: the service process's user+system CPU over the measured documents; the simulator's own CPU is shown apart (${simCpuMsPerDocument} ms/document)`,
       `the machine's CPU per document (ms): service ${cpuMsPerDocument}, PostgreSQL's backends ${serverCpuMsPerDocument}, simulator ${simCpuMsPerDocument}, webhook receiver ${receiverCpuMsPerDocument}, this benchmark's clients ${ownCpuMsPerDocument}: ${machineCpuMsPerDocument} in all, so ${nproc} cores could finish at most ${round((nproc * 1000) / machineCpuMsPerDocument, 0)} documents/s with every process as it is`,
       `outcome: ${JSON.stringify(estados)} (warm-up included); ${deliveries} webhook deliveries during the run; ${transactionsPerDocument} PostgreSQL transactions per document (pg_stat_database; a statement outside BEGIN counts as one)`,
-      `writes during the run, per document (pg_stat_wal, pg_stat_user_tables): ${walRecordsPerDocument} records of write-ahead log, ${walKbPerDocument} KB with ${walFullPagesPerDocument} full pages (a page's first change after a checkpoint); ${updatesPerDocument} row updates per document, ${hotShare} of them HOT (${updates.map((t) => `${t.table}: ${t.updates}, ${t.hot} HOT`).join('; ')})`,
+      `writes during the run, per document (pg_stat_wal, pg_stat_user_tables): ${walRecordsPerDocument} records of write-ahead log, ${walKbPerDocument} KB with ${walFullPagesPerDocument} full pages (a page's first change after a checkpoint); ${updatesPerDocument} row updates, ${hotShare} of them HOT (${updates.map((t) => `${t.table}: ${t.updates}, ${t.hot} HOT`).join('; ')})`,
       `sequential scans during the run (table: scans, rows read; the benchmark polled ${ownPolls} times and counted the states once): ${seqScans.length === 0 ? 'none' : seqScans.map((t) => `${t.table}: ${t.seqScans}, ${t.rowsRead}`).join('; ')}`,
       `targets: CPU ≤ ${CPU_TARGET_MS} ms/document, documents/s ≥ ${FLOOR_SHARE_TARGET} × signatures/s, every document aceptado`,
     ],
