@@ -41,6 +41,8 @@ export interface HttpServer {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** How long a connection answered as malformed goes on reading before it is cut (see 'clientError'). */
+const MALFORMED_LINGER_MS = 2_000;
 
 /** One access-log line's fields. */
 type AccessEntry = {
@@ -64,6 +66,8 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
   const { config, log, router, authenticator, rateLimits } = deps;
   let draining = false;
   const inFlight = new WeakMap<Socket, InFlight>();
+  /** Connections answered as malformed HTTP, left to linger (see 'clientError'). */
+  const answeredMalformed = new WeakSet<Socket>();
   const writer = createResponseWriter(() => draining);
   const { run, settle } = createRouteRunner({ config, authenticator, rateLimits, writer });
 
@@ -184,10 +188,17 @@ export function createHttpServer(deps: ServerDeps): HttpServer {
   // Malformed HTTP never reaches the router; answer it in the same envelope and close. A
   // request already being handled (its body too slow) keeps its id and logs the reply itself.
   server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
+    // The parser stays failed, so each further chunk the client sends lands here again. A
+    // socket destroyed with unread input is reset, and a client still uploading its body
+    // then loses the answer to the reset; so the socket lingers, reading and dropping what
+    // comes, for at most MALFORMED_LINGER_MS after the answer.
+    if (answeredMalformed.has(socket)) return;
     if (err.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
+    answeredMalformed.add(socket);
+    setTimeout(() => socket.destroy(), MALFORMED_LINGER_MS).unref();
     const pending = inFlight.get(socket);
     const requestId = pending?.requestId ?? randomUUID();
     const { status, text } = malformedRequestAnswer(err.code, requestId);
