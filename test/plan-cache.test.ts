@@ -8,6 +8,7 @@ import { findDeliveriesToSend, recordAttempts, type AttemptToRecord } from '../s
 import { storeSignatures } from '../src/documents/signature-queries.ts';
 import { transitionDocuments, transitionedDocument } from '../src/documents/queries.ts';
 import { EventOutbox } from '../src/events/outbox.ts';
+import { claimJobs, insertJob } from '../src/queue/queries.ts';
 import { createTestDatabase, oneSession, type TestDatabase } from './helpers/db.ts';
 
 // The statements a webhook delivery runs on every attempt are planned once per connection
@@ -74,7 +75,7 @@ test('the statements of a delivery attempt are planned once, then run on their g
 
 test('the generic plan finds deliveries through the primary key, not by reading the table', async () => {
   await findDeliveriesToSend(one, [randomUUID()]); // prepared on this connection
-  const lines = await genericPlan('s.previous_secret_expires_at', () => `'${JSON.stringify([randomUUID()])}'`);
+  const lines = await preparedPlan('s.previous_secret_expires_at', () => `'${JSON.stringify([randomUUID()])}'`);
   assert.match(lines, /webhook_deliveries_pkey/, lines);
   assert.doesNotMatch(lines, /Seq Scan on webhook_deliveries/, lines);
 });
@@ -82,7 +83,7 @@ test('the generic plan finds deliveries through the primary key, not by reading 
 test('storing signatures finds the documents through the primary key on the generic plan', async () => {
   const signature = { signedXml: '<ECF/>', rfceXml: null, securityCode: 'a1B2c3', timbreUrl: 'https://ecf.dgii.gov.do/x', fechaHoraFirma: '01-01-2026 00:00:00' };
   await storeSignatures(one, [{ id: randomUUID(), signature }]); // prepared on this connection
-  const lines = await genericPlan('update documents d set signed_xml', () => "'[]'");
+  const lines = await preparedPlan('update documents d set signed_xml', () => "'[]'");
   assert.match(lines, /documents_pkey/, lines);
   assert.doesNotMatch(lines, /Seq Scan on documents/, lines);
 });
@@ -98,7 +99,7 @@ test('state changes are planned once, and find their documents through the prima
   }
   const plans = await plansOf('from_event_seq integer');
   assert.ok(plans.custom <= 5 && plans.generic >= 15, JSON.stringify(plans));
-  const lines = await genericPlan('from_event_seq integer', () => "'[]'"); // every parameter is a JSON set
+  const lines = await preparedPlan('from_event_seq integer', () => "'[]'"); // every parameter is a JSON set
   assert.match(lines, /documents_pkey/, lines);
   assert.doesNotMatch(lines, /Seq Scan on documents/, lines);
 });
@@ -122,16 +123,51 @@ test('no index of jobs but its primary key can find a job by id', async () => {
   assert.match(lines, /Seq Scan on jobs/, lines);
 });
 
+test('a claim walks the due jobs in order on a table analyzed while empty, not every job of its kinds', async () => {
+  // `before` analyzed `jobs` empty, as autovacuum does on an idle service; then a burst. Taking
+  // `kind = any(...)` to keep one row in two hundred (its default without statistics), the
+  // planner read every job of the kinds and sorted them, per claim (docs/architecture.md).
+  await one`insert into jobs (kind, payload) select 'noop', jsonb_build_object('i', i) from generate_series(1, 20000) i`;
+  const claimed = await claimJobs(one, ['noop'], 'plan-test', 5, 30_000);
+  assert.equal(claimed.length, 5);
+  // The runtime's first runs of a statement get custom plans, later ones may get the generic one.
+  for (const mode of ['custom', 'generic'] as const) {
+    const lines = await preparedPlan('for update skip locked', (type) =>
+      type === 'text[]' ? "'{noop}'" : type.endsWith('[]') ? "'{}'" : type === 'text' ? "'plan-test'" : '20', mode);
+    // The locking subquery's part of the plan (the update then finds the rows by id).
+    const claim = lines.slice(lines.indexOf('CTE next'), lines.indexOf('InitPlan'));
+    assert.match(claim, /Index Scan using jobs_due_others_idx on jobs/, `${mode}: ${lines}`);
+    assert.doesNotMatch(claim, /Sort|Bitmap|Seq Scan/, `${mode}: ${lines}`);
+  }
+  await one`delete from jobs`;
+});
+
+test('a claim leases its jobs with HOT updates: the pages of jobs keep room for them', async () => {
+  for (let i = 0; i < 400; i++) await insertJob(one, { kind: 'noop', payload: { i } });
+  // An owner named as a runtime names itself (host:pid:random). A lease changes no indexed column, so its update is HOT exactly when the new version fits on
+  // the row's own page: then no index gets a new entry.
+  const pages = async () => new Map((await one<{ id: string; page: number }[]>`
+    select id, (ctid::text::point)[0]::int as page from jobs`).map((r) => [r.id, r.page]));
+  const before = await pages();
+  let claimed = 0;
+  for (let n = -1; n !== 0; claimed += n) n = (await claimJobs(one, ['noop'], 'ecf-prod-01.example.do:4123456:9f3a0c1e', 50, 30_000)).length;
+  assert.equal(claimed, 400);
+  const after = await pages();
+  const moved = [...before].filter(([id, page]) => after.get(id) !== page).length;
+  assert.equal(moved, 0, `${moved} of 400 leased rows left their page`);
+  await one`delete from jobs`;
+});
+
 /**
- * The generic plan of the statement prepared on this connection whose text has `marker`, run with
- * `argument(type)` for each of its parameters (SQL literals).
+ * The plan, generic unless `mode` says custom, of the statement prepared on this connection whose
+ * text has `marker`, run with `argument(type)` for each of its parameters (SQL literals).
  */
-async function genericPlan(marker: string, argument: (type: string) => string): Promise<string> {
+async function preparedPlan(marker: string, argument: (type: string) => string, mode: 'generic' | 'custom' = 'generic'): Promise<string> {
   // The marker is a parameter: written in this statement's text, it would match this statement.
   const [row] = await one<{ name: string; types: string[] }[]>`
     select name, parameter_types::text[] as types from pg_prepared_statements where statement like ${`%${marker}%`}`;
   assert.ok(row !== undefined, `a prepared statement holds ${marker}`);
-  await one`set plan_cache_mode = force_generic_plan`;
+  await one.unsafe(`set plan_cache_mode = force_${mode}_plan`);
   try {
     // Quoted: the driver's names are random letters and digits, and may start with a digit.
     const plan = await one.unsafe<{ 'QUERY PLAN': string }[]>(`explain (costs off) execute "${row.name}"(${row.types.map(argument).join(', ')})`);
