@@ -144,8 +144,9 @@ test('a claim walks the due jobs in order on a table analyzed while empty, not e
 
 test('a claim leases its jobs with HOT updates: the pages of jobs keep room for them', async () => {
   for (let i = 0; i < 400; i++) await insertJob(one, { kind: 'noop', payload: { i } });
-  // An owner named as a runtime names itself (host:pid:random). A lease changes no indexed column, so its update is HOT exactly when the new version fits on
-  // the row's own page: then no index gets a new entry.
+  // A lease changes no indexed column, so its update is HOT exactly when the new version fits on
+  // the row's own page: then no index gets a new entry. The owner is named as a runtime names
+  // itself (host:pid:random), since its length is part of what the page must hold.
   const pages = async () => new Map((await one<{ id: string; page: number }[]>`
     select id, (ctid::text::point)[0]::int as page from jobs`).map((r) => [r.id, r.page]));
   const before = await pages();
