@@ -236,7 +236,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       ...authRoutes({ config, identity, tokens, authenticator }),
       // Before documentRoutes: /documentos-ecf/export must not be read as a document id.
       ...documentReportRoutes(new DocumentReports(db.sql, (tenantId, since) => webhooks.deliveryTrouble(tenantId, since))),
-      ...documentRoutes({ documents, idempotency, signingReady: async (tenantId) => (await certificates.credentials(tenantId)) !== null }),
+      ...documentRoutes({ documents, idempotency, signingReady: (tenantId) => certificates.canSign(tenantId) }),
       ...emailRoutes(email),
       ...logoRoutes(new TenantLogos(db.sql)),
       ...sequenceRoutes({ sequences, idempotency }),

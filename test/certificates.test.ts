@@ -196,6 +196,25 @@ describe('storage', () => {
     await assert.rejects(store.credentials(b.tenantId), /could not be decrypted/);
   });
 
+  test('canSign remembers a tenant without a certificate for its absence TTL, and forgets it at an upload through the store', async () => {
+    const store = new CertificateStore(t.sql, certificateKey(), parse, { absenceCacheMs: 60_000 });
+    const a = await newTenant(t.url);
+    assert.equal(await store.canSign(a.tenantId), false, 'no certificate yet');
+    // Uploaded through another instance (the service here): this store's answer is remembered.
+    await uploadCertificate(t.url, a.accessToken, makeTestCertificate(a.rnc));
+    assert.equal(await store.canSign(a.tenantId), false, 'the absence is remembered');
+    assert.notEqual(await store.credentials(a.tenantId), null, 'signing never uses the remembered absence');
+    const own = makeTestCertificate(a.rnc);
+    await store.upload(a.tenantId, own.p12, own.password);
+    assert.equal(await store.canSign(a.tenantId), true, 'an upload through the store counts at once');
+
+    const short = new CertificateStore(t.sql, certificateKey(), parse, { absenceCacheMs: 200 });
+    const b = await newTenant(t.url);
+    assert.equal(await short.canSign(b.tenantId), false);
+    await uploadCertificate(t.url, b.accessToken, makeTestCertificate(b.rnc));
+    await waitFor(async () => short.canSign(b.tenantId), 5_000, 'the absence forgotten after its TTL');
+  });
+
   test('an upload through the store replaces the cached credential at once', async () => {
     const store = new CertificateStore(t.sql, certificateKey(), parse, { cacheMs: 60_000 });
     const a = await newTenant(t.url);
