@@ -33,7 +33,7 @@ export function envelopeWithWarnings(data: Schema): Schema {
     properties: {
       success: { const: true },
       data,
-      warnings: { ...WARNINGS_SCHEMA, description: 'Present when the document was stored but will not reach DGII as it is: NO_CERTIFICATE, the tenant has no valid signing certificate, so the document ends in error until one is uploaded and the document is resubmitted (POST …/reenviar).' },
+      warnings: { ...WARNINGS_SCHEMA, description: 'Present when the document was stored but will not reach DGII as it is: NO_CERTIFICATE, the tenant has no valid signing certificate, so the document ends in error until one is uploaded and the document is resubmitted (POST …/reenviar). It may lag an upload made through another instance by up to a second.' },
     },
   };
 }
