@@ -199,6 +199,20 @@ describe('Sleeper', () => {
     assert.ok(performance.now() - started < 1_000);
   });
 
+  test('a nudge before a claim starts is that claim\'s to answer: the sleep after it is not skipped', async () => {
+    const sleeper = new Sleeper();
+    sleeper.nudge(); // a job finished while no one slept
+    sleeper.claimStarts();
+    const started = performance.now();
+    await sleeper.sleep(150);
+    assert.ok(performance.now() - started >= 140, `slept ${Math.round(performance.now() - started)} ms`);
+    sleeper.claimStarts();
+    sleeper.nudge(); // one during the claim still skips the sleep after it
+    const again = performance.now();
+    await sleeper.sleep(60_000);
+    assert.ok(performance.now() - again < 1_000);
+  });
+
   test('jobs due together make one entry, far-ahead ones are left to polling, and the entries are bounded', () => {
     const sleeper = new Sleeper();
     sleeper.dueIn(30_000);

@@ -9,6 +9,7 @@ import { WorkerRuntime, type JobDefinitions } from '../src/queue/runtime.ts';
 import type { GroupBurst } from '../src/queue/definitions.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { waitFor } from './helpers/wait.ts';
+import { watchStatements } from './helpers/statements.ts';
 
 // A group's limit keeps jobs that hold their slots (deliveries to a slow receiver) from taking
 // every slot; a group whose jobs are quick may run up to its burst limit (JobGroup.burst).
@@ -111,5 +112,24 @@ describe('a runtime and group pace', () => {
 
   test('runs a group\'s slow jobs at its limit', async () => {
     assert.equal(await mostAtOnce(4, 250), 2);
+  });
+
+  test('a job that finishes while a claim is in flight does not make another claim on the last one\'s backlog', async () => {
+    // One group's quick jobs: after a full claim the group is at its limit, so the next claim
+    // leaves it out and finds nothing. A job finishing while that claim is in flight (each
+    // answer held 30 ms, as a busy database's) used to nudge for a third on the full claim's
+    // backlog, which found nothing either: a pair of empty claims per full one.
+    const { sql, seen } = watchStatements(t.db.sql, 'attempts = j.attempts + 1', 30);
+    const rt = new WorkerRuntime(sql, log, { pollIntervalMs: 5_000, batchSize: 10, concurrency: 10, leaseMs: 30_000 }, {
+      noop: { group: { by: 'g', limit: 2 }, run: async () => { await sleep(5); } },
+    });
+    for (let n = 0; n < 60; n++) await insertJob(t.db.sql, { kind: 'noop', payload: { g: 'a', n } });
+    rt.start();
+    await waitFor(async () => (await t.db.sql<{ n: number }[]>`select count(*)::int as n from jobs`)[0]?.n === 0, 20_000);
+    await rt.stop(1000);
+    const full = seen.rows.filter((r) => r > 0).length;
+    const empty = seen.rows.length - full;
+    assert.ok(full >= 2, `${full} claims found jobs`);
+    assert.ok(empty <= full + 1, `${empty} claims found nothing, ${full} found jobs (${seen.rows.join(' ')})`);
   });
 });

@@ -29,6 +29,9 @@ interface GroupPace {
   quick: boolean;
 }
 
+/** A job of a group with no free slot and enough jobs waiting is put back for this long, about (WorkerRuntime.hold). */
+export const GROUP_FULL_RETRY_MS = 100;
+
 /** Groups with nothing running whose pace is still remembered, at most (then forgotten). */
 const IDLE_PACES_REMEMBERED = 1_000;
 

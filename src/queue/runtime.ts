@@ -8,7 +8,7 @@ import { type JobKind } from './kinds.ts';
 import { recordFailure } from './failures.ts';
 import { completionWriter } from './completions.ts';
 import { Sleeper } from './sleeper.ts';
-import { GroupSlots, type Group, type Prefetched } from './groups.ts';
+import { GROUP_FULL_RETRY_MS, GroupSlots, type Group, type Prefetched } from './groups.ts';
 import { claimJobs, releaseJobs, renewLeases, rescheduleJob, type JobRow } from './queries.ts';
 
 export type { Completed, JobContext, JobDefinition, JobDefinitions, Reschedule, RuntimeOptions } from './definitions.ts';
@@ -22,9 +22,6 @@ interface ActiveJob {
   /** performance.now() when it started (its group's pace, groups.ts). */
   startedAt: number;
 }
-
-/** A job of a group with no free slot and enough jobs waiting is put back for this long, about. */
-const GROUP_FULL_RETRY_MS = 100;
 
 /**
  * Claims jobs from the jobs table and runs them, at most `concurrency` at once. Each claim
@@ -62,7 +59,7 @@ export class WorkerRuntime {
   private readonly groups: GroupSlots;
   /** Started jobs whose handler has not returned: what `concurrency` bounds. */
   private runningCount = 0;
-  /** The last claim came back full: more jobs are probably due. */
+  /** The last claim came back full: more jobs are probably due. False while a claim is in flight: a job ending then does not nudge for another, the loop decides after it. */
   private backlog = false;
   private readonly kinds: JobKind[];
   private running = false;
@@ -228,13 +225,14 @@ export class WorkerRuntime {
       const asked = performance.now();
       let jobs: JobRow[];
       const skip = this.groups.skipForClaim();
+      this.sleeper.claimStarts();
+      this.backlog = false;
       try {
         const mine = [...this.active.keys(), ...this.prefetched.map((p) => p.job.id), ...this.groups.allHeld().map((p) => p.job.id)];
         jobs = await claimJobs(this.sql, this.kinds, this.owner, room, leaseMs, mine, skip);
         failures = 0;
       } catch (err) {
         failures++;
-        this.backlog = false;
         if (failures === 1 || failures % 30 === 0) this.log.warn('could not claim jobs', { err, failures });
         await this.sleeper.sleep(Math.min(pollIntervalMs * 2 ** Math.min(failures, 5), 30_000));
         continue;

@@ -51,6 +51,15 @@ export class Sleeper {
     for (const t of this.dueTimes) if (t <= now) this.dueTimes.delete(t);
   }
 
+  /**
+   * A claim starts: the nudges so far are its to answer (the jobs they announced are committed,
+   * the room they announced is counted). Kept, such a nudge skipped the sleep after the claim,
+   * and the next claim found nothing: in the pipeline benchmark, about one claim in three.
+   */
+  claimStarts(): void {
+    this.nudged = false;
+  }
+
   /** Due times kept. */
   get pending(): number {
     return this.dueTimes.size;
