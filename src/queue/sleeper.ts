@@ -54,7 +54,8 @@ export class Sleeper {
   /**
    * A claim starts: the nudges so far are its to answer (the jobs they announced are committed,
    * the room they announced is counted). Kept, such a nudge skipped the sleep after the claim,
-   * and the next claim found nothing: in the pipeline benchmark, one of the deliveries' claims in four.
+   * and the next claim found nothing: in the pipeline benchmark, one of the deliveries' claims in
+   * four.
    */
   claimStarts(): void {
     this.nudged = false;
