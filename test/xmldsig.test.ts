@@ -265,6 +265,30 @@ describe('verifyXml against tampering', () => {
   });
 });
 
+describe('verifyXml reading certificates', () => {
+  it('reads a signer\'s certificate once for its documents, and each other certificate as its own', () => {
+    const first = assertValid(signXml(SIMPLE_ECF, key, certificate));
+    const second = assertValid(signXml(SIMPLE_ECF.replace('1.0', '1.1'), key, certificate));
+    // The same object: the second document's certificate was not parsed again.
+    assert.equal(second.certificate, first.certificate);
+
+    const otherDir = mkdtempSync(join(tmpdir(), 'xmldsig-read-'));
+    try {
+      const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(otherDir, 'k.pem'), '-out', join(otherDir, 'c.pem'), '-subj', '/CN=Otro', '-days', '1']);
+      assert.equal(made.status, 0);
+      const otherKey = createPrivateKey(readFileSync(join(otherDir, 'k.pem')));
+      const other = new X509Certificate(readFileSync(join(otherDir, 'c.pem')));
+      const byOther = signXml(SIMPLE_ECF, otherKey, other);
+      assert.equal(assertValid(byOther).certificate.fingerprint256, other.fingerprint256);
+      // A certificate already read does not vouch for a signature its key did not make.
+      assertInvalid(byOther.replace(other.raw.toString('base64'), certificate.raw.toString('base64')), /signature value does not match/);
+      assert.equal(assertValid(signXml(SIMPLE_ECF, key, certificate)).certificate, first.certificate);
+    } finally {
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('verifyXml on documents signed by xmlsec1', () => {
   it('accepts an xmlsec1-signed template with whitespace, a root xml:lang and prefixes, and rejects it tampered', () => {
     const template = xmlsecTemplate(
