@@ -22,6 +22,6 @@ export { el, plainEl, escapeAttribute, escapeText, serializeXml, XML_DECLARATION
 export type { SerializeOptions, XmlBuildAttributes, XmlBuildChild, XmlBuildElement, XmlBuildInput } from './build.ts';
 export { canonicalizeDocument, canonicalizeElement } from './c14n.ts';
 export type { C14nOptions } from './c14n.ts';
-export { MIN_RSA_BITS, signBuiltWithValue, signXml, signXmlWithValue, verifyXml, XMLDSIG } from './xmldsig.ts';
+export { MIN_RSA_BITS, signBuiltWithValue, signXml, signXmlWithValue, verifyParsed, verifyXml, XMLDSIG } from './xmldsig.ts';
 export type { SignedXml as SignedXmlDocument } from './xmldsig.ts';
 export type { VerifyResult } from './xmldsig.ts';

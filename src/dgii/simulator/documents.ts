@@ -1,6 +1,6 @@
 import type { FieldError } from '../../errors.ts';
-import { parseXml, textAt, textContent, verifyXml, XmlError, type XmlDocument, type XmlElement } from '../../xml/index.ts';
-import { securityCodeOf, validateEcfXml, validateRfceXml } from '../../ecf/xml/index.ts';
+import { parseXml, textAt, textContent, verifyParsed, XmlError, type XmlDocument, type XmlElement } from '../../xml/index.ts';
+import { securityCodeIn, validateEcfXml, validateRfceXml } from '../../ecf/xml/index.ts';
 import { type Candidate, decide } from '../verdicts.ts';
 import { fiscalRejections, readEcf, rememberAccepted } from './fiscal-checks.ts';
 import type { Environment } from '../../environments.ts';
@@ -77,22 +77,23 @@ export function parseUpload(data: Buffer): { doc: XmlDocument; rncEmisor: string
 }
 
 /** The security code of a signed e-CF's SignatureValue, or null when it has none. */
-function signatureCode(data: Buffer): string | null {
+function signatureCode(doc: XmlDocument): string | null {
   try {
-    return securityCodeOf(data.toString('utf8'));
+    return securityCodeIn(doc);
   } catch {
     return null;
   }
 }
 
 /** The verdict on a parsed upload; accepted eNCFs are recorded in the ledger. */
-export function judge(kind: DocumentKind, data: Buffer, doc: XmlDocument, environment: Environment, state: SimulatorState, now: number): ReceivedDocument {
+export function judge(kind: DocumentKind, doc: XmlDocument, environment: Environment, state: SimulatorState, now: number): ReceivedDocument {
   const rncEmisor = leaf(doc.root, PATHS.rncEmisor);
   const encf = leaf(doc.root, PATHS.encf);
-  const securityCode = kind === 'rfce' ? leaf(doc.root, PATHS.securityCode) : signatureCode(data);
+  const securityCode = kind === 'rfce' ? leaf(doc.root, PATHS.securityCode) : signatureCode(doc);
   const reject = (mensajes: WireMessage[]): ReceivedDocument => ({ rncEmisor, encf, securityCode, codigo: 2, mensajes });
 
-  const verified = verifyXml(data);
+  // The upload as parseUpload read it (the default limits verifyXml would parse with).
+  const verified = verifyParsed(doc);
   if (!verified.valid) return reject([{ codigo: REJECTIONS.signature.codigo, valor: `${REJECTIONS.signature.valor}: ${verified.reason}` }]);
   const errors = KINDS[kind].validate(verified.document);
   if (errors.length > 0) {

@@ -33,7 +33,7 @@ function receive(ctx: HandlerContext, kind: DocumentKind): { holderId: string; r
       return { reply: refusal(400, 'Nombre de archivo inválido', `El archivo debe llamarse ${expected}`) };
     }
   }
-  return { holderId, received: judge(kind, upload.file.data, parsed.doc, ctx.environment, ctx.state, ctx.now) };
+  return { holderId, received: judge(kind, parsed.doc, ctx.environment, ctx.state, ctx.now) };
 }
 
 export const recepcionHandler: Handler = (ctx) => {

@@ -2,7 +2,7 @@
 // reading received e-CF back to JSON, and XSD validation of XML without xmllint.
 export { buildEcfTree, buildEcfXml } from './build-ecf.ts';
 export { formatFechaHoraFirma, parseDgiiDateTime } from './dgii-time.ts';
-export { securityCode, securityCodeOf, timbreUrl } from './timbre.ts';
+export { securityCode, securityCodeIn, securityCodeOf, timbreUrl } from './timbre.ts';
 export type { TimbreParams } from './timbre.ts';
 export { buildRfceXml, RFCE_MONTO_LIMITE, sentAsRfce } from './rfce.ts';
 export { buildArecfXml, ESTADO_ACUSE, MOTIVO_NO_RECIBIDO } from './arecf.ts';

@@ -5,6 +5,7 @@
 import { parseXml, XMLDSIG } from '../../xml/index.ts';
 import { childElement, elementChildren, textContent } from '../../xml/index.ts';
 import type { Environment } from '../../environments.ts';
+import type { XmlDocument } from '../../xml/index.ts';
 
 const SECURITY_CODE_LENGTH = 6;
 const BASE64 = /^[A-Za-z0-9+/]+=*$/;
@@ -20,7 +21,12 @@ export function securityCode(signatureValue: string): string {
 
 /** The security code of a signed document (its root's last child is the XML-DSig Signature). */
 export function securityCodeOf(signedXml: string): string {
-  const root = parseXml(signedXml).root;
+  return securityCodeIn(parseXml(signedXml));
+}
+
+/** securityCodeOf of a document already parsed. */
+export function securityCodeIn(doc: XmlDocument): string {
+  const root = doc.root;
   const signature = elementChildren(root).at(-1);
   const value = signature !== undefined && signature.localName === 'Signature' && signature.namespaceURI === XMLDSIG.namespace
     ? childElement(signature, 'SignatureValue', XMLDSIG.namespace)
