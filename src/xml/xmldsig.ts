@@ -175,8 +175,18 @@ export function signXml(xml: string, key: KeyObject, certificate: X509Certificat
 
 interface ReadCertificate {
   readonly certificate: X509Certificate;
-  readonly publicKey: KeyObject;
+  /** Null when Node cannot read the key (an issuer's may be of any algorithm; a signer's is refused). */
+  readonly publicKey: KeyObject | null;
+  /** The RSA modulus's bits; 0 for any other key. */
   readonly bits: number;
+}
+
+function publicKeyOf(certificate: X509Certificate): KeyObject | null {
+  try {
+    return certificate.publicKey;
+  } catch {
+    return null;
+  }
 }
 
 // Documents from one signer carry the same certificate, and reading it (the X509Certificate, its
@@ -193,8 +203,8 @@ function readCertificate(der: Buffer): ReadCertificate {
   const known = readCertificates.get(key);
   if (known !== undefined) return known;
   const certificate = new X509Certificate(der);
-  const publicKey = certificate.publicKey;
-  const read = { certificate, publicKey, bits: rsaBits(publicKey) };
+  const publicKey = publicKeyOf(certificate);
+  const read = { certificate, publicKey, bits: publicKey === null ? 0 : rsaBits(publicKey) };
   if (readCertificates.size >= READ_CERTIFICATES_MAX) readCertificates.delete(readCertificates.keys().next().value ?? '');
   readCertificates.set(key, read);
   return read;
@@ -234,7 +244,7 @@ export function verifyParsed(doc: XmlDocument): VerifyResult {
       return { valid: false, reason: 'X509Certificate is not a readable certificate' };
     }
     const { certificate, publicKey, bits } = signer;
-    if (bits < MIN_RSA_BITS) return { valid: false, reason: `the certificate key must be RSA of at least ${MIN_RSA_BITS} bits` };
+    if (publicKey === null || bits < MIN_RSA_BITS) return { valid: false, reason: `the certificate key must be RSA of at least ${MIN_RSA_BITS} bits` };
     if (parts.signatureValue.length !== Math.ceil(bits / 8)) return { valid: false, reason: 'SignatureValue has the wrong length for the key' };
 
     const signedInfo = Buffer.from(canonicalizeElement(parts.signedInfo), 'utf8');
