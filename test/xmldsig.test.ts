@@ -287,6 +287,24 @@ describe('verifyXml reading certificates', () => {
       rmSync(otherDir, { recursive: true, force: true });
     }
   });
+
+  it('does not keep a certificate larger than 8 KiB: a sender cannot fill memory with large ones', () => {
+    const bigDir = mkdtempSync(join(tmpdir(), 'xmldsig-big-'));
+    try {
+      const names = Array.from({ length: 400 }, (_, i) => `DNS:relleno-${i}.ejemplo.do`).join(',');
+      const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(bigDir, 'k.pem'), '-out', join(bigDir, 'c.pem'), '-subj', '/CN=Grande', '-days', '1', '-addext', `subjectAltName=${names}`]);
+      assert.equal(made.status, 0, String(made.stderr));
+      const big = new X509Certificate(readFileSync(join(bigDir, 'c.pem')));
+      assert.ok(big.raw.length > 8192, `the certificate has ${big.raw.length} bytes`);
+      const signed = signXml(SIMPLE_ECF, createPrivateKey(readFileSync(join(bigDir, 'k.pem'))), big);
+      const first = assertValid(signed);
+      const second = assertValid(signed);
+      assert.equal(second.certificate.fingerprint256, big.fingerprint256);
+      assert.notEqual(second.certificate, first.certificate);
+    } finally {
+      rmSync(bigDir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('verifyXml on documents signed by xmlsec1', () => {

@@ -193,18 +193,23 @@ function publicKeyOf(certificate: X509Certificate): KeyObject | null {
 // public key and the key's size) cost about 0.25 ms per verification in the DGII simulator's
 // profile, more than the RSA verification. The same bytes always read the same, so a read is
 // kept by its DER, the oldest dropped beyond 256; whether the certificate is trusted is still
-// decided by each caller.
+// decided by each caller. Only certificates of up to 8 KiB are kept (DGII's are about 2 KiB): a
+// sender's certificates can be as large as the document allows, and 256 of those must not stay
+// in memory.
 const READ_CERTIFICATES_MAX = 256;
+const READ_CERTIFICATE_MAX_BYTES = 8192;
 const readCertificates = new Map<string, ReadCertificate>();
 
 /** The certificate of these DER bytes, with its public key; throws when they are not one. */
 function readCertificate(der: Buffer): ReadCertificate {
-  const key = der.toString('latin1');
-  const known = readCertificates.get(key);
+  const kept = der.length <= READ_CERTIFICATE_MAX_BYTES;
+  const key = kept ? der.toString('latin1') : '';
+  const known = kept ? readCertificates.get(key) : undefined;
   if (known !== undefined) return known;
   const certificate = new X509Certificate(der);
   const publicKey = publicKeyOf(certificate);
   const read = { certificate, publicKey, bits: publicKey === null ? 0 : rsaBits(publicKey) };
+  if (!kept) return read;
   if (readCertificates.size >= READ_CERTIFICATES_MAX) readCertificates.delete(readCertificates.keys().next().value ?? '');
   readCertificates.set(key, read);
   return read;
