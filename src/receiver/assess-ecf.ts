@@ -15,7 +15,7 @@ import { certificateProblem, describeCertificate } from '../certificates/check.t
 import { ecfXmlToObject, securityCode, validateEcfXml, type MotivoNoRecibido } from '../ecf/xml/index.ts';
 import type { EcfObject } from '../ecf/types.ts';
 import { isExchanged, tipoOfEncf } from '../ecf/exchange-rules.ts';
-import { parseXml, textAt, verifyXml, XmlError, type XmlDocument, type XmlElement } from '../xml/index.ts';
+import { parseXml, textAt, verifyParsed, XmlError, type XmlDocument, type XmlElement } from '../xml/index.ts';
 import type { SignerTrust, SignerVerdict } from './signer-trust.ts';
 
 /** What an ARECF names; each value already fits the ARECF schema. */
@@ -98,18 +98,16 @@ export type JudgeSigner = (leaf: X509Certificate, offered: readonly X509Certific
  * cédula of the certificate the sender's token was obtained with (null when it names none).
  */
 export async function assessEcf(data: Buffer, tenantRnc: string, senderHolderId: string | null, now: Date, maxBytes: number, judge: JudgeSigner): Promise<Assessment> {
-  const verified = verifyXml(data, { maxBytes });
+  // Parsed once: a document whose signature fails is still read for the identifiers its refusal
+  // names.
   let doc: XmlDocument;
-  if (verified.valid) {
-    doc = verified.document;
-  } else {
-    try {
-      doc = parseXml(data, { maxBytes });
-    } catch (err) {
-      const reason = err instanceof XmlError ? err.message : 'unreadable';
-      return { kind: 'unreadable', message: `El archivo no es un XML aceptable: ${reason}` };
-    }
+  try {
+    doc = parseXml(data, { maxBytes });
+  } catch (err) {
+    const reason = err instanceof XmlError ? err.message : 'unreadable';
+    return { kind: 'unreadable', message: `El archivo no es un XML aceptable: ${reason}` };
   }
+  const verified = verifyParsed(doc);
   const ids = identifiers(doc.root, tenantRnc);
   if (ids === null) {
     return { kind: 'unreadable', message: 'El documento no es un e-CF (<ECF>) con RNCEmisor y eNCF legibles; no se puede emitir acuse de recibo' };
