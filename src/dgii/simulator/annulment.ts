@@ -1,4 +1,4 @@
-import { childElementsNamed, textAt, verifyXml, type XmlElement } from '../../xml/index.ts';
+import { childElementsNamed, textAt, verifyParsed, type XmlElement } from '../../xml/index.ts';
 import { validateAnecfXml } from '../../ecf/xml/validate.ts';
 import type { Handler } from './context.ts';
 import { bearerToken, errorReply, jsonReply, UNAUTHORIZED, uploadedXml } from './http.ts';
@@ -52,7 +52,7 @@ export const annulmentHandler: Handler = (ctx) => {
   ctx.state.counters.annulmentsReceived++;
   const reject = (mensaje: string) => jsonReply(200, { rnc: holderId, codigo: '2', estado: 'Rechazado', mensajes: [mensaje] });
 
-  const verified = verifyXml(upload.file.data);
+  const verified = verifyParsed(parsed.doc);
   if (!verified.valid) return reject(`La firma digital del documento no es válida: ${verified.reason}`);
   const errors = validateAnecfXml(verified.document);
   if (errors.length > 0) return reject(`El documento no cumple con el esquema XSD: ${errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ')}`);

@@ -5,7 +5,7 @@ import { taxIdProblem } from '../../ecf/tax-id.ts';
 import { timbreMismatch } from './fiscal-checks.ts';
 import type { Handler, HandlerContext } from './context.ts';
 import { bearerToken, errorReply, jsonReply, type Reply, UNAUTHORIZED, uploadedXml } from './http.ts';
-import { parseXml, textAt, verifyXml, type XmlDocument } from '../../xml/index.ts';
+import { parseXml, textAt, verifyParsed, type XmlDocument } from '../../xml/index.ts';
 import { describeCertificate } from '../../certificates/check.ts';
 import { validateAcecfXml } from '../../ecf/xml/validate.ts';
 import { APPROVAL_NOT_REQUIRED, takesApproval, tipoOfEncf } from '../../ecf/exchange-rules.ts';
@@ -103,7 +103,7 @@ export const aprobacionHandler: Handler = (ctx) => {
   if (comprador !== holderId) return errorReply(400, `El RNCComprador ${comprador ?? ''} no corresponde al RNC ${holderId} del token`);
   const invalid = validateAcecfXml(doc);
   if (invalid.length > 0) return errorReply(400, `La estructura del archivo XML no es válido: ${invalid.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ')}`);
-  const verified = verifyXml(upload.file.data);
+  const verified = verifyParsed(doc);
   if (!verified.valid) return errorReply(400, `La firma del XML no es válida: ${verified.reason}`);
   const signer = describeCertificate(verified.certificate).holderId;
   if (signer !== holderId) return errorReply(400, `La aprobación comercial está firmada por ${signer ?? 'un certificado sin titular'}, no por el comprador ${holderId}`);
