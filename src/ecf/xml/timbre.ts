@@ -2,10 +2,8 @@
 // DGII's public verification pages (Descripción Técnica de Facturación Electrónica, section on
 // the printed representation): ecf.dgii.gov.do/{env}/ConsultaTimbre for e-CF and
 // fc.dgii.gov.do/{env}/ConsultaTimbreFC for consumer invoices summarised as RFCE.
-import { parseXml, XMLDSIG } from '../../xml/index.ts';
-import { childElement, elementChildren, textContent } from '../../xml/index.ts';
+import { childElement, elementChildren, parseXml, textContent, XMLDSIG, type XmlDocument } from '../../xml/index.ts';
 import type { Environment } from '../../environments.ts';
-import type { XmlDocument } from '../../xml/index.ts';
 
 const SECURITY_CODE_LENGTH = 6;
 const BASE64 = /^[A-Za-z0-9+/]+=*$/;
