@@ -8,7 +8,7 @@ import { ecfFor } from '../../test/helpers/documents.ts';
 import { makeTestCertificate } from '../../test/helpers/certificates.ts';
 import { send } from '../../src/lib/http1/client.ts';
 import { createDatabase } from './lib/database.ts';
-import { cpuMsOf, sleep, startPeer, startService, type PeerProcess, type ServiceProcess } from './lib/processes.ts';
+import { cpuMsOf, mainThreadCpuMsOf, sleep, startPeer, startService, type PeerProcess, type ServiceProcess } from './lib/processes.ts';
 import { machine, print, round, setting, verdict } from './lib/report.ts';
 import { registerTenant, setWebhook, type Tenant } from './lib/tenants.ts';
 
@@ -191,6 +191,7 @@ try {
   const pollsBefore = polls;
 
   const cpuBefore = await cpuMsOf(service.pid);
+  const loopCpuBefore = await mainThreadCpuMsOf(service.pid);
   const simCpuBefore = await cpuMsOf(simulator.pid);
   const receiverCpuBefore = await cpuMsOf(receiver.pid);
   const serverCpuBefore = await backendsCpuMs();
@@ -201,6 +202,7 @@ try {
   const estados = await untilSettled();
   const seconds = (performance.now() - started) / 1000;
   const cpuMsPerDocument = round(((await cpuMsOf(service.pid)) - cpuBefore) / DOCUMENTS, 2);
+  const loopCpuMsPerDocument = round(((await mainThreadCpuMsOf(service.pid)) - loopCpuBefore) / DOCUMENTS, 2);
   const simCpuMsPerDocument = round(((await cpuMsOf(simulator.pid)) - simCpuBefore) / DOCUMENTS, 2);
   const receiverCpuMsPerDocument = round(((await cpuMsOf(receiver.pid)) - receiverCpuBefore) / DOCUMENTS, 2);
   const serverCpuMsPerDocument = round(await cpuMsSince(serverCpuBefore) / DOCUMENTS, 2);
@@ -236,6 +238,12 @@ try {
   const floor = await signaturesPerSecond(3);
   const documentsPerSecond = round(DOCUMENTS / seconds, 1);
   const share = round(documentsPerSecond / floor, 3);
+  // The same CPU counted in signatures (one core's time for one), which moves less with the
+  // machine than milliseconds do: the floor-share target leaves every process together
+  // nproc ÷ 0.25 signatures' time per document, whoever runs them.
+  const signatureMs = 1000 / floor;
+  const inSignatures = (ms: number): number => round(ms / signatureMs, 1);
+  const budgetSignatures = round(nproc / FLOOR_SHARE_TARGET, 1);
   const met = cpuMsPerDocument <= CPU_TARGET_MS && share >= FLOOR_SHARE_TARGET && accepted === DOCUMENTS;
   print({
     bench: 'pipeline',
@@ -248,6 +256,8 @@ try {
       'floor: one core\'s RSA-2048 SHA-256 signatures per second (node:crypto sign, the operation an e-CF\'s XMLDSig costs), measured after the run in a process of its own',
       `CPU ms/document: the service process's user+system CPU over the measured documents; the simulator's own CPU is shown apart (${simCpuMsPerDocument} ms/document)`,
       `the machine's CPU per document (ms): service ${cpuMsPerDocument}, PostgreSQL's backends ${serverCpuMsPerDocument}, simulator ${simCpuMsPerDocument}, webhook receiver ${receiverCpuMsPerDocument}, this benchmark's clients ${ownCpuMsPerDocument}: ${machineCpuMsPerDocument} in all, so ${nproc} cores could finish at most ${round((nproc * 1000) / machineCpuMsPerDocument, 0)} documents/s with every process as it is`,
+      `the service's main thread (its event loop, which one process cannot spread over more cores) ${loopCpuMsPerDocument} ms per document of its ${cpuMsPerDocument}: one process tops out at ${round(1000 / loopCpuMsPerDocument, 0)} documents/s, ${round(1000 / loopCpuMsPerDocument / floor, 3)} × one core's signatures/s, given cores for everything else`,
+      `the same in signatures' time (one core signs one in ${round(signatureMs, 3)} ms): service ${inSignatures(cpuMsPerDocument)}, PostgreSQL ${inSignatures(serverCpuMsPerDocument)}, simulator ${inSignatures(simCpuMsPerDocument)}, receiver ${inSignatures(receiverCpuMsPerDocument)}, clients ${inSignatures(ownCpuMsPerDocument)}: ${inSignatures(machineCpuMsPerDocument)} in all, where documents/s ≥ ${FLOOR_SHARE_TARGET} × signatures/s on ${nproc} cores leaves ${budgetSignatures}`,
       `outcome: ${JSON.stringify(estados)} (warm-up included); ${deliveries} webhook deliveries during the run; ${transactionsPerDocument} PostgreSQL transactions per document (pg_stat_database; a statement outside BEGIN counts as one)`,
       `writes during the run, per document (pg_stat_wal, pg_stat_user_tables): ${walRecordsPerDocument} records of write-ahead log, ${walKbPerDocument} KB with ${walFullPagesPerDocument} full pages (a page's first change after a checkpoint); ${updatesPerDocument} row updates, ${hotShare} of them HOT (${updates.map((t) => `${t.table}: ${t.updates}, ${t.hot} HOT`).join('; ')})`,
       `sequential scans during the run (table: scans, rows read; the benchmark polled ${ownPolls} times and counted the states once): ${seqScans.length === 0 ? 'none' : seqScans.map((t) => `${t.table}: ${t.seqScans}, ${t.rowsRead}`).join('; ')}`,
@@ -255,7 +265,7 @@ try {
     ],
     columns: ['documents', 'seconds', 'documents/s', 'CPU ms/document', 'signatures/s (1 core)', 'documents/s ÷ signatures/s', 'targets'],
     rows: [[DOCUMENTS, round(seconds, 2), documentsPerSecond, cpuMsPerDocument, round(floor, 0), share, verdict(met)]],
-    data: { documents: DOCUMENTS, clients: CLIENTS, seconds, seqScans, documentsPerSecond, cpuMsPerDocument, simCpuMsPerDocument, serverCpuMsPerDocument, receiverCpuMsPerDocument, ownCpuMsPerDocument, machineCpuMsPerDocument, transactionsPerDocument, walRecordsPerDocument, walKbPerDocument, walFullPagesPerDocument, updatesPerDocument, hotShare, signaturesPerSecond: floor, share, estados, deliveries, met },
+    data: { documents: DOCUMENTS, clients: CLIENTS, seconds, seqScans, documentsPerSecond, cpuMsPerDocument, loopCpuMsPerDocument, simCpuMsPerDocument, serverCpuMsPerDocument, receiverCpuMsPerDocument, ownCpuMsPerDocument, machineCpuMsPerDocument, machineSignaturesPerDocument: inSignatures(machineCpuMsPerDocument), transactionsPerDocument, walRecordsPerDocument, walKbPerDocument, walFullPagesPerDocument, updatesPerDocument, hotShare, signaturesPerSecond: floor, share, estados, deliveries, met },
     headlines: [
       { figure: 'pipeline CPU per document', value: `${cpuMsPerDocument} ms`, target: `≤ ${CPU_TARGET_MS} ms`, met: cpuMsPerDocument <= CPU_TARGET_MS },
       { figure: 'pipeline documents/s ÷ RSA-2048 signatures/s', value: `${share} (${documentsPerSecond} vs ${round(floor, 0)})`, target: `≥ ${FLOOR_SHARE_TARGET}`, met: share >= FLOOR_SHARE_TARGET },

@@ -97,6 +97,17 @@ export async function cpuMsOf(pid: number): Promise<number> {
   return (ticks * 1000) / CLOCK_TICKS_PER_SECOND + childMs;
 }
 
+/**
+ * The CPU of a process's main thread alone (/proc/PID/task/PID/stat): for a Node process, its
+ * event loop, which one process cannot spread over more cores; V8's helper threads and libuv's
+ * pool are left out.
+ */
+export async function mainThreadCpuMsOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
 /** USER_HZ: 100 on every Linux architecture Node supports. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
