@@ -112,13 +112,13 @@ function xmlsecTemplate(content: string, rootAttributes: string): string {
 }
 
 describe('signBuiltWithValue', () => {
-  it('signs a built e-CF of every type to the very bytes signXmlWithValue gives for it written out, which xmlsec1 verifies', () => {
+  it('signs a built e-CF of every type, off the event loop, to the very bytes signXmlWithValue gives for it written out, which xmlsec1 verifies', async () => {
     for (const tipo of ECF_TIPOS) {
       const body = sampleEcfWithItems(tipo, 3, { Encabezado: { IdDoc: { eNCF: `E${tipo}0000000001` }, Emisor: { RazonSocialEmisor: 'Ñoño & Cía <S.R.L.> "x"\r' } } });
       const checked = validateEcf(body);
       assert.ok(checked.ok, JSON.stringify(checked));
       const tree = buildEcfTree(tipo, checked.document.ecf, '01-04-2025 10:30:00');
-      const fast = signBuiltWithValue(tree, key, certificate);
+      const fast = await signBuiltWithValue(tree, key, certificate);
       const slow = signXmlWithValue(serializeXml(tree, { declaration: true }), key, certificate);
       assert.equal(fast.xml, slow.xml, `e-CF ${tipo}`);
       assert.equal(fast.signatureValue, slow.signatureValue);
@@ -127,14 +127,14 @@ describe('signBuiltWithValue', () => {
     }
   });
 
-  it('writes out and parses a tree with attributes or a prefix, and refuses one that holds a Signature', () => {
+  it('writes out and parses a tree with attributes or a prefix, and refuses one that holds a Signature', async () => {
     const attributed = el('ECF', { 'xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance', b: 'dos > uno', a: '1' }, el('Version', '1.0'));
-    const fast = signBuiltWithValue(attributed, key, certificate);
+    const fast = await signBuiltWithValue(attributed, key, certificate);
     assert.equal(fast.xml, signXmlWithValue(serializeXml(attributed, { declaration: true }), key, certificate).xml);
     assert.equal(xmlsecVerify(fast.xml), 0);
-    assert.throws(() => signBuiltWithValue(el('ECF', el('Signature', 'x')), key, certificate), (e: unknown) => e instanceof XmlError && e.code === XML_ERROR.ALREADY_SIGNED);
+    await assert.rejects(signBuiltWithValue(el('ECF', el('Signature', 'x')), key, certificate), (e: unknown) => e instanceof XmlError && e.code === XML_ERROR.ALREADY_SIGNED);
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
-    assert.throws(() => signBuiltWithValue(el('ECF', el('Version', '1.0')), other, certificate), (e: unknown) => e instanceof XmlError && e.code === XML_ERROR.SIGNING_KEY);
+    await assert.rejects(signBuiltWithValue(el('ECF', el('Version', '1.0')), other, certificate), (e: unknown) => e instanceof XmlError && e.code === XML_ERROR.SIGNING_KEY);
   });
 });
 

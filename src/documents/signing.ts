@@ -32,13 +32,13 @@ function leaf(ecf: EcfObject, path: readonly string[]): string {
 }
 
 /** The signed e-CF (and RFCE for small type 32) of a stored document, with its security code and timbre URL. */
-export function signDocument(doc: DocumentRow, credential: SigningCredential, now: Date): DocumentSignature {
+export async function signDocument(doc: DocumentRow, credential: SigningCredential, now: Date): Promise<DocumentSignature> {
   const { tipo } = doc;
   if (!isEcfTipo(tipo)) throw new RangeError(`unknown e-CF type ${tipo}`);
   const fechaHoraFirma = formatFechaHoraFirma(now);
   const sign = (xml: string): string => signXml(xml, credential.privateKey, credential.certificate, credential.chain);
   // The security code comes from the signature just made, not from parsing what was signed.
-  const signed = signBuiltWithValue(buildEcfTree(tipo, doc.ecf, fechaHoraFirma), credential.privateKey, credential.certificate, credential.chain);
+  const signed = await signBuiltWithValue(buildEcfTree(tipo, doc.ecf, fechaHoraFirma), credential.privateKey, credential.certificate, credential.chain);
   const signedXml = signed.xml;
   const securityCode = securityCodeFrom(signed.signatureValue);
   // The timbre carries the amount and date as the XML writes them.
@@ -77,7 +77,7 @@ export async function ensureSigned(sql: Queryable, credentials: CredentialsOf, d
   if (credential === null) throw new PermanentAuthorityError(NO_CERTIFICATE_MESSAGE);
   let signature: DocumentSignature;
   try {
-    signature = signDocument(doc, credential, now);
+    signature = await signDocument(doc, credential, now);
   } catch (err) {
     throw new PermanentAuthorityError(`The document could not be signed: ${errorMessage(err)}`);
   }
