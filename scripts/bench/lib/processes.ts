@@ -80,21 +80,26 @@ export async function settledRss(pid: number): Promise<number> {
   return readings.sort((a, b) => a - b)[2] as number;
 }
 
+/** utime + stime of a /proc stat file (a process's or one thread's), in ms. */
+async function statCpuMs(path: string): Promise<number> {
+  const stat = await readFile(path, 'utf8');
+  // Fields after the command name (which may hold spaces) start at field 3 (state).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
 /**
  * CPU time a process has used so far, in ms (utime + stime from /proc/<pid>/stat). Divided
  * by the requests served in between it gives CPU per request, a figure that other load on
  * a shared machine barely moves (unlike requests per second).
  */
 export async function cpuMsOf(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces) start at field 3 (state).
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
+  const own = await statCpuMs(`/proc/${pid}/stat`);
   // Live child processes count too (the workers of WEB_CONCURRENCY > 1).
   const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter((c) => c !== '');
   let childMs = 0;
   for (const c of children) childMs += await cpuMsOf(Number(c)).catch(() => 0);
-  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND + childMs;
+  return own + childMs;
 }
 
 /**
@@ -102,10 +107,8 @@ export async function cpuMsOf(pid: number): Promise<number> {
  * event loop, which one process cannot spread over more cores; V8's helper threads and libuv's
  * pool are left out.
  */
-export async function mainThreadCpuMsOf(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+export function mainThreadCpuMsOf(pid: number): Promise<number> {
+  return statCpuMs(`/proc/${pid}/task/${pid}/stat`);
 }
 
 /** USER_HZ: 100 on every Linux architecture Node supports. */
